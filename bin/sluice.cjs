@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `sluice` command: TypeScript sources run through tsx's loader, so `npm install` is the only build step.
+require('tsx/cjs');
+require('../client/cli.ts')
+  .main(process.argv.slice(2))
+  .then((code) => {
+    if (typeof code === 'number') process.exitCode = code;
+  })
+  .catch((err) => {
+    console.error(`sluice: ${err && err.message ? err.message : err}`);
+    process.exitCode = 2;
+  });

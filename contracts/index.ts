@@ -1,0 +1,8 @@
+/** Wire shapes of sluice: the one source of types. Workflow-safe (no Node, no I/O). */
+export * from './limits';
+export * from './job';
+export * from './worker-protocol';
+export * from './catalog';
+export * from './template';
+export * from './endpoint';
+export * from './pod';

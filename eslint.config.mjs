@@ -1,0 +1,50 @@
+// Lint is part of `npm test`: floating promises and non-determinism in workflows/ are build errors.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'http',
+  'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
+  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', 'dist/**', '.data/**', 'bin/**', 'scripts/**', '**/*.py'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // contracts/ is shared with workflows: it must stay free of Node and I/O.
+    files: ['contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['node:*', ...nodeBuiltins], message: 'contracts/ must not import Node built-ins (it is workflow-safe).' }],
+      }],
+    },
+  },
+  {
+    // Workflows run in Temporal's deterministic sandbox.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*', ...nodeBuiltins], message: 'Workflows must be deterministic: no Node built-ins.' },
+          { group: ['undici', 'better-sqlite3', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.' },
+          { group: ['../platform*', '../platform-api*', '../worker*', '../client*'], message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.' },
+        ],
+      }],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' }],
+    },
+  },
+);

@@ -1,0 +1,277 @@
+import { type Logger } from 'pino';
+import { join } from 'node:path';
+import { type Endpoint } from '../../contracts';
+import { type JobEngine } from './job-engine';
+import { type Job } from './job';
+import { shortId, apiKey } from './ids';
+import { type Registry } from './registry';
+import { launchPod, stopPodProcess } from './pod-process';
+import { isIdle, isLive, isRunning, type WorkerPod } from './pod';
+import { desiredWorkers } from './scaler';
+import { workerEnv } from './worker-env';
+
+/** Options of {@link PodPool}; durations in ms. */
+export interface PodPoolOptions {
+  /** The platform's base URL, known once it listens. */
+  baseUrl: () => string;
+  dataDir: string;
+  logger: Logger;
+  /** Working directory of pod processes. Default process.cwd(). */
+  podCwd?: string;
+  /** Simulated cold start before a pod's process starts. Default 1000. */
+  coldStartMs?: number;
+  /** Cold start of endpoints with flashBootType FLASHBOOT. Default 100. */
+  flashBootColdStartMs?: number;
+  /** Time a stopping pod gets between SIGTERM and SIGKILL. Default 10000. */
+  stopGraceMs?: number;
+  /** Scaler period. Default 200. */
+  reconcileIntervalMs?: number;
+  /** RUNPOD_PING_INTERVAL given to pods. Default 10000. */
+  pingIntervalMs?: number;
+}
+
+/** Starts, tracks and stops the worker processes of every endpoint, within workersMin..workersMax. */
+export class PodPool {
+  readonly pods = new Map<string, WorkerPod>();
+  private timer: NodeJS.Timeout | undefined;
+  private scheduled = false;
+  private closed = false;
+  private readonly crashes = new Map<string, { count: number; until: number }>();
+  private readonly o: Required<Omit<PodPoolOptions, 'baseUrl' | 'logger' | 'dataDir'>> & PodPoolOptions;
+
+  constructor(private readonly registry: Registry, private readonly engine: JobEngine, options: PodPoolOptions) {
+    this.o = {
+      podCwd: process.cwd(), coldStartMs: 1000, flashBootColdStartMs: 100, stopGraceMs: 10_000,
+      reconcileIntervalMs: 200, pingIntervalMs: 10_000, ...options,
+    };
+    engine.on('queued', () => this.schedule());
+    engine.on('released', (workerId, jobId) => this.released(workerId, jobId));
+    engine.on('stop', (workerId, jobId) => this.requestStop(workerId, jobId));
+    registry.on('endpoint', () => this.schedule());
+    registry.on('endpointDeleted', (e) => this.podsOf(e.id).forEach((p) => this.stop(p, 'endpoint deleted')));
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.reconcileAll(), this.o.reconcileIntervalMs);
+    this.timer.unref();
+    this.schedule();
+  }
+
+  podsOf(endpointId: string): WorkerPod[] {
+    return [...this.pods.values()].filter((p) => p.endpointId === endpointId);
+  }
+
+  /** Live workers of the endpoint (for the dynamic rate limit). */
+  runningWorkers(endpointId: string): number {
+    return this.podsOf(endpointId).filter((p) => isLive(p) && p.phase !== 'starting').length;
+  }
+
+  /** The `/health` workers block. */
+  workerCounts(endpointId: string): { idle: number; running: number; initializing: number; ready: number; throttled: number; unhealthy: number } {
+    const pods = this.podsOf(endpointId).filter(isLive);
+    const idle = pods.filter(isIdle).length;
+    return {
+      idle,
+      running: pods.filter(isRunning).length,
+      initializing: pods.filter((p) => p.phase === 'starting' || p.phase === 'initializing').length,
+      ready: idle,
+      throttled: 0,
+      unhealthy: pods.filter((p) => p.unhealthy).length,
+    };
+  }
+
+  /** A worker's `job-take`: marks it ready and long-polls the engine for up to `max` jobs. */
+  async take(pod: WorkerPod, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {
+    if (pod.phase === 'initializing') {
+      pod.phase = 'ready';
+      pod.lastStatusChange = `Worker ready at ${new Date().toISOString()}`;
+    }
+    if (pod.draining || !isLive(pod)) {
+      await new Promise((r) => setTimeout(r, Math.min(waitMs, 1000)).unref());
+      return [];
+    }
+    const jobs = await this.engine.take(pod.endpointId, pod.id, max, waitMs, isAlive);
+    for (const j of jobs) pod.jobs.add(j.id);
+    if (jobs.length > 0) this.schedule();
+    return jobs;
+  }
+
+  /** A worker's `job-stop` long-poll: the ids of jobs it must stop, or [] after `waitMs`. */
+  async stopsFor(pod: WorkerPod, waitMs: number, signal: AbortSignal): Promise<string[]> {
+    if (pod.stopList.length === 0) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          if (pod.stopWaiter === done) delete pod.stopWaiter;
+          resolve();
+        };
+        const t = setTimeout(done, waitMs);
+        signal.addEventListener('abort', done, { once: true });
+        pod.stopWaiter = done;
+      });
+    }
+    // A caller that hung up gets nothing, so no stop order is lost with its request.
+    return signal.aborted ? [] : pod.stopList.splice(0);
+  }
+
+  /** The worker asked to be replaced after its job (`refresh_worker`). */
+  refresh(pod: WorkerPod): void {
+    this.drain(pod, 'refresh_worker requested by the handler');
+  }
+
+  ping(pod: WorkerPod, unhealthy: boolean): void {
+    pod.lastPingAt = Date.now();
+    if (unhealthy) pod.unhealthy = true;
+  }
+
+  /** Reconciles every endpoint soon (coalesced). */
+  schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.reconcileAll();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.all([...this.pods.values()].map((p) => this.stop(p, 'platform shutting down')));
+  }
+
+  private reconcileAll(): void {
+    if (this.closed) return;
+    for (const e of this.registry.allEndpoints()) this.reconcile(e);
+  }
+
+  private reconcile(e: Endpoint): void {
+    const pods = this.podsOf(e.id).filter(isLive);
+    const now = Date.now();
+    const queued = this.engine.queue.ids(e.id).map((id) => this.engine.jobs.get(id)).filter((j): j is Job => !!j);
+    const scaling = queued.filter((j) => !j.policy.lowPriority);
+    const inProgress = pods.reduce((n, p) => n + p.jobs.size, 0);
+    const active = pods.filter((p) => !p.draining);
+    const want = desiredWorkers({
+      endpoint: e, queuedScaling: scaling.length, inProgress, live: active.length,
+      oldestWaitMs: scaling.length > 0 ? Math.max(0, now - scaling[0]!.queuedAt) : 0,
+    });
+    // Rolling release: retire one outdated worker at a time; its replacement comes from `want`.
+    const outdated = active.filter((p) => p.version < e.version);
+    if (outdated.length > 0 && !pods.some((p) => p.draining && p.version < e.version)) {
+      const victim = outdated.find(isIdle) ?? outdated[0]!;
+      this.drain(victim, `rolling release to version ${e.version}`);
+    }
+    const current = active.filter((p) => !p.draining);
+    const crash = this.crashes.get(e.id);
+    if (current.length < want && !(crash && crash.until > now)) {
+      for (let i = current.length; i < want; i++) this.spawn(e);
+    } else if (current.length > e.workersMax) {
+      const extra = current.length - e.workersMax;
+      [...current].sort((a, b) => a.jobs.size - b.jobs.size).slice(0, extra).forEach((p) => this.drain(p, 'workersMax lowered'));
+    } else {
+      let surplus = current.length - Math.max(e.workersMin, want);
+      for (const p of current) {
+        if (surplus <= 0) break;
+        if (isIdle(p) && now - p.idleSince >= e.idleTimeout * 1000) {
+          this.drain(p, `idle for ${e.idleTimeout} s`);
+          surplus--;
+        }
+      }
+    }
+  }
+
+  private spawn(e: Endpoint): void {
+    const template = this.registry.template(e.templateId);
+    if (!template) return;
+    const command = [...template.dockerEntrypoint, ...template.dockerStartCmd];
+    if (command.length === 0) {
+      this.o.logger.error({ endpointId: e.id, templateId: template.id }, 'template has no command to run');
+      return;
+    }
+    const id = shortId(14);
+    const now = Date.now();
+    const pod: WorkerPod = {
+      id, endpointId: e.id, userId: e.userId, templateId: template.id, version: e.version, token: apiKey(),
+      phase: 'starting', command, env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false,
+      stopList: [], createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`,
+    };
+    pod.env = { ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
+    this.pods.set(id, pod);
+    const delay = e.flashBootType === 'FLASHBOOT' ? this.o.flashBootColdStartMs : this.o.coldStartMs;
+    setTimeout(() => this.launch(pod), delay).unref();
+  }
+
+  private launch(pod: WorkerPod): void {
+    if (pod.phase !== 'starting' || this.closed) return;
+    const proc = launchPod({ podId: pod.id, command: pod.command, env: pod.env, cwd: this.o.podCwd, dir: join(this.o.dataDir, 'pods', pod.id) });
+    pod.proc = proc;
+    pod.phase = 'initializing';
+    pod.startedAt = Date.now();
+    pod.lastStatusChange = `Start worker at ${new Date().toISOString()}`;
+    this.o.logger.info({ podId: pod.id, endpointId: pod.endpointId, version: pod.version, pid: proc.pid }, 'worker started');
+    proc.on('error', (err) => this.o.logger.error({ podId: pod.id, err: err.message }, 'worker failed to start'));
+    proc.on('exit', (code, signal) => this.exited(pod, code, signal));
+  }
+
+  private exited(pod: WorkerPod, code: number | null, signal: string | null): void {
+    const expected = pod.phase === 'stopping';
+    pod.phase = 'exited';
+    pod.exit = { code, signal, at: Date.now() };
+    pod.lastStatusChange = `Exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}`;
+    for (const jobId of pod.jobs) {
+      const job = this.engine.jobs.get(jobId);
+      if (job && job.status === 'IN_PROGRESS' && job.workerId === pod.id) {
+        this.engine.finish(job, 'FAILED', { error: `worker ${pod.id} exited (code ${code}, signal ${signal}) while running the job` });
+      }
+    }
+    pod.jobs.clear();
+    if (!expected) {
+      const ran = Date.now() - (pod.startedAt ?? 0);
+      const c = this.crashes.get(pod.endpointId) ?? { count: 0, until: 0 };
+      c.count = ran < 10_000 ? c.count + 1 : 0;
+      c.until = Date.now() + Math.min(30_000, 500 * 2 ** Math.min(c.count, 6));
+      this.crashes.set(pod.endpointId, c);
+      this.o.logger.warn({ podId: pod.id, endpointId: pod.endpointId, code, signal }, 'worker exited unexpectedly');
+    }
+    // Exited pods stay readable (REST) for a while, then are forgotten.
+    setTimeout(() => this.pods.delete(pod.id), 60_000).unref();
+    this.schedule();
+  }
+
+  private released(workerId: string, jobId: string): void {
+    const pod = this.pods.get(workerId);
+    if (!pod) return;
+    pod.jobs.delete(jobId);
+    if (pod.jobs.size === 0) {
+      pod.idleSince = Date.now();
+      if (pod.draining) void this.stop(pod, 'drained');
+    }
+    this.schedule();
+  }
+
+  private requestStop(workerId: string, jobId: string): void {
+    const pod = this.pods.get(workerId);
+    if (!pod) return;
+    pod.stopList.push(jobId);
+    pod.stopWaiter?.();
+  }
+
+  private drain(pod: WorkerPod, why: string): void {
+    if (pod.draining) return;
+    pod.draining = true;
+    pod.lastStatusChange = `Draining (${why}) at ${new Date().toISOString()}`;
+    this.o.logger.info({ podId: pod.id, endpointId: pod.endpointId, why }, 'worker draining');
+    if (pod.jobs.size === 0) void this.stop(pod, why);
+  }
+
+  private async stop(pod: WorkerPod, why: string): Promise<void> {
+    if (pod.phase === 'exited' || pod.phase === 'stopping') return;
+    const hadProcess = pod.proc !== undefined;
+    pod.phase = 'stopping';
+    pod.lastStatusChange = `Stopping (${why}) at ${new Date().toISOString()}`;
+    if (hadProcess) await stopPodProcess(pod.proc!, this.o.stopGraceMs);
+    else this.exited(pod, 0, null);
+  }
+}

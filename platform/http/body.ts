@@ -1,0 +1,48 @@
+import { type IncomingMessage } from 'node:http';
+import { type z } from 'zod';
+import { BadRequestError, PayloadTooLargeError } from '../errors';
+
+const mb = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
+
+/**
+ * Reads a request body up to `limit` bytes. Over the limit it stops reading and throws a 400
+ * that names the limit (the caller closes the connection, since the rest is unread).
+ */
+export async function readBody(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new PayloadTooLargeError(`payload of ${declared} bytes exceeds the ${mb(limit)} limit of ${what}`, { limit });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new PayloadTooLargeError(`payload exceeds the ${mb(limit)} limit of ${what}`, { limit });
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** Parses JSON whatever the content type says (the stock worker SDK labels JSON as form data). */
+export function parseJson(buf: Buffer, { allowEmpty = false } = {}): unknown {
+  const text = buf.toString('utf8').trim();
+  if (text.length === 0) {
+    if (allowEmpty) return undefined;
+    throw new BadRequestError('request body is empty; expected a JSON object');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new BadRequestError(`request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Validates with a zod schema; a failure is a 400 naming the first offending field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown, what = 'body'): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.join('.');
+  const message = path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+  throw new BadRequestError(`invalid ${what}: ${message}`, { field: path });
+}

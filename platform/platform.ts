@@ -1,0 +1,128 @@
+import { type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { type Logger } from 'pino';
+import { type Endpoint } from '../contracts';
+import { systemClock, type Clock } from './domain/clock';
+import { openDb, getMeta, setMeta, type Db } from './domain/db';
+import { apiKey as newApiKey } from './domain/ids';
+import { toRecord } from './domain/job';
+import { JobEngine } from './domain/job-engine';
+import { JobStore } from './domain/job-store';
+import { PodPool, type PodPoolOptions } from './domain/pool';
+import { RateLimiter, type RateLimiterOptions } from './domain/rate-limiter';
+import { Registry } from './domain/registry';
+import { seedExamples, type ExampleName } from './domain/seed';
+import { Sweeper } from './domain/sweeper';
+import { UserStore, type User } from './domain/users';
+import { WebhookSender, type WebhookOptions } from './domain/webhooks';
+import { createPlatformServer, type RouteGroup } from './http/server';
+import { createLogger } from './logger';
+import { type PlatformServices } from './services';
+
+/** Options of {@link startPlatform}. Every duration defaults to the spec's value. */
+export interface PlatformOptions {
+  /** Port to listen on; 0 picks a free one. Default 8080. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Folder of the SQLite database and pod logs. Default `./.data/platform`. */
+  dataDir?: string;
+  /** Key of the first user; default SLUICE_API_KEY, else the key stored in the data dir, else a new one. */
+  apiKey?: string;
+  clock?: Clock;
+  retentionAsyncMs?: number;
+  retentionSyncMs?: number;
+  webhook?: WebhookOptions;
+  rateLimits?: RateLimiterOptions;
+  pods?: Omit<PodPoolOptions, 'baseUrl' | 'dataDir' | 'logger'>;
+  /** Hold of an idle `job-take`/`job-stop` long-poll. Default 20000 (the stock SDK gives up at 90 s). */
+  takeWaitMs?: number;
+  /** Hold of an empty `/stream` request. Default 1000. */
+  streamHoldMs?: number;
+  /** Period of the ttl/timeout/retention sweep. Default 250. */
+  sweepIntervalMs?: number;
+  /** Create the example endpoints (echo, stream, fail, sleep, flaky). Default true. */
+  seedExamples?: boolean;
+  logger?: Logger;
+  /** Extra HTTP route groups (REST, GraphQL). */
+  routes?: RouteGroup[];
+}
+
+/** A running platform. */
+export interface Platform extends PlatformServices {
+  url: string;
+  apiKey: string;
+  user: User;
+  examples: Partial<Record<ExampleName, Endpoint>>;
+  db: Db;
+  /** Applies ttl, timeouts and retention now (after moving an adjustable clock). */
+  sweep(): void;
+  close(): Promise<void>;
+}
+
+/** Starts the local serverless platform: SQLite state, HTTP server, worker pool, sweeps. */
+export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
+  const dataDir = resolve(options.dataDir ?? join('.data', 'platform'));
+  const logger = options.logger ?? createLogger('platform');
+  const clock = options.clock ?? systemClock;
+  const db = openDb(join(dataDir, 'platform.sqlite'));
+  const users = new UserStore(db);
+  const key = options.apiKey ?? process.env.SLUICE_API_KEY ?? getMeta(db, 'default_api_key') ?? newApiKey();
+  setMeta(db, 'default_api_key', key);
+  const user = users.ensure('default', key);
+  const registry = new Registry(db);
+  const engine = new JobEngine(new JobStore(db), {
+    clock,
+    ...(options.retentionAsyncMs !== undefined ? { retentionAsyncMs: options.retentionAsyncMs } : {}),
+    ...(options.retentionSyncMs !== undefined ? { retentionSyncMs: options.retentionSyncMs } : {}),
+  });
+  const recovered = engine.recover();
+  let url = '';
+  const pool = new PodPool(registry, engine, { ...options.pods, baseUrl: () => url, dataDir, logger });
+  const webhooks = new WebhookSender(logger, options.webhook);
+  engine.on('finished', (job) => {
+    if (job.webhook) webhooks.send(job.webhook, toRecord(job));
+  });
+  const services: PlatformServices = {
+    clock, users, registry, engine, pool, logger,
+    limiter: new RateLimiter(options.rateLimits),
+    takeWaitMs: options.takeWaitMs ?? 20_000,
+    streamHoldMs: options.streamHoldMs ?? 1000,
+  };
+  const examples = options.seedExamples === false ? {} : seedExamples(registry, user);
+  const server = createPlatformServer(services, options.routes);
+  await listen(server, options.port ?? 8080, options.host ?? '127.0.0.1');
+  const addr = server.address() as AddressInfo;
+  url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  const sweeper = new Sweeper(engine, clock, options.sweepIntervalMs ?? 250);
+  sweeper.start();
+  pool.start();
+  logger.info({ url, dataDir, ...recovered }, 'platform listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    ...services, url, apiKey: key, user, examples, db,
+    sweep: () => void sweeper.runOnce(),
+    close: () => (closing ??= (async () => {
+      sweeper.stop();
+      webhooks.close();
+      await pool.close();
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+      db.close();
+    })()),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

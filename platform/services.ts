@@ -1,0 +1,22 @@
+import { type Logger } from 'pino';
+import { type Clock } from './domain/clock';
+import { type JobEngine } from './domain/job-engine';
+import { type PodPool } from './domain/pool';
+import { type RateLimiter } from './domain/rate-limiter';
+import { type Registry } from './domain/registry';
+import { type UserStore } from './domain/users';
+
+/** The domain objects the transport calls; built once by the platform's composition root. */
+export interface PlatformServices {
+  clock: Clock;
+  users: UserStore;
+  registry: Registry;
+  engine: JobEngine;
+  pool: PodPool;
+  limiter: RateLimiter;
+  logger: Logger;
+  /** How long `job-take` and `job-stop` hold a request when there is nothing to hand out. */
+  takeWaitMs: number;
+  /** How long `/stream` holds a request when no chunk is pending. */
+  streamHoldMs: number;
+}

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What a worker pod's process is started with. */
@@ -27,10 +27,44 @@ export function launchPod(launch: PodLaunch): ChildProcess {
   Object.assign(env, { HOME: launch.dir }, launch.env);
   const [cmd, ...args] = launch.command;
   try {
-    return spawn(cmd!, args, { cwd: launch.cwd, env, stdio: ['ignore', logFd, logFd], detached: true });
+    const proc = spawn(cmd!, args, { cwd: launch.cwd, env, stdio: ['ignore', logFd, logFd], detached: true });
+    // The pid file lets a platform restarted after a crash reap the workers it left behind.
+    if (proc.pid !== undefined) writeFileSync(join(launch.dir, 'pid'), String(proc.pid));
+    proc.once('exit', () => rmSync(join(launch.dir, 'pid'), { force: true }));
+    return proc;
   } finally {
     closeSync(logFd);
   }
+}
+
+/** Kills the process groups of pods a crashed platform left running; returns how many. */
+export function reapOrphans(podsDir: string): number {
+  let n = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(podsDir);
+  } catch {
+    return 0;
+  }
+  for (const id of entries) {
+    const pidFile = join(podsDir, id, 'pid');
+    let pid: number;
+    try {
+      pid = Number(readFileSync(pidFile, 'utf8'));
+    } catch {
+      continue;
+    }
+    try {
+      if (Number.isInteger(pid) && pid > 1) {
+        process.kill(-pid, 'SIGKILL');
+        n++;
+      }
+    } catch {
+      // not running any more
+    }
+    rmSync(pidFile, { force: true });
+  }
+  return n;
 }
 
 /** Signals the pod's whole process group (wrappers like `tsx` or shells have children). */

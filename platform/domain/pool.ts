@@ -5,7 +5,7 @@ import { type JobEngine } from './job-engine';
 import { type Job } from './job';
 import { shortId, apiKey } from './ids';
 import { type Registry } from './registry';
-import { launchPod, stopPodProcess } from './pod-process';
+import { launchPod, reapOrphans, stopPodProcess } from './pod-process';
 import { isIdle, isLive, isRunning, type WorkerPod } from './pod';
 import { desiredWorkers } from './scaler';
 import { workerEnv } from './worker-env';
@@ -52,6 +52,8 @@ export class PodPool {
   }
 
   start(): void {
+    const orphans = reapOrphans(join(this.o.dataDir, 'pods'));
+    if (orphans > 0) this.o.logger.warn({ orphans }, 'killed workers left behind by a previous platform process');
     this.timer = setInterval(() => this.reconcileAll(), this.o.reconcileIntervalMs);
     this.timer.unref();
     this.schedule();
@@ -223,7 +225,10 @@ export class PodPool {
     for (const jobId of pod.jobs) {
       const job = this.engine.jobs.get(jobId);
       if (job && job.status === 'IN_PROGRESS' && job.workerId === pod.id) {
-        this.engine.finish(job, 'FAILED', { error: `worker ${pod.id} exited (code ${code}, signal ${signal}) while running the job` });
+        const error = this.closed
+          ? 'the platform shut down while this job was running; retry it with /retry'
+          : `worker ${pod.id} exited (code ${code}, signal ${signal}) while running the job`;
+        this.engine.finish(job, 'FAILED', { error });
       }
     }
     pod.jobs.clear();

@@ -12,15 +12,15 @@ export interface RateLimiterOptions {
   requestsPerWorker?: number;
 }
 
+/** Exact sliding window: the times of the requests admitted in the last 10 s, oldest first. */
 interface Counter {
-  windowStart: number;
-  current: number;
-  previous: number;
+  times: number[];
+  head: number;
   inflight: number;
 }
 
 /**
- * Per user, endpoint and operation: a sliding 10 s window of requests and a count of
+ * Per user, endpoint and operation: an exact sliding 10 s window of requests and a count of
  * concurrent requests, against the spec's base limits raised by the dynamic limit.
  */
 export class RateLimiter {
@@ -45,17 +45,21 @@ export class RateLimiter {
     const concurrent = base.concurrent === null ? null : Math.max(base.concurrent, Math.ceil(dynamic / 5));
     const key = `${userId}\u0000${endpointId}\u0000${op}`;
     const now = Date.now();
-    const c = this.counter(key, now);
-    const elapsed = (now - c.windowStart) / RATE_WINDOW_MS;
-    const estimate = c.previous * (1 - elapsed) + c.current;
-    if (estimate + 1 > perWindow) {
-      const retryAfter = Math.max(1, Math.ceil((c.windowStart + RATE_WINDOW_MS - now) / 1000));
+    let c = this.counters.get(key);
+    if (!c) this.counters.set(key, (c = { times: [], head: 0, inflight: 0 }));
+    while (c.head < c.times.length && c.times[c.head]! <= now - RATE_WINDOW_MS) c.head++;
+    if (c.head > 1024 && c.head * 2 > c.times.length) {
+      c.times = c.times.slice(c.head);
+      c.head = 0;
+    }
+    if (c.times.length - c.head >= perWindow) {
+      const retryAfter = Math.max(1, Math.ceil((c.times[c.head]! + RATE_WINDOW_MS - now) / 1000));
       throw new RateLimitedError(`rate limit of ${perWindow} ${op} requests per 10 s exceeded`, retryAfter, { op, endpointId });
     }
     if (concurrent !== null && c.inflight >= concurrent) {
       throw new RateLimitedError(`concurrency limit of ${concurrent} ${op} requests exceeded`, 1, { op, endpointId });
     }
-    c.current++;
+    c.times.push(now);
     c.inflight++;
     let released = false;
     return () => {
@@ -63,21 +67,6 @@ export class RateLimiter {
       released = true;
       c.inflight--;
     };
-  }
-
-  private counter(key: string, now: number): Counter {
-    let c = this.counters.get(key);
-    if (!c) {
-      c = { windowStart: now - (now % RATE_WINDOW_MS), current: 0, previous: 0, inflight: 0 };
-      this.counters.set(key, c);
-    }
-    const windowStart = now - (now % RATE_WINDOW_MS);
-    if (windowStart !== c.windowStart) {
-      c.previous = windowStart - c.windowStart === RATE_WINDOW_MS ? c.current : 0;
-      c.current = 0;
-      c.windowStart = windowStart;
-    }
-    return c;
   }
 }
 

@@ -11,13 +11,13 @@ const mb = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
 export async function readBody(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    throw new PayloadTooLargeError(`payload of ${declared} bytes exceeds the ${mb(limit)} limit of ${what}`, { limit });
+    throw new PayloadTooLargeError(`payload too large: ${declared} bytes exceed the ${mb(limit)} limit of ${what}`, { limit });
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new PayloadTooLargeError(`payload exceeds the ${mb(limit)} limit of ${what}`, { limit });
+    if (size > limit) throw new PayloadTooLargeError(`payload too large: the body exceeds the ${mb(limit)} limit of ${what}`, { limit });
     chunks.push(chunk);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);

@@ -1,0 +1,187 @@
+/**
+ * HTTP core of the platform client: one keep-alive undici pool per origin, JSON in and out,
+ * authentication, a per-request deadline, and mapping of failures to typed errors.
+ */
+import { Pool, request, type Dispatcher } from 'undici';
+import { ErrorBody } from '../contracts';
+import {
+  BadRequestError,
+  NetworkError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServerError,
+  UnauthorizedError,
+  UnexpectedStatusError,
+  isPlatformApiError,
+  type PlatformApiError,
+  type PlatformApiErrorContext,
+} from './errors';
+
+/** How the API key travels: `bearer` -> `authorization: Bearer KEY` (spec), `bare` -> `authorization: KEY`. */
+export type AuthStyle = 'bearer' | 'bare';
+
+/** Options of {@link HttpCore}. */
+export interface HttpCoreOptions {
+  /** Base URL including any path prefix, e.g. `http://127.0.0.1:8080/v2`. */
+  baseUrl: string;
+  apiKey: string;
+  authStyle?: AuthStyle;
+  /** Default deadline of one request (connect + send + answer + body), ms. Default 30000. */
+  requestTimeoutMs?: number;
+  /** Max sockets of the pool. Default 64. Ignored when `dispatcher` is given. */
+  connections?: number;
+  /** Idle keep-alive time when the server sends no hint, ms. Default 4000 (below Node's 5 s server default). */
+  keepAliveTimeout?: number;
+  /** Use this dispatcher instead of an own pool; it is not closed by {@link HttpCore.close}. */
+  dispatcher?: Dispatcher;
+}
+
+/** One request. `body` is already-encoded JSON so callers can measure it before sending. */
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, segments already encoded, starting with `/`. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Error context: operation, endpointId, jobId. */
+  ctx: PlatformApiErrorContext;
+}
+
+// Failures that happen before a single byte of the request can reach the server.
+const PRE_SEND_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+]);
+// A size-limit rejection is recognised by wording because the spec gives 400 with no error code.
+const SIZE_LIMIT_RE = /too large|too big|payload.*(limit|exceed|maximum)|(size|byte)s?.*(limit|exceed)|exceeds?.*\b(bytes|mb|size)\b/i;
+const MAX_TEXT_BODY = 2048;
+
+/** Parses `Retry-After` (delta-seconds or HTTP date) into ms from `now`; undefined when absent or invalid. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Maps a non-2xx answer to its typed error. `body` is the parsed JSON or the (truncated) text. */
+export function errorForStatus(status: number, body: unknown, ctx: PlatformApiErrorContext): PlatformApiError {
+  const parsed = ErrorBody.safeParse(body);
+  const detail = parsed.success ? parsed.data.error : typeof body === 'string' && body ? body.slice(0, 200) : undefined;
+  const c = { ...ctx, status, body };
+  const msg = `${ctx.operation ?? 'request'} failed with HTTP ${status}${detail ? `: ${detail}` : ''}`;
+  if (status === 413 || (status === 400 && detail !== undefined && SIZE_LIMIT_RE.test(detail))) return new PayloadTooLargeError(msg, c);
+  if (status === 400) return new BadRequestError(msg, c);
+  if (status === 401 || status === 403) return new UnauthorizedError(msg, c);
+  if (status === 404) return new NotFoundError(msg, c);
+  if (status === 429) return new RateLimitedError(msg, c);
+  if (status >= 500) return new ServerError(msg, c);
+  return new UnexpectedStatusError(msg, c);
+}
+
+function errorCodes(e: unknown): string[] {
+  const codes: string[] = [];
+  // undici nests the socket error in `cause`, sometimes inside an AggregateError (happy eyeballs).
+  for (let cur: unknown = e, depth = 0; cur && typeof cur === 'object' && depth < 5; depth++) {
+    const { code, cause, errors } = cur as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    if (Array.isArray(errors)) codes.push(...errors.flatMap(errorCodes));
+    cur = cause;
+  }
+  return codes;
+}
+
+function decode(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text.length > MAX_TEXT_BODY ? `${text.slice(0, MAX_TEXT_BODY)}…` : text;
+  }
+}
+
+/** The JSON-decoded body of a 2xx answer (undefined when empty, a string when not JSON). */
+export interface HttpResponse {
+  status: number;
+  body: unknown;
+  /** True when the 2xx body was not valid JSON. */
+  notJson: boolean;
+}
+
+/** Sends JSON requests to one origin and throws {@link PlatformApiError}s for every failure. */
+export class HttpCore {
+  /** Origin plus path prefix without trailing slash, e.g. `http://h:8080/v2` (or `http://h:8080`). */
+  private readonly base: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly authorization: string;
+  private readonly timeoutMs: number;
+
+  constructor(opts: HttpCoreOptions) {
+    const u = new URL(opts.baseUrl);
+    // `new URL('http://h').href` ends in '/', so join origin and trimmed path by hand.
+    this.base = u.origin + u.pathname.replace(/\/+$/, '');
+    this.authorization = (opts.authStyle ?? 'bearer') === 'bearer' ? `Bearer ${opts.apiKey}` : opts.apiKey;
+    this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher =
+      opts.dispatcher ?? new Pool(u.origin, { connections: opts.connections ?? 64, keepAliveTimeout: opts.keepAliveTimeout ?? 4_000 });
+  }
+
+  /** Sends one request. Rejects with a typed error, or with the caller's abort reason when `signal` fires. */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const url = new URL(this.base + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', authorization: this.authorization };
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+
+    // One controller covers the whole exchange, body included; undici's own timeouts are off.
+    const ac = new AbortController();
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ac.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onAbort = (): void => ac.abort(req.signal?.reason);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      req.signal?.throwIfAborted();
+      const res = await request(url, {
+        method: req.method, headers, body: req.body, signal: ac.signal, dispatcher: this.dispatcher,
+        headersTimeout: 0, bodyTimeout: 0,
+      });
+      const body = decode(await res.body.text());
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, body, notJson: typeof body === 'string' };
+      }
+      const err = errorForStatus(res.statusCode, body, req.ctx);
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+      if (retryAfterMs !== undefined) Object.assign(err, { retryAfterMs });
+      throw err;
+    } catch (e) {
+      if (isPlatformApiError(e)) throw e;
+      if (req.signal?.aborted && !timedOut) throw req.signal.reason;
+      throw this.networkError(e, timedOut, timeoutMs, req.ctx);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private networkError(e: unknown, timedOut: boolean, timeoutMs: number, ctx: PlatformApiErrorContext): NetworkError {
+    const codes = errorCodes(e);
+    // Only a known pre-send failure proves the server never saw the request; everything else might have.
+    const preSend = !timedOut && codes.some((c) => PRE_SEND_CODES.has(c));
+    const reason = timedOut ? `timed out after ${timeoutMs} ms` : (codes[0] ?? (e instanceof Error ? e.message : String(e)));
+    return new NetworkError(`${ctx.operation ?? 'request'} failed: ${reason}`, { ...ctx, mayHaveReachedServer: !preSend }, { cause: e });
+  }
+
+  /** Closes the own pool (a caller-supplied dispatcher is left open). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}

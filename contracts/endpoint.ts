@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GpuTierId } from './catalog';
+import { GpuTierId, NetworkVolume, ServerlessDiscount } from './catalog';
+import { PodDesiredStatus } from './pod';
 
 export const ScalerType = z.enum(['QUEUE_DELAY', 'REQUEST_COUNT']);
 export type ScalerType = z.infer<typeof ScalerType>;
@@ -22,29 +23,51 @@ export const Endpoint = z.object({
   workersMax: z.number().int(),
   networkVolumeId: z.string().nullable(),
   version: z.number().int(),
+  /** GPUs per worker (default 1). */
+  gpuCount: z.number().int().optional(),
+  /** Comma-separated CUDA versions; recorded only (no GPUs locally). */
+  allowedCudaVersions: z.string().optional(),
+  /** ISO 8601 creation time (absent on endpoints stored before it was recorded). */
+  createdAt: z.string().optional(),
 });
 export type Endpoint = z.infer<typeof Endpoint>;
 
-/** Input of `saveEndpoint`; required fields are checked on create only. */
+const int = (field: string, min: number, max: number) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be an integer` })
+    .min(min, { error: `${field} must be at least ${min}` })
+    .max(max, { error: `${field} must be at most ${max}` });
+
+/** `gpuIds`: one GPU tier, or a comma-separated priority list of them. */
+export const GpuIds = z.string({ error: 'gpuIds must be a string' }).refine(
+  (v) => v.split(',').every((g) => GpuTierId.safeParse(g.trim()).success),
+  { error: `gpuIds must be one or more (comma-separated) of ${GpuTierId.options.join(', ')}` },
+);
+
+/**
+ * Input of `saveEndpoint`. Without `id` it creates (then `name`, `gpuIds` and `templateId` are
+ * required, which the platform checks); with `id` it modifies only the fields given.
+ */
 export const EndpointInput = z.strictObject({
-  id: z.string().optional(),
-  name: z.string().min(1).max(191).optional(),
-  gpuIds: z.string().refine((v) => v.split(',').every((g) => GpuTierId.safeParse(g.trim()).success), {
-    error: `gpuIds must be one or more of ${GpuTierId.options.join(', ')}`,
-  }).optional(),
-  templateId: z.string().min(1).optional(),
-  idleTimeout: z.number().int().min(1).max(3600).optional(),
-  locations: z.string().optional(),
-  flashBootType: FlashBootType.optional(),
-  scalerType: ScalerType.optional(),
-  scalerValue: z.number().int().min(1).max(1000).optional(),
-  workersMin: z.number().int().min(0).max(1000).optional(),
-  workersMax: z.number().int().min(0).max(1000).optional(),
-  networkVolumeId: z.string().nullable().optional(),
+  id: z.string().min(1, { error: 'id must not be empty' }).optional(),
+  name: z.string({ error: 'name must be a string' }).min(1, { error: 'name must not be empty' }).max(191, { error: 'name must be at most 191 characters' }).optional(),
+  gpuIds: GpuIds.optional(),
+  templateId: z.string({ error: 'templateId must be a string' }).min(1, { error: 'templateId must not be empty' }).optional(),
+  idleTimeout: int('idleTimeout', 1, 3600).optional(),
+  locations: z.string({ error: 'locations must be a string' }).nullable().optional(),
+  flashBootType: z.enum(FlashBootType.options, { error: `flashBootType must be one of ${FlashBootType.options.join(', ')}` }).optional(),
+  scalerType: z.enum(ScalerType.options, { error: `scalerType must be one of ${ScalerType.options.join(', ')}` }).optional(),
+  scalerValue: int('scalerValue', 1, 1000).optional(),
+  workersMin: int('workersMin', 0, 100).optional(),
+  workersMax: int('workersMax', 0, 100).optional(),
+  networkVolumeId: z.string({ error: 'networkVolumeId must be a string' }).nullable().optional(),
+  gpuCount: int('gpuCount', 1, 8).optional(),
+  allowedCudaVersions: z.string({ error: 'allowedCudaVersions must be a string' }).nullable().optional(),
 });
 export type EndpointInput = z.infer<typeof EndpointInput>;
 
-/** Defaults of an endpoint created without these fields. */
+/** Defaults of an endpoint created without these fields (the official clients' defaults). */
 export const ENDPOINT_DEFAULTS = {
   idleTimeout: 5,
   locations: '',
@@ -55,3 +78,39 @@ export const ENDPOINT_DEFAULTS = {
   workersMax: 3,
   networkVolumeId: null,
 } as const satisfies Partial<Endpoint>;
+
+/** A worker pod as listed under an endpoint (`pods { id desiredStatus slsVersion }`). */
+export const EndpointPod = z.looseObject({
+  id: z.string(),
+  desiredStatus: PodDesiredStatus,
+  slsVersion: z.number().int().optional(),
+});
+export type EndpointPod = z.infer<typeof EndpointPod>;
+
+/** An endpoint as the GraphQL API returns it to the project's client (its fixed selection). */
+export const EndpointView = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  gpuIds: z.string(),
+  templateId: z.string(),
+  idleTimeout: z.number(),
+  locations: z.string().nullable(),
+  flashBootType: FlashBootType,
+  scalerType: ScalerType,
+  scalerValue: z.number(),
+  workersMin: z.number().int(),
+  workersMax: z.number().int(),
+  networkVolumeId: z.string().nullable(),
+  gpuCount: z.number().int(),
+  version: z.number().int(),
+  pods: z.array(EndpointPod).optional(),
+  networkVolume: NetworkVolume.nullable().optional(),
+});
+export type EndpointView = z.infer<typeof EndpointView>;
+
+/** `myself { endpoints { ... } serverlessDiscount { ... } }`. */
+export const MyEndpoints = z.looseObject({
+  endpoints: z.array(EndpointView),
+  serverlessDiscount: ServerlessDiscount.nullable(),
+});
+export type MyEndpoints = z.infer<typeof MyEndpoints>;

@@ -6,3 +6,4 @@ export * from './catalog';
 export * from './template';
 export * from './endpoint';
 export * from './pod';
+export * from './orchestrator';

@@ -44,3 +44,13 @@ export const Pod = z.object({
   volumeMountPath: z.string(),
 });
 export type Pod = z.infer<typeof Pod>;
+
+/** The `include*` query flags of `GET /v1/pods/{podId}` (all default false). */
+export interface PodIncludes {
+  machine?: boolean;
+  networkVolume?: boolean;
+  savingsPlans?: boolean;
+  template?: boolean;
+  /** Serverless worker pods are only found with this set. */
+  workers?: boolean;
+}

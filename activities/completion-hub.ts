@@ -1,0 +1,30 @@
+import { type RemoteOutcome } from '../contracts';
+
+/** A webhook-mode activity waiting for its job to finish (completed asynchronously). */
+export interface AwaitRegistration {
+  workflowId: string;
+  activityId: string;
+  taskToken: Uint8Array;
+  endpointId: string;
+  remoteJobId: string;
+  /** How often the remote job was retried before this wait: webhooks of older runs must not match. */
+  retries: number;
+  inlineLimit: number;
+}
+
+/**
+ * The daemon side of webhook completion: builds the per-job webhook URL and completes waiting
+ * activities when the service calls it (or when its fallback poll sees the job finish).
+ */
+export interface CompletionHub {
+  /** The URL the service calls when a job of `workflowId` finishes. */
+  webhookUrl(workflowId: string, inlineLimit: number): string;
+  /**
+   * Registers a waiting activity. Returns the outcome if the webhook came first (then nothing
+   * stays registered); otherwise the hub completes the activity later by its task token.
+   */
+  register(reg: AwaitRegistration): RemoteOutcome | undefined;
+}
+
+/** Activity id of the wait for `remoteJobId` after `retries` retries: the webhook receiver completes it by id. */
+export const awaitActivityId = (remoteJobId: string, retries: number): string => `await/${remoteJobId}/${retries}`;

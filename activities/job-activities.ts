@@ -1,0 +1,191 @@
+import { activityInfo, CompleteAsyncError, Context } from '@temporalio/activity';
+import { isTerminal, type JobRecord, type JobSubmission, type Policy, type RemoteOutcome, type S3Config } from '../contracts';
+import { isPlatformApiError, type QueueClient } from '../platform-api';
+import { type CompletionHub } from './completion-hub';
+import { fatal, FailureType, notDone, toFailure } from './errors';
+import { noopMetrics, type ActivityMetrics } from './metrics';
+import { toOutcome, streamKey } from './outcome';
+import { type ResultsStore, workflowKey } from './results-store';
+import { countedQueue } from './service-calls';
+
+/** What the activities need; injected by the daemon (and by tests). */
+export interface ActivityDeps {
+  queue: Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
+  store: ResultsStore;
+  /** Needed for webhook completion; without it, webhook mode falls back to polling. */
+  hub?: CompletionHub;
+  metrics?: ActivityMetrics;
+}
+
+export interface SubmitArgs {
+  workflowId: string;
+  /** Attempt number of the workflow: one remote job per (workflow, attempt). */
+  attempt: number;
+  endpointId: string;
+  input: Record<string, unknown>;
+  policy?: Policy;
+  s3Config?: S3Config;
+  webhook: boolean;
+  syncWaitMs: number;
+  inlineLimit: number;
+}
+
+export interface SubmitResult {
+  remoteJobId: string;
+  /** Present when `/runsync` already saw the job finish. */
+  outcome?: RemoteOutcome;
+}
+
+/** Identifies one run of a remote job (a `/retry` starts a new run of the same id). */
+export interface RunRef {
+  workflowId: string;
+  endpointId: string;
+  remoteJobId: string;
+  retries: number;
+  inlineLimit: number;
+}
+
+/** The job activities, bound to their dependencies. */
+export function createJobActivities(deps: ActivityDeps) {
+  const metrics = deps.metrics ?? noopMetrics;
+  const queue = countedQueue(deps.queue, metrics);
+  const { store } = deps;
+
+  /** 404 on a job: the job expired (ttl) if the endpoint is still there, else the endpoint is gone. */
+  async function explain404(endpointId: string, remoteJobId: string): Promise<never> {
+    try {
+      await queue.health(endpointId);
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+      throw toFailure(err);
+    }
+    throw fatal(FailureType.JOB_EXPIRED, `job ${remoteJobId} no longer exists on the service (its ttl expired)`, { endpointId, remoteJobId });
+  }
+
+  async function status(ref: RunRef): Promise<JobRecord> {
+    try {
+      return await queue.status(ref.endpointId, ref.remoteJobId);
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) return explain404(ref.endpointId, ref.remoteJobId);
+      throw toFailure(err);
+    }
+  }
+
+  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): RemoteOutcome => {
+    const outcome = toOutcome(record, { workflowId: ref.workflowId, retries: ref.retries, inlineLimit: ref.inlineLimit, store, via });
+    metrics.remoteJobFinished(outcome.status, via);
+    return outcome;
+  };
+
+  return {
+    /**
+     * Submits the job (`/run`, or `/runsync` for short jobs). The answer is journaled in the
+     * results store before the activity returns, so a retry of this activity after a crash
+     * returns the same remote job instead of creating a second one.
+     */
+    async submitJob(a: SubmitArgs): Promise<SubmitResult> {
+      const journal = `${workflowKey(a.workflowId)}/submit-${a.attempt}.json`;
+      if (store.has(journal)) return store.get(journal) as SubmitResult;
+      const body: JobSubmission = { input: a.input };
+      if (a.policy) body.policy = a.policy;
+      if (a.s3Config) body.s3Config = a.s3Config;
+      if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a.workflowId, a.inlineLimit);
+      let result: SubmitResult;
+      try {
+        if (a.syncWaitMs > 0) {
+          const record = await queue.runSync(a.endpointId, body, { waitMs: a.syncWaitMs });
+          result = { remoteJobId: record.id };
+          if (isTerminal(record.status)) {
+            result.outcome = finished(record, { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit }, 'runsync');
+          }
+        } else {
+          result = { remoteJobId: (await queue.run(a.endpointId, body)).id };
+        }
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${a.endpointId} not found`, { endpointId: a.endpointId });
+        throw toFailure(err);
+      }
+      store.put(journal, result);
+      return result;
+    },
+
+    /**
+     * Webhook mode: completes asynchronously when the service calls the daemon's webhook (or the
+     * daemon's fallback poll sees the job finish). Checks nothing over HTTP itself.
+     */
+    async awaitCompletion(ref: RunRef): Promise<RemoteOutcome> {
+      if (!deps.hub) return status(ref).then((r) => (isTerminal(r.status) ? finished(r, ref, 'poll') : Promise.reject(notDone(`job is ${r.status}`))));
+      const info = activityInfo();
+      const early = deps.hub.register({ ...ref, activityId: info.activityId, taskToken: info.taskToken });
+      if (early) return early;
+      throw new CompleteAsyncError();
+    },
+
+    /** Poll mode: one `/status`; not finished yet is a benign failure Temporal retries with backoff. */
+    async pollCompletion(ref: RunRef): Promise<RemoteOutcome> {
+      const record = await status(ref);
+      if (isTerminal(record.status)) return finished(record, ref, 'poll');
+      // Progress of a running job is visible as the pending activity's heartbeat details.
+      Context.current().heartbeat({ status: record.status, progress: record.output });
+      throw notDone(`job ${ref.remoteJobId} is ${record.status}`);
+    },
+
+    /**
+     * Drains `/stream` into the results store until the job finishes. Each chunk is appended
+     * (fsync) before the count is heartbeated; a restarted drain resumes from the stored count.
+     */
+    async drainStream(ref: RunRef): Promise<RemoteOutcome> {
+      const ctx = Context.current();
+      const key = streamKey(ref.workflowId, ref.remoteJobId, ref.retries);
+      let count = store.lines(key).length;
+      for (;;) {
+        ctx.heartbeat({ chunks: count });
+        let answer;
+        try {
+          answer = await queue.stream(ref.endpointId, ref.remoteJobId, { signal: ctx.cancellationSignal });
+        } catch (err) {
+          if (isPlatformApiError(err, 'NOT_FOUND')) return explain404(ref.endpointId, ref.remoteJobId);
+          throw toFailure(err);
+        }
+        for (const chunk of answer.stream) {
+          store.append(key, chunk);
+          count++;
+        }
+        ctx.heartbeat({ chunks: count });
+        if (answer.stream.length > 0) continue;
+        const done = answer.status !== undefined ? isTerminal(answer.status) : isTerminal((await status(ref)).status);
+        if (done) break;
+        // Services that do not hold an empty /stream request get a short pause instead of a spin.
+        if (answer.status === undefined) await ctx.sleep(500);
+      }
+      const outcome = finished(await status(ref), ref, 'stream');
+      outcome.streamChunks = count;
+      if (count > 0) outcome.streamRef = store.ref(key);
+      return outcome;
+    },
+
+    /** `/retry` of a FAILED/TIMED_OUT job; refused (expired, wrong state) means: resubmit. */
+    async retryRemoteJob(ref: Pick<RunRef, 'endpointId' | 'remoteJobId'>): Promise<void> {
+      try {
+        await queue.retry(ref.endpointId, ref.remoteJobId);
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) {
+          throw fatal(FailureType.RETRY_REFUSED, `retry of ${ref.remoteJobId} refused: ${(err as Error).message}`, { ...ref });
+        }
+        throw toFailure(err);
+      }
+    },
+
+    /** `/cancel` of the remote job; a job already gone counts as cancelled. */
+    async cancelRemoteJob(ref: Pick<RunRef, 'endpointId' | 'remoteJobId'>): Promise<string> {
+      try {
+        return (await queue.cancel(ref.endpointId, ref.remoteJobId)).status;
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND')) return 'GONE';
+        throw toFailure(err);
+      }
+    },
+  };
+}
+
+export type JobActivities = ReturnType<typeof createJobActivities>;

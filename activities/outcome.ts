@@ -1,0 +1,38 @@
+import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
+import { type ResultsStore, workflowKey } from './results-store';
+
+/** Where one remote job's output goes when it is too big for history. */
+export const outputKey = (workflowId: string, remoteJobId: string, retries: number): string =>
+  `${workflowKey(workflowId)}/output-${encodeURIComponent(remoteJobId)}-${retries}.json`;
+
+/** Key of the chunks of a stream drain. */
+export const streamKey = (workflowId: string, remoteJobId: string, retries: number): string =>
+  `${workflowKey(workflowId)}/stream-${encodeURIComponent(remoteJobId)}-${retries}.jsonl`;
+
+/** A job's error as one string: the service passes handler errors through as any JSON. */
+export function errorText(error: unknown): string | undefined {
+  if (error === undefined || error === null) return undefined;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+/**
+ * The small, history-safe summary of a finished remote job. Outputs over `inlineLimit` JSON
+ * bytes are written to the results store and referenced.
+ */
+export function toOutcome(
+  record: JobRecord,
+  ctx: { workflowId: string; retries: number; inlineLimit: number; store: ResultsStore; via: RemoteOutcome['via'] },
+): RemoteOutcome {
+  if (!isTerminal(record.status)) throw new Error(`job ${record.id} is not finished (${record.status})`);
+  const outcome: RemoteOutcome = { remoteJobId: record.id, status: record.status, observedAt: Date.now(), via: ctx.via };
+  if (record.output !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(record.output));
+    if (bytes > ctx.inlineLimit) outcome.outputRef = ctx.store.put(outputKey(ctx.workflowId, record.id, ctx.retries), record.output);
+    else outcome.output = record.output;
+  }
+  const error = errorText(record.error);
+  if (error !== undefined) outcome.error = error.length > 8192 ? `${error.slice(0, 8192)}…` : error;
+  if (record.delayTime !== undefined) outcome.delayTime = record.delayTime;
+  if (record.executionTime !== undefined) outcome.executionTime = record.executionTime;
+  return outcome;
+}

@@ -1,0 +1,82 @@
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type OutputRef } from '../contracts';
+
+/**
+ * Where big outputs, stream chunks and submission journals live, outside workflow history.
+ * Keys are relative paths; the filesystem store keeps them under one directory (shared
+ * storage when several daemons run).
+ */
+export interface ResultsStore {
+  /** Writes a JSON value durably; returns its reference. */
+  put(key: string, value: unknown): OutputRef;
+  get(ref: OutputRef | string): unknown;
+  has(key: string): boolean;
+  /** Appends one JSON line durably (fsync) before returning: stream chunks are acknowledged after this. */
+  append(key: string, value: unknown): void;
+  /** Every line appended under `key`, parsed. */
+  lines(key: string): unknown[];
+  ref(key: string): OutputRef;
+}
+
+/** Key of a workflow's files: workflow ids may contain `/`, which must not make folders. */
+export const workflowKey = (workflowId: string): string => encodeURIComponent(workflowId);
+
+/** {@link ResultsStore} on the local filesystem (atomic writes, fsync'd appends). */
+export class FsResultsStore implements ResultsStore {
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  put(key: string, value: unknown): OutputRef {
+    const file = this.path(key);
+    mkdirSync(dirname(file), { recursive: true });
+    const text = JSON.stringify(value ?? null);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    const fd = openSync(tmp, 'r');
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, file);
+    return { store: 'fs', key, bytes: Buffer.byteLength(text) };
+  }
+
+  get(ref: OutputRef | string): unknown {
+    const key = typeof ref === 'string' ? ref : ref.key;
+    return JSON.parse(readFileSync(this.path(key), 'utf8')) as unknown;
+  }
+
+  has(key: string): boolean {
+    return existsSync(this.path(key));
+  }
+
+  append(key: string, value: unknown): void {
+    const file = this.path(key);
+    mkdirSync(dirname(file), { recursive: true });
+    const fd = openSync(file, 'a');
+    try {
+      appendFileSync(fd, `${JSON.stringify(value ?? null)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  lines(key: string): unknown[] {
+    if (!this.has(key)) return [];
+    return readFileSync(this.path(key), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as unknown);
+  }
+
+  ref(key: string): OutputRef {
+    const bytes = this.has(key) ? readFileSync(this.path(key)).length : 0;
+    return { store: 'fs', key, bytes };
+  }
+
+  private path(key: string): string {
+    if (key.split('/').some((p) => p === '..' || p === '')) throw new Error(`invalid results key "${key}"`);
+    return join(this.dir, key);
+  }
+}

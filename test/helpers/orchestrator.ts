@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import pino from 'pino';
+import { temporalBinary } from '../../client/dev/tools';
+import { SluiceClient } from '../../client/jobs';
+import { type PlatformOptions } from '../../platform/platform';
+import { loadConfig } from '../../worker/config';
+import { startDaemon, type Daemon } from '../../worker/daemon';
+import { testPlatform } from './platform';
+
+/** A real Temporal dev server (the project's `temporal` binary) for a test file. */
+export function temporalEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalBinary() },
+      extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF', '--log-level', 'error'],
+    },
+  });
+}
+
+/** Daemon environment for a platform and a Temporal server. */
+export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: string, resultsDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: temporalAddress,
+    SLUICE_QUEUE_URL: `${p.url}/v2`,
+    SLUICE_API_KEY: p.apiKey,
+    SLUICE_RESULTS_DIR: resultsDir,
+    SLUICE_DAEMON_PORT: '0',
+    SLUICE_WEBHOOK_FALLBACK_MS: '2000',
+    SLUICE_SHUTDOWN_GRACE_MS: '1000',
+    ...extra,
+  };
+}
+
+/** Temporal + platform + daemon + client, all real, for one test file. */
+export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> } = {}) {
+  const env = await temporalEnv();
+  const platform = await testPlatform(options.platform);
+  const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
+  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, options.daemon));
+  let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }) });
+  const sluice = new SluiceClient({ client: env.client, resultsDir });
+  return {
+    env, platform, sluice, resultsDir, config,
+    get daemon() {
+      return daemon;
+    },
+    /** Replaces the in-process daemon (after stopping it). */
+    async restartDaemon() {
+      await daemon.close();
+      daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: 'silent' }) });
+    },
+    async dispose() {
+      await daemon.close().catch(() => undefined);
+      await platform.dispose();
+      await env.teardown();
+      rmSync(resultsDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { type Client } from '@temporalio/client';
+import { type NativeConnection, Worker } from '@temporalio/worker';
+import { type Logger } from 'pino';
+import { createJobActivities } from '../activities/job-activities';
+import { FsResultsStore } from '../activities/results-store';
+import { QueueClient } from '../platform-api';
+import { createLogger } from '../platform/logger';
+import { workflowBundle } from './bundle';
+import { type DaemonConfig } from './config';
+import { createDaemonServer } from './http-server';
+import { DaemonMetrics } from './metrics';
+import { connectClient, connectWorker } from './temporal';
+import { WebhookHub } from './webhook-hub';
+
+/** Options of {@link startDaemon}. */
+export interface DaemonOptions {
+  config: DaemonConfig;
+  logger?: Logger;
+  /** Existing connections (tests); created from the config otherwise. */
+  connection?: NativeConnection;
+  client?: Client;
+  /** Temporal runtime's Prometheus endpoint, merged into /metrics. */
+  temporalMetricsUrl?: string;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  /** Base URL of the daemon's HTTP server (webhooks, health, metrics). */
+  url: string;
+  hub: WebhookHub;
+  metrics: DaemonMetrics;
+  /** Stops polling, lets in-flight activities finish (up to the grace time), closes everything. */
+  close(): Promise<void>;
+  /** Resolves when the worker stops (after close, or on a fatal error). */
+  done: Promise<void>;
+}
+
+/** The webhook secret: configured, or generated once and kept in the results dir. */
+function webhookSecret(config: DaemonConfig, dir: string): string {
+  if (config.SLUICE_WEBHOOK_SECRET) return config.SLUICE_WEBHOOK_SECRET;
+  const file = join(dir, '.webhook-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+/** Starts the worker daemon: Temporal worker, webhook receiver, health and metrics. */
+export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
+  const { config } = o;
+  const logger = o.logger ?? createLogger('daemon');
+  const resultsDir = resolve(config.SLUICE_RESULTS_DIR);
+  const store = new FsResultsStore(resultsDir);
+  const metrics = new DaemonMetrics();
+  let hub: WebhookHub | undefined;
+  let worker: Worker | undefined;
+  const server = createDaemonServer({
+    hub: () => hub, metrics, logger, ready: () => worker?.getState() === 'RUNNING',
+    ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
+  });
+  await new Promise<void>((r, j) => server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r));
+  const addr = server.address() as AddressInfo;
+  const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
+
+  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY });
+  const client = o.client ?? (await connectClient(config));
+  const connection = o.connection ?? (await connectWorker(config));
+  hub = new WebhookHub({
+    secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics,
+    fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
+  });
+  worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.SLUICE_TASK_QUEUE,
+    workflowBundle: await workflowBundle(),
+    activities: createJobActivities({ queue, store, hub, metrics }),
+    maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
+    shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
+  });
+  const done = worker.run().finally(async () => {
+    hub?.close();
+    await queue.close();
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+    if (!o.connection) await connection.close();
+    if (!o.client) await client.connection.close();
+  });
+  logger.info({ url, taskQueue: config.SLUICE_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, 'daemon running');
+  return {
+    url, hub, metrics, done,
+    close: async () => {
+      if (worker?.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type ActivityMetrics } from '../activities/metrics';
+
+/** sluice's own Prometheus metrics; Temporal's runtime metrics are appended at scrape time. */
+export class DaemonMetrics implements ActivityMetrics {
+  readonly registry = new Registry();
+  private readonly calls = new Counter({ name: 'sluice_http_calls_total', help: 'HTTP calls to the serverless service, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [this.registry] });
+  private readonly limited = new Counter({ name: 'sluice_http_rate_limited_total', help: '429 answers from the service, by operation', labelNames: ['operation'], registers: [this.registry] });
+  private readonly jobs = new Counter({ name: 'sluice_remote_jobs_total', help: 'Remote jobs seen finishing, by status and how the orchestrator learnt it', labelNames: ['status', 'via'], registers: [this.registry] });
+  private readonly webhooks = new Counter({ name: 'sluice_webhooks_total', help: 'Webhook calls received, by result', labelNames: ['result'], registers: [this.registry] });
+  private readonly latency = new Histogram({
+    name: 'sluice_completion_notice_seconds',
+    help: 'Time from a completion notice (webhook) to the waiting activity being completed',
+    labelNames: ['via'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'sluice_process_' });
+  }
+
+  httpCall(operation: string, outcome: string): void {
+    this.calls.inc({ operation, outcome });
+    if (outcome === 'RATE_LIMITED') this.limited.inc({ operation });
+  }
+
+  remoteJobFinished(status: string, via: string): void {
+    this.jobs.inc({ status, via });
+  }
+
+  webhook(result: 'accepted' | 'forbidden' | 'bad_request' | 'error'): void {
+    this.webhooks.inc({ result });
+  }
+
+  notice(via: string, seconds: number): void {
+    this.latency.observe({ via }, seconds);
+  }
+}

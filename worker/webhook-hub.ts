@@ -1,0 +1,186 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { type Logger } from 'pino';
+import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
+import { awaitActivityId, type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
+import { toOutcome } from '../activities/outcome';
+import { type ResultsStore } from '../activities/results-store';
+import { type ActivityMetrics } from '../activities/metrics';
+import { isPlatformApiError, type QueueClient } from '../platform-api';
+
+/** Options of {@link WebhookHub}; durations in ms. */
+export interface WebhookHubOptions {
+  secret: string;
+  /** Base URL of the daemon as the service reaches it. */
+  publicUrl: string;
+  client: Client;
+  store: ResultsStore;
+  queue: Pick<QueueClient, 'status'>;
+  logger: Logger;
+  metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
+  /** First fallback `/status` poll of a wait whose webhook did not come. Default 30000. */
+  fallbackFirstMs?: number;
+  /** Longest interval between fallback polls. Default 300000. */
+  fallbackMaxMs?: number;
+  /** Heartbeat period of waiting activities (their heartbeat timeout is 30 s). Default 10000. */
+  heartbeatEveryMs?: number;
+}
+
+interface Pending extends AwaitRegistration {
+  nextPollAt: number;
+  pollEveryMs: number;
+  nextBeatAt: number;
+  busy: boolean;
+}
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64url');
+const key = (workflowId: string, remoteJobId: string, retries: number): string => `${workflowId}\u0000${remoteJobId}#${retries}`;
+
+/**
+ * Completes webhook-mode waits. The webhook URL of a job carries its workflow id and an HMAC of
+ * it, so only the service that got the URL can complete the job. A waiting activity is
+ * completed by task token when it is registered here, by activity id when another daemon holds
+ * it; a webhook that beats its activity is kept until the activity registers.
+ */
+export class WebhookHub implements CompletionHub {
+  private readonly pending = new Map<string, Pending>();
+  private readonly early = new Map<string, { outcome: RemoteOutcome; at: number }>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly fallbackFirstMs: number;
+  private readonly fallbackMaxMs: number;
+  private readonly heartbeatEveryMs: number;
+
+  constructor(private readonly o: WebhookHubOptions) {
+    this.fallbackFirstMs = o.fallbackFirstMs ?? 30_000;
+    this.fallbackMaxMs = o.fallbackMaxMs ?? 300_000;
+    this.heartbeatEveryMs = o.heartbeatEveryMs ?? 10_000;
+    this.timer = setInterval(() => this.tick(), 250);
+    this.timer.unref();
+  }
+
+  webhookUrl(workflowId: string, inlineLimit: number): string {
+    return `${this.o.publicUrl}/hooks/${b64(workflowId)}/${inlineLimit}/${this.sign(workflowId, inlineLimit)}`;
+  }
+
+  /** The workflow id of a webhook path, or undefined when its signature is wrong. */
+  verify(encodedWorkflowId: string, inlineLimit: string, signature: string): { workflowId: string; inlineLimit: number } | undefined {
+    const workflowId = Buffer.from(encodedWorkflowId, 'base64url').toString();
+    const limit = Number(inlineLimit);
+    if (!Number.isInteger(limit) || limit < 0) return undefined;
+    const want = Buffer.from(this.sign(workflowId, limit));
+    const got = Buffer.from(signature);
+    return want.length === got.length && timingSafeEqual(want, got) ? { workflowId, inlineLimit: limit } : undefined;
+  }
+
+  register(reg: AwaitRegistration): RemoteOutcome | undefined {
+    const k = key(reg.workflowId, reg.remoteJobId, reg.retries);
+    const early = this.early.get(k);
+    if (early) {
+      this.early.delete(k);
+      return early.outcome;
+    }
+    const now = Date.now();
+    this.pending.set(k, { ...reg, nextPollAt: now + this.fallbackFirstMs, pollEveryMs: this.fallbackFirstMs, nextBeatAt: now + this.heartbeatEveryMs, busy: false });
+    return undefined;
+  }
+
+  /** A webhook call from the service: the finished job's record. */
+  async onWebhook(workflowId: string, inlineLimit: number, record: JobRecord): Promise<void> {
+    if (!isTerminal(record.status)) return;
+    const started = Date.now();
+    const retries = typeof record.retries === 'number' ? record.retries : 0;
+    const k = key(workflowId, record.id, retries);
+    const outcome = toOutcome(record, { workflowId, retries, inlineLimit, store: this.o.store, via: 'webhook' });
+    this.o.metrics.remoteJobFinished(outcome.status, 'webhook');
+    const p = this.pending.get(k);
+    if (p) {
+      this.pending.delete(k);
+      await this.complete(p, outcome);
+    } else {
+      // Kept first (synchronously), so an activity registering meanwhile finds it.
+      this.early.set(k, { outcome, at: started });
+      try {
+        await this.o.client.activity.complete({ workflowId, activityId: awaitActivityId(record.id, retries) }, outcome);
+        this.early.delete(k);
+      } catch {
+        // Not started yet, or already done: the early entry serves the activity when it registers.
+      }
+    }
+    this.o.metrics.notice('webhook', (Date.now() - started) / 1000);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.pending.clear();
+  }
+
+  /** How many waits this daemon holds (for /readyz and tests). */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  private sign(workflowId: string, inlineLimit: number): string {
+    return createHmac('sha256', this.o.secret).update(`${workflowId}\n${inlineLimit}`).digest('base64url');
+  }
+
+  private async complete(p: Pending, outcome: RemoteOutcome): Promise<void> {
+    try {
+      await this.o.client.activity.complete(p.taskToken, outcome);
+    } catch (err) {
+      this.o.logger.debug({ workflowId: p.workflowId, err: (err as Error).message }, 'wait already gone');
+    }
+  }
+
+  /** Heartbeats waiting activities and polls the ones whose webhook is late. */
+  private tick(): void {
+    const now = Date.now();
+    for (const [k, p] of this.pending) {
+      if (p.busy) continue;
+      if (now >= p.nextPollAt) void this.poll(k, p);
+      else if (now >= p.nextBeatAt) void this.beat(k, p);
+    }
+    for (const [k, e] of this.early) if (now - e.at > 3_600_000) this.early.delete(k);
+  }
+
+  private async beat(k: string, p: Pending): Promise<void> {
+    p.busy = true;
+    try {
+      await this.o.client.activity.heartbeat(p.taskToken);
+      p.nextBeatAt = Date.now() + this.heartbeatEveryMs;
+    } catch {
+      // Cancelled, timed out or completed elsewhere: stop caring for it.
+      this.pending.delete(k);
+    } finally {
+      p.busy = false;
+    }
+  }
+
+  private async poll(k: string, p: Pending): Promise<void> {
+    p.busy = true;
+    try {
+      const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
+      if (isTerminal(record.status) && this.pending.get(k) === p) {
+        this.pending.delete(k);
+        const outcome = toOutcome(record, { workflowId: p.workflowId, retries: p.retries, inlineLimit: p.inlineLimit, store: this.o.store, via: 'poll' });
+        this.o.metrics.remoteJobFinished(outcome.status, 'poll');
+        await this.complete(p, outcome);
+        return;
+      }
+      await this.o.client.activity.heartbeat(p.taskToken, { status: record.status, progress: record.output });
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) {
+        this.pending.delete(k);
+        const failure = ApplicationFailure.create({ type: 'JOB_EXPIRED', message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
+        await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
+        return;
+      }
+      this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
+    } finally {
+      p.pollEveryMs = Math.min(this.fallbackMaxMs, p.pollEveryMs * 2);
+      p.nextPollAt = Date.now() + p.pollEveryMs;
+      p.nextBeatAt = Date.now() + this.heartbeatEveryMs;
+      p.busy = false;
+    }
+  }
+}

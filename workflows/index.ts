@@ -1,0 +1,2 @@
+/** Workflows of sluice, bundled for the Temporal worker. Deterministic code only. */
+export { jobWorkflow, stateQuery } from './job';

@@ -1,0 +1,133 @@
+import {
+  type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep, workflowInfo,
+} from '@temporalio/workflow';
+import {
+  JOB_QUERIES, type Attempt, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowState, type RemoteOutcome,
+} from '../contracts/orchestrator';
+import type { JobActivities, RunRef } from '../activities/job-activities';
+
+/** Query of a job workflow's live state. */
+export const stateQuery = defineQuery<JobWorkflowState>(JOB_QUERIES.state);
+
+// Failure types that end a job; kept in sync with activities/errors.ts (no runtime import from there).
+const NON_RETRYABLE = ['JOB_EXPIRED', 'ENDPOINT_NOT_FOUND', 'UNAUTHORIZED', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'RETRY_REFUSED'];
+/** A retained result may still be retried if at least this much retention is left. */
+const RETENTION_MARGIN_MS = 60_000;
+const SYNC_RETENTION_MS = 60_000;
+
+const short = proxyActivities<JobActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/**
+ * One remote job, durably: submit, wait for completion (webhook with polling fallback, or
+ * polling), drain its stream, retry FAILED/TIMED_OUT (with `/retry` while the result is
+ * retained, else by resubmitting), and cancel the remote job when the workflow is cancelled.
+ * About 17 history events for a job that completes the first time.
+ */
+export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
+  const o = input.options;
+  const { workflowId } = workflowInfo();
+  const state: JobWorkflowState = { phase: 'submitting', endpointId: input.endpointId, attempt: 0, attempts: [], streamChunks: 0 };
+  setHandler(stateQuery, () => state);
+
+  const polling = o.completion === 'poll' && !o.stream;
+  const waitOptions: ActivityOptions = {
+    startToCloseTimeout: '7 days',
+    // Webhook waits and stream drains are kept alive by heartbeats, so a dead daemon is noticed.
+    heartbeatTimeout: polling ? undefined : '30 seconds',
+    retry: polling
+      ? {
+          initialInterval: o.polling.initialIntervalMs,
+          backoffCoefficient: o.polling.backoffCoefficient,
+          maximumInterval: o.polling.maxIntervalMs,
+          nonRetryableErrorTypes: NON_RETRYABLE,
+        }
+      : { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+  /** Waits with a fixed activity id (`await/<job>/<retries>`): the webhook receiver completes it by that id. */
+  const waitFor = (ref: RunRef): Promise<RemoteOutcome> => {
+    const acts = proxyActivities<JobActivities>({ ...waitOptions, activityId: `await/${ref.remoteJobId}/${ref.retries}` });
+    if (o.stream) return acts.drainStream(ref);
+    return polling ? acts.pollCompletion(ref) : acts.awaitCompletion(ref);
+  };
+
+  let remote: { id: string; retries: number; sync: boolean } | undefined;
+  let last: RemoteOutcome | undefined;
+  try {
+    for (let n = 1; ; n++) {
+      state.attempt = n;
+      const startedAt = Date.now();
+      let how: Attempt['how'] = n === 1 ? 'submit' : 'resubmit';
+      let outcome: RemoteOutcome | undefined;
+      const retention = remote?.sync ? SYNC_RETENTION_MS : o.resultRetentionMs;
+      if (remote && last && Date.now() < last.observedAt + retention - RETENTION_MARGIN_MS) {
+        state.phase = 'retrying';
+        try {
+          await CancellationScope.nonCancellable(() => short.retryRemoteJob({ endpointId: input.endpointId, remoteJobId: remote!.id }));
+          remote = { ...remote, retries: remote.retries + 1 };
+          how = 'retry';
+        } catch (err) {
+          if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'RETRY_REFUSED')) throw err;
+          remote = undefined;
+        }
+      } else {
+        remote = undefined;
+      }
+      if (!remote) {
+        state.phase = 'submitting';
+        // Never cancel a submission half-way: the remote job id must be known to cancel the job.
+        const submitted = await CancellationScope.nonCancellable(() =>
+          short.submitJob({
+            workflowId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config,
+            webhook: o.completion === 'webhook', syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
+          }),
+        );
+        remote = { id: submitted.remoteJobId, retries: 0, sync: o.syncWaitMs > 0 && !o.stream };
+        outcome = submitted.outcome;
+      }
+      state.remoteJobId = remote.id;
+      state.status = 'IN_QUEUE';
+      state.phase = 'waiting';
+      outcome ??= await waitFor({ workflowId, endpointId: input.endpointId, remoteJobId: remote.id, retries: remote.retries, inlineLimit: o.inlineOutputLimitBytes });
+      last = outcome;
+      state.status = outcome.status;
+      state.streamChunks += outcome.streamChunks ?? 0;
+      state.attempts.push(attemptOf(n, how, startedAt, outcome));
+      const retryable = (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') && o.retry.retryOn.includes(outcome.status);
+      if (!retryable || n >= o.retry.maxAttempts) break;
+      state.phase = 'backing-off';
+      await sleep(Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (n - 1)));
+    }
+  } catch (err) {
+    if (isCancellation(err) && remote) {
+      state.phase = 'cancelling';
+      const ref = { endpointId: input.endpointId, remoteJobId: remote.id };
+      await CancellationScope.nonCancellable(() => short.cancelRemoteJob(ref));
+      state.status = 'CANCELLED';
+    }
+    throw err;
+  }
+  state.phase = 'done';
+  return resultOf(last!, state);
+}
+
+function attemptOf(n: number, how: Attempt['how'], startedAt: number, o: RemoteOutcome): Attempt {
+  const a: Attempt = { number: n, remoteJobId: o.remoteJobId, how, status: o.status, startedAt, endedAt: Date.now() };
+  if (o.error !== undefined) a.error = o.error;
+  if (o.delayTime !== undefined) a.delayTime = o.delayTime;
+  if (o.executionTime !== undefined) a.executionTime = o.executionTime;
+  return a;
+}
+
+function resultOf(o: RemoteOutcome, state: JobWorkflowState): JobWorkflowResult {
+  const r: JobWorkflowResult = { status: o.status, attempts: state.attempts, streamChunks: state.streamChunks };
+  if (o.output !== undefined) r.output = o.output;
+  if (o.outputRef) r.outputRef = o.outputRef;
+  if (o.error !== undefined) r.error = o.error;
+  if (o.delayTime !== undefined) r.delayTime = o.delayTime;
+  if (o.executionTime !== undefined) r.executionTime = o.executionTime;
+  if (o.streamRef) r.streamRef = o.streamRef;
+  return r;
+}

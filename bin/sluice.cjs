@@ -8,5 +8,9 @@ require('../client/cli.ts')
   })
   .catch((err) => {
     console.error(`sluice: ${err && err.message ? err.message : err}`);
-    process.exitCode = 2;
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    // A library handle (a keep-alive socket, a native runtime) must not keep a finished command alive.
+    setTimeout(() => process.exit(), 2000).unref();
   });

@@ -4,6 +4,8 @@ import {
   JobWorkflowInput, TASK_QUEUE, jobWorkflowId, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
 } from '../contracts';
 import { FsResultsStore } from '../activities/results-store';
+import { type JobRecord } from '../contracts';
+import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
 
 /** Options of {@link SluiceClient}. */
@@ -13,6 +15,8 @@ export interface SluiceClientOptions {
   taskQueue?: string;
   /** The daemon's results dir, to read outputs and streams stored there. Default `.data/results`. */
   resultsDir?: string;
+  /** A queue client for the service: `state()` then also reads the remote job's live status. */
+  queue?: Pick<QueueClient, 'status'>;
 }
 
 /** What `state()` tells about a job. */
@@ -24,6 +28,8 @@ export interface JobView {
   state?: JobWorkflowState;
   /** Latest progress output of the running job, from the waiting activity's heartbeat. */
   progress?: unknown;
+  /** The remote job's live record (status, progress output) while the workflow runs. */
+  remote?: JobRecord;
   /** Result once completed. */
   result?: JobWorkflowResult;
   /** Failure message when the workflow failed. */
@@ -74,6 +80,10 @@ export class SluiceClient {
       } catch {
         // Not JSON: not ours.
       }
+    }
+    if (d.status.name === 'RUNNING' && view.state?.remoteJobId && this.o.queue) {
+      view.remote = await this.o.queue.status(view.state.endpointId, view.state.remoteJobId).catch(() => undefined);
+      if (view.remote?.status === 'IN_PROGRESS' && view.remote.output !== undefined) view.progress ??= view.remote.output;
     }
     if (d.status.name === 'COMPLETED') view.result = await handle.result();
     else if (d.status.name !== 'RUNNING') {

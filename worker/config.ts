@@ -33,7 +33,7 @@ const Schema = z.object({
   /** Secret of the webhook tokens; several daemons behind one public URL must share it. */
   SLUICE_WEBHOOK_SECRET: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
   /** Where Temporal's runtime serves Prometheus metrics (merged into the daemon's /metrics). */
-  SLUICE_TEMPORAL_METRICS_PORT: port.default(0),
+  SLUICE_TEMPORAL_METRICS_PORT: port.default(9464),
   /** First fallback poll of a webhook wait, ms. */
   SLUICE_WEBHOOK_FALLBACK_MS: z.coerce.number({ error: 'must be a number' }).int().min(100).max(86_400_000).default(30_000),
   SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000).default(200),

@@ -57,10 +57,10 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const resultsDir = resolve(config.SLUICE_RESULTS_DIR);
   const store = new FsResultsStore(resultsDir);
   const metrics = new DaemonMetrics();
-  let hub: WebhookHub | undefined;
-  let worker: Worker | undefined;
+  // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
+  const live: { hub?: WebhookHub; worker?: Worker } = {};
   const server = createDaemonServer({
-    hub: () => hub, metrics, logger, ready: () => worker?.getState() === 'RUNNING',
+    hub: () => live.hub, metrics, logger, ready: () => live.worker?.getState() === 'RUNNING',
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
   });
   await new Promise<void>((r, j) => server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r));
@@ -70,11 +70,11 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
-  hub = new WebhookHub({
+  const hub = (live.hub = new WebhookHub({
     secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
-  });
-  worker = await Worker.create({
+  }));
+  const worker = (live.worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
@@ -82,9 +82,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     activities: createJobActivities({ queue, store, hub, metrics }),
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
-  });
+  }));
   const done = worker.run().finally(async () => {
-    hub?.close();
+    hub.close();
     await queue.close();
     await new Promise<void>((r) => {
       server.close(() => r());
@@ -97,7 +97,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   return {
     url, hub, metrics, done,
     close: async () => {
-      if (worker?.getState() === 'RUNNING') worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../worker/config';
 import { ConfigError } from '../../worker/errors';
 import { startDaemon } from '../../worker/daemon';
+import { installTemporalRuntime } from '../../worker/runtime';
 import { untilSignal } from './platform';
 
 /**
@@ -22,7 +23,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const daemon = await startDaemon({ config });
+  const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
+  const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
   console.log(`sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics`);
   await Promise.race([untilSignal(), daemon.done]);
   await daemon.close();

@@ -1,0 +1,96 @@
+import { join, resolve } from 'node:path';
+import { startPlatform, type Platform } from '../../platform/platform';
+import { createLogger } from '../../platform/logger';
+import { loadConfig } from '../../worker/config';
+import { startDaemon, type Daemon } from '../../worker/daemon';
+import { installTemporalRuntime } from '../../worker/runtime';
+import { writeDevState, type DevState } from '../context';
+import { startTemporalDevServer, type TemporalDevServer } from './temporal-server';
+
+/** Options of {@link startDevStack}. */
+export interface DevStackOptions {
+  /** Root of all state. Default `.data`. */
+  dataDir?: string;
+  /** Platform port. Default 8080. */
+  port?: number;
+  /** Temporal gRPC port (embedded server). Default 7233; the UI listens on port + 1000. */
+  temporalPort?: number;
+  /** Daemon port (webhooks, health, metrics). Default 8288. */
+  daemonPort?: number;
+  apiKey?: string;
+  /** Install Temporal's runtime (logs, metrics); false when the caller did. Default true. */
+  installRuntime?: boolean;
+}
+
+export interface DevStack {
+  temporal: { address: string; uiUrl?: string; namespace: string };
+  platform: Platform;
+  daemon: Daemon;
+  state: DevState;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole stack on one machine: the Temporal dev server (unless TEMPORAL_ADDRESS points at a
+ * cluster), the local platform and the worker daemon. State survives restarts in `dataDir`.
+ */
+export async function startDevStack(o: DevStackOptions = {}): Promise<DevStack> {
+  const dataDir = resolve(o.dataDir ?? '.data');
+  let server: TemporalDevServer | undefined;
+  let temporal: DevStack['temporal'];
+  if (process.env.TEMPORAL_ADDRESS) {
+    temporal = { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' };
+  } else {
+    const port = o.temporalPort ?? 7233;
+    server = await startTemporalDevServer({ dataDir: join(dataDir, 'temporal'), port, uiPort: port + 1000 });
+    temporal = { address: server.address, uiUrl: server.uiUrl, namespace: server.namespace };
+  }
+  const platform = await startPlatform({
+    port: o.port ?? 8080,
+    dataDir: join(dataDir, 'platform'),
+    logger: createLogger('platform'),
+    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+  });
+  const resultsDir = join(dataDir, 'results');
+  const config = loadConfig({
+    ...process.env,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    SLUICE_QUEUE_URL: `${platform.url}/v2`,
+    SLUICE_REST_URL: `${platform.url}/v1`,
+    SLUICE_GRAPHQL_URL: `${platform.url}/graphql`,
+    SLUICE_API_KEY: platform.apiKey,
+    SLUICE_RESULTS_DIR: resultsDir,
+    SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
+  });
+  const temporalMetricsUrl = o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
+  const daemon = await startDaemon({ config, logger: createLogger('daemon'), ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
+  const state: DevState = {
+    temporalAddress: temporal.address, namespace: temporal.namespace, platformUrl: platform.url, apiKey: platform.apiKey,
+    daemonUrl: daemon.url, resultsDir, taskQueue: config.SLUICE_TASK_QUEUE, ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
+  };
+  writeDevState(state, join(dataDir, 'dev.json'));
+  let stopping: Promise<void> | undefined;
+  return {
+    temporal, platform, daemon, state,
+    stop: () => (stopping ??= (async () => {
+      await daemon.close();
+      await platform.close();
+      await server?.stop();
+    })()),
+  };
+}
+
+/** The banner of `sluice dev`: every URL and key a person needs. */
+export function devBanner(s: DevStack): string {
+  return [
+    'sluice dev: the stack is running',
+    `  Temporal        ${s.temporal.address} (namespace ${s.temporal.namespace})`,
+    ...(s.temporal.uiUrl ? [`  Temporal UI     ${s.temporal.uiUrl}`] : []),
+    `  platform        ${s.platform.url}  (queue ${s.platform.url}/v2, REST ${s.platform.url}/v1, GraphQL ${s.platform.url}/graphql)`,
+    `  API key         ${s.platform.apiKey}`,
+    `  daemon          ${s.daemon.url}  (/healthz /readyz /metrics, webhooks /hooks/...)`,
+    `  endpoints       ${Object.entries(s.platform.examples).map(([n, e]) => `${n}=${e.id}`).join('  ')}`,
+    `  try             npx sluice run --endpoint echo --input '{"hello":"world"}'`,
+  ].join('\n');
+}

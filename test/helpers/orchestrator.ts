@@ -30,6 +30,7 @@ export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: s
     SLUICE_DAEMON_PORT: '0',
     SLUICE_WEBHOOK_FALLBACK_MS: '2000',
     SLUICE_SHUTDOWN_GRACE_MS: '1000',
+    SLUICE_TEMPORAL_METRICS_PORT: '0',
     ...extra,
   };
 }

@@ -1,6 +1,73 @@
-import { platformCommand } from './platform';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { QueueClient } from '../../platform-api';
+import { devBanner, startDevStack } from '../dev/stack';
+import { failureMessage, failureType, SluiceClient } from '../jobs';
+import { parsePort, untilSignal } from './platform';
 
-/** `sluice demo`: placeholder until the orchestrator lands; starts the platform. */
+const say = (line: string): void => console.log(`[demo] ${line}`);
+
+/**
+ * `sluice demo` (what `npm start` runs): the dev stack, then a few example jobs through the job
+ * workflow, shown live — an echo, a stream, a flaky job that is retried, and one cancelled.
+ * The stack keeps running afterwards for the Temporal UI and further `sluice run`s.
+ */
 export async function demoCommand(argv: string[]): Promise<number> {
-  return platformCommand(argv);
+  const { values } = parseArgs({
+    args: argv,
+    options: { port: { type: 'string' }, 'temporal-port': { type: 'string' }, 'daemon-port': { type: 'string' }, 'data-dir': { type: 'string' }, exit: { type: 'boolean' } },
+  });
+  const stack = await startDevStack({
+    port: parsePort(values.port, 8080),
+    temporalPort: parsePort(values['temporal-port'], 7233),
+    daemonPort: parsePort(values['daemon-port'], 8288),
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+  });
+  console.log(devBanner(stack));
+  const connection = await Connection.connect({ address: stack.temporal.address });
+  const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
+  const sluice = new SluiceClient({ client: new Client({ connection, namespace: stack.temporal.namespace }), resultsDir: stack.state.resultsDir, queue });
+  const ep = stack.platform.examples;
+  let failures = 0;
+  const show = async (title: string, workflowId: string): Promise<void> => {
+    say(`${title}: ${workflowId}`);
+    let last = '';
+    for (;;) {
+      const v = await sluice.state(workflowId);
+      const line = `${v.state?.phase ?? '-'} ${v.remote?.status ?? v.state?.status ?? ''} attempt ${v.state?.attempt ?? 0}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
+      if (line !== last) say(`  ${line}`);
+      last = line;
+      if (v.workflowStatus !== 'RUNNING') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    try {
+      const r = await sluice.result(workflowId);
+      say(`  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`);
+      say(`  output ${JSON.stringify(sluice.output(r))}`);
+    } catch (err) {
+      say(`  => ${failureType(err) ?? 'FAILED'}: ${failureMessage(err)}`);
+      if (failureType(err) !== 'CANCELLED') failures++;
+    }
+  };
+  try {
+    await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'sluice' } }));
+    await show('stream (8 chunks)', await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }));
+    await show('flaky (fails twice, retried with /retry)', await sluice.start({
+      endpointId: ep.flaky!.id,
+      input: { counterFile: join(stack.state.resultsDir, `flaky-${Date.now()}.count`), failTimes: 2 },
+      options: { retry: { maxAttempts: 3, initialBackoffMs: 500 } },
+    }));
+    const long = await sluice.start({ endpointId: ep.sleep!.id, input: { ms: 60_000, progress: true } });
+    setTimeout(() => void sluice.cancel(long).catch(() => undefined), 4000);
+    await show('sleep 60 s, cancelled after 4 s', long);
+  } finally {
+    await connection.close();
+    await queue.close();
+  }
+  say(failures === 0 ? 'all demo jobs behaved as expected' : `${failures} demo job(s) failed unexpectedly`);
+  say(`the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`);
+  if (!values.exit) await Promise.race([untilSignal(), stack.daemon.done]);
+  await stack.stop();
+  return failures === 0 ? 0 : 1;
 }

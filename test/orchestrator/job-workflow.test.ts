@@ -18,6 +18,32 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
     expect(r.attempts).toHaveLength(1);
     expect(r.attempts[0]).toMatchObject({ number: 1, how: 'submit', status: 'COMPLETED' });
     expect(r.executionTime).toBeGreaterThanOrEqual(0);
+    // The webhook, not the fallback poll, completed the wait; and the history stays small.
+    const jobs = await s.daemon.metrics.registry.getSingleMetric('sluice_remote_jobs_total')!.get();
+    expect(jobs.values.find((v) => v.labels.via === 'webhook' && v.labels.status === 'COMPLETED')?.value).toBeGreaterThanOrEqual(1);
+    const history = await s.env.client.workflow.getHandle(id).fetchHistory();
+    expect(history.events!.length).toBeLessThanOrEqual(25);
+  });
+
+  it('a short job submitted with /runsync needs no wait activity', async () => {
+    const id = await s.sluice.start({ endpointId: s.platform.examples.echo!.id, input: { quick: true }, options: { syncWaitMs: 5000 } });
+    const r = await s.sluice.result(id);
+    expect(r).toMatchObject({ status: 'COMPLETED', output: { quick: true } });
+    const history = await s.env.client.workflow.getHandle(id).fetchHistory();
+    expect(history.events!.length).toBeLessThanOrEqual(11);
+  });
+
+  it('the daemon serves health, readiness and Prometheus metrics', async () => {
+    const get = async (path: string) => {
+      const res = await fetch(`${s.daemon.url}${path}`);
+      return { status: res.status, text: await res.text() };
+    };
+    expect((await get('/healthz')).status).toBe(200);
+    expect((await get('/readyz')).status).toBe(200);
+    const m = await get('/metrics');
+    expect(m.text).toMatch(/sluice_http_calls_total\{operation="run",outcome="ok"\} \d+/);
+    expect(m.text).toMatch(/sluice_remote_jobs_total/);
+    expect((await fetch(`${s.daemon.url}/hooks/x/1/forged`, { method: 'POST', body: '{}' })).status).toBe(404);
   });
 
   it('polling mode: completes too', async () => {

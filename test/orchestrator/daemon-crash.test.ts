@@ -68,14 +68,10 @@ describe('the worker daemon as its own process', () => {
   });
 
   it('bad configuration stops start-up with a message naming the variable', async () => {
+    // The full table is in test/worker/config.test.ts; here two cases go through the real command.
     const cases: [Record<string, string>, RegExp][] = [
       [{ SLUICE_QUEUE_URL: '' }, /SLUICE_QUEUE_URL: is required/],
-      [{ SLUICE_QUEUE_URL: 'ftp://x' }, /SLUICE_QUEUE_URL: must be an http\(s\) URL/],
-      [{ SLUICE_API_KEY: '' }, /SLUICE_API_KEY: is required/],
-      [{ TEMPORAL_ADDRESS: 'no-port' }, /TEMPORAL_ADDRESS: must be host:port/],
       [{ SLUICE_DAEMON_PORT: '70000' }, /SLUICE_DAEMON_PORT: must be a port number/],
-      [{ SLUICE_WEBHOOK_SECRET: 'short' }, /SLUICE_WEBHOOK_SECRET: must be at least 16 characters/],
-      [{ TEMPORAL_TLS: 'maybe' }, /TEMPORAL_TLS/],
     ];
     for (const [override, message] of cases) {
       const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, ...env, ...override }, stdio: ['ignore', 'pipe', 'pipe'] });

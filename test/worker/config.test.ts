@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../worker/config';
+import { ConfigError } from '../../worker/errors';
+
+const base = { SLUICE_QUEUE_URL: 'http://127.0.0.1:8080/v2', SLUICE_API_KEY: 'key' };
+
+describe('daemon configuration', () => {
+  it('has documented defaults', () => {
+    const c = loadConfig(base);
+    expect(c).toMatchObject({
+      TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_NAMESPACE: 'default', SLUICE_TASK_QUEUE: 'sluice', SLUICE_DAEMON_PORT: 8288,
+      SLUICE_RESULTS_DIR: '.data/results', SLUICE_WEBHOOK_FALLBACK_MS: 30_000, SLUICE_TEMPORAL_METRICS_PORT: 9464,
+    });
+    expect(c.TEMPORAL_TLS).toBeUndefined();
+  });
+
+  it('reads Temporal Cloud settings', () => {
+    const c = loadConfig({ ...base, TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret', TEMPORAL_TLS: 'true' });
+    expect(c).toMatchObject({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret', TEMPORAL_TLS: true });
+  });
+
+  const bad: [Record<string, string>, RegExp][] = [
+    [{ SLUICE_QUEUE_URL: '' }, /^SLUICE_QUEUE_URL: is required$/],
+    [{ SLUICE_QUEUE_URL: 'ftp://x' }, /^SLUICE_QUEUE_URL: must be an http\(s\) URL$/],
+    [{ SLUICE_API_KEY: '' }, /^SLUICE_API_KEY: is required$/],
+    [{ TEMPORAL_ADDRESS: 'no-port' }, /^TEMPORAL_ADDRESS: must be host:port$/],
+    [{ SLUICE_DAEMON_PORT: '70000' }, /^SLUICE_DAEMON_PORT: must be a port number/],
+    [{ SLUICE_DAEMON_PORT: 'abc' }, /^SLUICE_DAEMON_PORT: must be a port number/],
+    [{ SLUICE_WEBHOOK_SECRET: 'short' }, /^SLUICE_WEBHOOK_SECRET: must be at least 16 characters$/],
+    [{ TEMPORAL_TLS: 'maybe' }, /^TEMPORAL_TLS: /],
+    [{ SLUICE_PUBLIC_URL: 'not a url' }, /^SLUICE_PUBLIC_URL: must be an http\(s\) URL$/],
+    [{ SLUICE_WEBHOOK_FALLBACK_MS: '10' }, /^SLUICE_WEBHOOK_FALLBACK_MS: /],
+    [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' }, /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/],
+  ];
+  for (const [override, message] of bad) {
+    it(`refuses ${JSON.stringify(override)} naming the variable`, () => {
+      const env = { ...base, ...override };
+      let err: unknown;
+      try {
+        loadConfig(env);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(message);
+    });
+  }
+});

@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../contracts';
 
@@ -17,6 +17,8 @@ export interface ResultsStore {
   /** Every line appended under `key`, parsed. */
   lines(key: string): unknown[];
   ref(key: string): OutputRef;
+  /** Keys starting with `prefix` (a folder plus a name prefix), oldest first. */
+  keys(prefix: string): string[];
 }
 
 /** Key of a workflow's files: workflow ids may contain `/`, which must not make folders. */
@@ -75,8 +77,24 @@ export class FsResultsStore implements ResultsStore {
     return { store: 'fs', key, bytes };
   }
 
+  keys(prefix: string): string[] {
+    const slash = prefix.lastIndexOf('/');
+    const folder = slash >= 0 ? prefix.slice(0, slash) : '';
+    const start = prefix.slice(slash + 1);
+    let names: string[];
+    try {
+      names = readdirSync(this.path(folder || '.'));
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => n.startsWith(start) && !n.endsWith('.tmp'))
+      .map((n) => (folder ? `${folder}/${n}` : n))
+      .sort((a, b) => statSync(this.path(a)).birthtimeMs - statSync(this.path(b)).birthtimeMs);
+  }
+
   private path(key: string): string {
-    if (key.split('/').some((p) => p === '..' || p === '')) throw new Error(`invalid results key "${key}"`);
+    if (key !== '.' && key.split('/').some((p) => p === '..' || p === '')) throw new Error(`invalid results key "${key}"`);
     return join(this.dir, key);
   }
 }

@@ -3,7 +3,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import {
   JobWorkflowInput, TASK_QUEUE, jobWorkflowId, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
 } from '../contracts';
-import { FsResultsStore } from '../activities/results-store';
+import { FsResultsStore, workflowKey } from '../activities/results-store';
 import { type JobRecord } from '../contracts';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
@@ -109,6 +109,26 @@ export class SluiceClient {
   /** The stream chunks drained for the job (in order). */
   chunks(ref: OutputRef | undefined): unknown[] {
     return ref ? this.store.lines(ref.key) : [];
+  }
+
+  /**
+   * Follows a streaming job: yields each chunk as the daemon stores it, until the workflow
+   * closes. Chunks of earlier attempts come first, in order.
+   */
+  async *follow(workflowId: string, pollMs = 200): AsyncGenerator<unknown> {
+    const printed = new Map<string, number>();
+    for (;;) {
+      const d = await this.o.client.workflow.getHandle(workflowId).describe();
+      const closed = d.status.name !== 'RUNNING';
+      const prefix = `${workflowKey(workflowId)}/stream-`;
+      for (const key of this.store.keys(prefix)) {
+        const lines = this.store.lines(key);
+        for (const chunk of lines.slice(printed.get(key) ?? 0)) yield chunk;
+        printed.set(key, lines.length);
+      }
+      if (closed) return;
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
   }
 
   /** True when a workflow with this id exists. */

@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
 import { type JobWorkflowResult } from '../../contracts';
-import { streamKey } from '../../activities/outcome';
-import { FsResultsStore } from '../../activities/results-store';
 import { connectCli } from '../context';
 import { resolveEndpoint } from '../endpoints';
 import { UsageError } from '../errors';
@@ -74,23 +72,27 @@ export async function runCommand(argv: string[]): Promise<number> {
       return EXIT_CODES.ok;
     }
     if (!values.json) console.log(`started ${workflowId} on endpoint ${endpointId}`);
-    return await watch(cli.sluice, workflowId, { json: values.json ?? false, stream: values.stream ?? false, resultsDir: cli.settings.resultsDir });
+    return await watch(cli.sluice, workflowId, { json: values.json ?? false, stream: values.stream ?? false });
   } finally {
     await cli.close();
   }
 }
 
 /** Shows state changes (and stream chunks) until the job ends; returns the exit code. */
-async function watch(sluice: SluiceClient, workflowId: string, o: { json: boolean; stream: boolean; resultsDir: string }): Promise<number> {
-  const store = new FsResultsStore(o.resultsDir);
+async function watch(sluice: SluiceClient, workflowId: string, o: { json: boolean; stream: boolean }): Promise<number> {
   let last = '';
-  let printed = 0;
   let interrupted = false;
   const onSigint = (): void => {
     interrupted = true;
   };
   process.once('SIGINT', onSigint);
   const resultP = sluice.result(workflowId).then((r) => ({ r }), (err: unknown) => ({ err }));
+  // Chunks are printed as the daemon stores them, beside the state lines.
+  const following = o.stream && !o.json
+    ? (async () => {
+        for await (const c of sluice.follow(workflowId)) console.log(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
+      })().catch(() => undefined)
+    : Promise.resolve();
   try {
     for (;;) {
       const done = await Promise.race([resultP, new Promise<undefined>((r) => setTimeout(() => r(undefined), 300))]);
@@ -104,13 +106,8 @@ async function watch(sluice: SluiceClient, workflowId: string, o: { json: boolea
       const line = st ? `${st.phase} ${remoteStatus} attempt ${st.attempt}${st.remoteJobId ? ` remote ${st.remoteJobId}` : ''}${view?.progress !== undefined ? ` progress ${JSON.stringify(view.progress)}` : ''}` : '';
       if (!o.json && line && line !== last) console.log(`  ${new Date().toISOString().slice(11, 23)}  ${line}`);
       last = line || last;
-      if (o.stream && !o.json && st?.remoteJobId) {
-        const retries = st.attempts.filter((a) => a.remoteJobId === st.remoteJobId && a.how === 'retry').length;
-        const chunks = store.lines(streamKey(workflowId, st.remoteJobId, retries));
-        for (const c of chunks.slice(printed)) console.log(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
-        printed = chunks.length;
-      }
       if (!done) continue;
+      await following;
       if ('err' in done) {
         const type = failureType(done.err);
         const message = done.err instanceof WorkflowFailedError ? failureMessage(done.err) : (done.err as Error).message;

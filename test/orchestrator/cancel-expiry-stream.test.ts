@@ -66,12 +66,15 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
   });
 
   it('streaming: every chunk lands in the results store once, in order', async () => {
-    const id = await s.sluice.start({ endpointId: s.platform.examples.stream!.id, input: { chunks: 150 }, options: { stream: true } });
+    const id = await s.sluice.start({ endpointId: s.platform.examples.stream!.id, input: { chunks: 150, delayMs: 5 }, options: { stream: true } });
+    const followed: unknown[] = [];
+    for await (const c of s.sluice.follow(id, 50)) followed.push(c);
     const r = await s.sluice.result(id);
     expect(r.status).toBe('COMPLETED');
     expect(r.streamChunks).toBe(150);
     const chunks = s.sluice.chunks(r.streamRef) as { output: { index: number } }[];
     expect(chunks.map((c) => c.output.index)).toEqual(Array.from({ length: 150 }, (_, i) => i));
+    expect(followed).toEqual(chunks);
   });
 
   it('a big output goes to the results store, not into history', async () => {

@@ -42,7 +42,9 @@ const int = (field: string, min: number, max: number) =>
 /** `gpuIds`: one GPU tier, or a comma-separated priority list of them. */
 export const GpuIds = z.string({ error: 'gpuIds must be a string' }).refine(
   (v) => v.split(',').every((g) => GpuTierId.safeParse(g.trim()).success),
-  { error: `gpuIds must be one or more (comma-separated) of ${GpuTierId.options.join(', ')}` },
+  {
+    error: (iss) => `gpuIds: unknown GPU tier in ${JSON.stringify(iss.input)}; use one or more (comma-separated) of ${GpuTierId.options.join(', ')}`,
+  },
 );
 
 /**

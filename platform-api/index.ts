@@ -1,4 +1,4 @@
-/** Typed client of the platform's queue API (RunPod-compatible `/v2/{endpointId}/...`). */
+/** Typed clients of the platform: the queue API (`/v2/{endpointId}/...`), the GraphQL and the REST control plane. */
 export * from './errors';
 export * from './http';
 export * from './retry';
@@ -6,3 +6,5 @@ export * from './rate-budget';
 export * from './sleep';
 export * from './validate';
 export * from './queue-client';
+export * from './graphql-client';
+export * from './rest-client';

@@ -27,6 +27,21 @@ export class UnauthorizedError extends PlatformError {
   readonly httpStatus = 401;
 }
 
+/**
+ * The caller's key is valid but the resource is another user's. The spec answers 401 for
+ * "a key without permission for the call"; GraphQL reports it with code FORBIDDEN.
+ */
+export class ForbiddenError extends PlatformError {
+  readonly code = 'FORBIDDEN' as const;
+  readonly httpStatus = 401;
+}
+
+/** The request is well-formed but the resource's state refuses it (deleting an endpoint that still has workers). */
+export class PreconditionFailedError extends PlatformError {
+  readonly code = 'FAILED_PRECONDITION' as const;
+  readonly httpStatus = 400;
+}
+
 export class NotFoundError extends PlatformError {
   readonly code = 'NOT_FOUND' as const;
   readonly httpStatus = 404;

@@ -2,7 +2,7 @@ import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type Logger } from 'pino';
-import { type Endpoint } from '../contracts';
+import { type Endpoint, type ServerlessDiscount } from '../contracts';
 import { systemClock, type Clock } from './domain/clock';
 import { openDb, getMeta, setMeta, type Db } from './domain/db';
 import { apiKey as newApiKey } from './domain/ids';
@@ -16,6 +16,8 @@ import { seedExamples, type ExampleName } from './domain/seed';
 import { Sweeper } from './domain/sweeper';
 import { UserStore, type User } from './domain/users';
 import { WebhookSender, type WebhookOptions } from './domain/webhooks';
+import { graphqlRoutes } from './graphql/route';
+import { restRoutes } from './http/routes/rest';
 import { createPlatformServer, type RouteGroup } from './http/server';
 import { createLogger } from './logger';
 import { type PlatformServices } from './services';
@@ -45,7 +47,9 @@ export interface PlatformOptions {
   /** Create the example endpoints (echo, stream, fail, sleep, flaky). Default true. */
   seedExamples?: boolean;
   logger?: Logger;
-  /** Extra HTTP route groups (REST, GraphQL). */
+  /** What GraphQL `myself { serverlessDiscount }` returns. Default null (no discount). */
+  serverlessDiscount?: ServerlessDiscount | null;
+  /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];
 }
 
@@ -91,7 +95,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     streamHoldMs: options.streamHoldMs ?? 1000,
   };
   const examples = options.seedExamples === false ? {} : seedExamples(registry, user);
-  const server = createPlatformServer(services, options.routes);
+  const controlPlane = [restRoutes, graphqlRoutes({ serverlessDiscount: options.serverlessDiscount ?? null })];
+  const server = createPlatformServer(services, [...controlPlane, ...(options.routes ?? [])]);
   await listen(server, options.port ?? 8080, options.host ?? '127.0.0.1');
   const addr = server.address() as AddressInfo;
   url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
@@ -112,6 +117,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
         server.close(() => r());
         server.closeAllConnections();
       });
+      engine.flush();
       db.close();
     })()),
   };

@@ -48,7 +48,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   };
   /** Waits with a fixed activity id (`await/<job>/<retries>`): the webhook receiver completes it by that id. */
   const waitFor = (ref: RunRef): Promise<RemoteOutcome> => {
-    const acts = proxyActivities<JobActivities>({ ...waitOptions, activityId: `await/${ref.remoteJobId}/${ref.retries}` });
+    // Only the webhook wait may be completed from outside (by id); a drain must never be.
+    const prefix = o.stream ? 'drain' : 'await';
+    const acts = proxyActivities<JobActivities>({ ...waitOptions, activityId: `${prefix}/${ref.remoteJobId}/${ref.retries}` });
     if (o.stream) return acts.drainStream(ref);
     return polling ? acts.pollCompletion(ref) : acts.awaitCompletion(ref);
   };
@@ -81,7 +83,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         const submitted = await CancellationScope.nonCancellable(() =>
           short.submitJob({
             workflowId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config,
-            webhook: o.completion === 'webhook', syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
+            webhook: o.completion === 'webhook' && !o.stream, syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
           }),
         );
         remote = { id: submitted.remoteJobId, retries: 0, sync: o.syncWaitMs > 0 && !o.stream };

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   retries INTEGER NOT NULL DEFAULT 0,
   stream_read INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS jobs_endpoint ON jobs(endpoint_id, status);
+-- Jobs are read back only at start-up; an index would only slow every write.
+DROP INDEX IF EXISTS jobs_endpoint;
 CREATE TABLE IF NOT EXISTS chunks (
   job_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (job_id, seq)
 );

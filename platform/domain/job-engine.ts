@@ -248,6 +248,16 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     this.emit('finished', job);
   }
 
+  /** Commits queued writes now (the store batches them per event-loop turn). */
+  flush(): void {
+    this.store.flush();
+  }
+
+  /** Resolves once every change made so far is on disk: await it before acknowledging a change. */
+  persisted(): Promise<void> {
+    return this.store.persisted();
+  }
+
   /** True when the job is terminal (or gone). */
   isDone(jobId: string): boolean {
     const job = this.jobs.get(jobId);

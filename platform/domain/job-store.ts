@@ -14,9 +14,20 @@ const json = (v: unknown): string | null => (v === undefined ? null : JSON.strin
 const parse = (s: string | null): unknown => (s === null ? undefined : JSON.parse(s));
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-/** Write-through persistence of jobs and their undelivered stream chunks. */
+/**
+ * Persistence of jobs and their undelivered stream chunks, with group commit: writes are queued
+ * and committed together once per event-loop turn (one transaction instead of one per
+ * transition; repeated updates of a job in one turn are written once, with its latest state).
+ * Whoever acknowledges a change to a client waits for {@link persisted} first, so nothing
+ * acknowledged is lost by a crash.
+ */
 export class JobStore {
   private readonly stmts;
+  private ops: (() => void)[] = [];
+  private readonly dirty = new Set<Job>();
+  private scheduled = false;
+  private waiters: (() => void)[] = [];
+  private readonly commit: () => void;
 
   constructor(private readonly db: Db) {
     this.stmts = {
@@ -33,18 +44,57 @@ export class JobStore {
       all: db.prepare('SELECT * FROM jobs ORDER BY queued_at'),
       chunksOf: db.prepare('SELECT seq, body FROM chunks WHERE job_id = ? ORDER BY seq'),
     };
-  }
-
-  insert(job: Job): void {
-    this.stmts.insert.run({
-      id: job.id, endpointId: job.endpointId, userId: job.userId, status: job.status, sync: job.sync ? 1 : 0,
-      input: JSON.stringify(job.input), webhook: job.webhook ?? null, policy: JSON.stringify(job.policy),
-      s3: json(job.s3Config), submittedAt: job.submittedAt, queuedAt: job.queuedAt, ttlDeadline: job.ttlDeadline,
+    this.commit = db.transaction(() => {
+      for (const op of this.ops) op();
     });
   }
 
-  /** Writes the mutable columns (never the input, which can be megabytes). */
+  /** Commits every queued write now (before close, and in tests). */
+  flush(): void {
+    this.scheduled = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    try {
+      if (this.ops.length > 0) this.commit();
+    } finally {
+      this.ops = [];
+      this.dirty.clear();
+      for (const w of waiters) w();
+    }
+  }
+
+  /** Resolves once every write queued so far is committed. */
+  persisted(): Promise<void> {
+    if (this.ops.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private queue(op: () => void): void {
+    this.ops.push(op);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  insert(job: Job): void {
+    const row = {
+      id: job.id, endpointId: job.endpointId, userId: job.userId, status: job.status, sync: job.sync ? 1 : 0,
+      input: JSON.stringify(job.input), webhook: job.webhook ?? null, policy: JSON.stringify(job.policy),
+      s3: json(job.s3Config), submittedAt: job.submittedAt, queuedAt: job.queuedAt, ttlDeadline: job.ttlDeadline,
+    };
+    this.queue(() => this.stmts.insert.run(row));
+  }
+
+  /** Writes the mutable columns (never the input, which can be megabytes), as they are at commit time. */
   update(job: Job): void {
+    if (this.dirty.has(job)) return;
+    this.dirty.add(job);
+    this.queue(() => this.writeState(job));
+  }
+
+  private writeState(job: Job): void {
+    this.dirty.delete(job);
     this.stmts.update.run({
       id: job.id, status: job.status, queuedAt: job.queuedAt, startedAt: job.startedAt ?? null,
       completedAt: job.completedAt ?? null, ttlDeadline: job.ttlDeadline, retentionUntil: job.retentionUntil ?? null,
@@ -54,27 +104,30 @@ export class JobStore {
   }
 
   delete(id: string): void {
-    this.db.transaction(() => {
+    this.queue(() => {
       this.stmts.delete.run(id);
       this.stmts.deleteChunks.run(id);
-    })();
+    });
   }
 
   addChunk(jobId: string, seq: number, chunk: StreamChunk): void {
-    this.stmts.addChunk.run(jobId, seq, JSON.stringify(chunk));
+    const body = JSON.stringify(chunk);
+    this.queue(() => this.stmts.addChunk.run(jobId, seq, body));
   }
 
   /** Forgets chunks that were handed out (each chunk is delivered once). */
   dropDelivered(job: Job): void {
-    this.stmts.deleteChunksBefore.run(job.id, job.chunkSeq - job.pendingChunks.length);
+    const before = job.chunkSeq - job.pendingChunks.length;
+    this.queue(() => this.stmts.deleteChunksBefore.run(job.id, before));
   }
 
   clearChunks(jobId: string): void {
-    this.stmts.deleteChunks.run(jobId);
+    this.queue(() => this.stmts.deleteChunks.run(jobId));
   }
 
   /** Every stored job, oldest queue entry first, with its undelivered chunks. */
   loadAll(): Job[] {
+    this.flush();
     return (this.stmts.all.all() as JobRow[]).map((r) => {
       const chunks = this.stmts.chunksOf.all(r.id) as { seq: number; body: string }[];
       const pending = chunks.filter((c) => c.seq >= r.stream_read);

@@ -6,8 +6,9 @@ import { type Job } from './job';
 import { shortId, apiKey } from './ids';
 import { type Registry } from './registry';
 import { launchPod, reapOrphans, stopPodProcess } from './pod-process';
-import { isIdle, isLive, isRunning, type WorkerPod } from './pod';
-import { desiredWorkers } from './scaler';
+import { CrashGuard } from './crash-guard';
+import { isIdle, isLive, isRunning, podSpec, type WorkerPod } from './pod';
+import { planEndpoint } from './pool-plan';
 import { workerEnv } from './worker-env';
 
 /** Options of {@link PodPool}; durations in ms. */
@@ -36,7 +37,7 @@ export class PodPool {
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private closed = false;
-  private readonly crashes = new Map<string, { count: number; until: number }>();
+  private readonly crashes = new CrashGuard();
   private readonly o: Required<Omit<PodPoolOptions, 'baseUrl' | 'logger' | 'dataDir'>> & PodPoolOptions;
 
   constructor(private readonly registry: Registry, private readonly engine: JobEngine, options: PodPoolOptions) {
@@ -47,7 +48,10 @@ export class PodPool {
     engine.on('queued', () => this.schedule());
     engine.on('released', (workerId, jobId) => this.released(workerId, jobId));
     engine.on('stop', (workerId, jobId) => this.requestStop(workerId, jobId));
-    registry.on('endpoint', () => this.schedule());
+    registry.on('endpoint', (e) => {
+      this.crashes.release(e.id, e.version);
+      this.schedule();
+    });
     registry.on('endpointDeleted', (e) => this.podsOf(e.id).forEach((p) => this.stop(p, 'endpoint deleted')));
   }
 
@@ -86,13 +90,18 @@ export class PodPool {
   async take(pod: WorkerPod, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {
     if (pod.phase === 'initializing') {
       pod.phase = 'ready';
+      pod.readyAt = Date.now();
       pod.lastStatusChange = `Worker ready at ${new Date().toISOString()}`;
+      // Its command works: a release that waited on workers crashing at start may go on.
+      if (this.crashes.ready(pod.endpointId)) this.schedule();
     }
     if (pod.draining || !isLive(pod)) {
       await new Promise((r) => setTimeout(r, Math.min(waitMs, 1000)).unref());
       return [];
     }
-    const jobs = await this.engine.take(pod.endpointId, pod.id, max, waitMs, isAlive);
+    // A pod drained while its take waits must not be handed a job: it is about to be stopped.
+    const stillServing = (): boolean => isAlive() && !pod.draining && isLive(pod);
+    const jobs = await this.engine.take(pod.endpointId, pod.id, max, waitMs, stillServing);
     for (const j of jobs) pod.jobs.add(j.id);
     if (jobs.length > 0) this.schedule();
     return jobs;
@@ -149,39 +158,17 @@ export class PodPool {
   }
 
   private reconcile(e: Endpoint): void {
-    const pods = this.podsOf(e.id).filter(isLive);
     const now = Date.now();
-    const queued = this.engine.queue.ids(e.id).map((id) => this.engine.jobs.get(id)).filter((j): j is Job => !!j);
-    const scaling = queued.filter((j) => !j.policy.lowPriority);
-    const inProgress = pods.reduce((n, p) => n + p.jobs.size, 0);
-    const active = pods.filter((p) => !p.draining);
-    const want = desiredWorkers({
-      endpoint: e, queuedScaling: scaling.length, inProgress, live: active.length,
-      oldestWaitMs: scaling.length > 0 ? Math.max(0, now - scaling[0]!.queuedAt) : 0,
+    const plan = planEndpoint({
+      endpoint: e,
+      pods: this.podsOf(e.id).filter(isLive),
+      queued: this.engine.queue.ids(e.id).map((id) => this.engine.jobs.get(id)).filter((j): j is Job => !!j),
+      now,
+      crashing: this.crashes.failingAtStart(e.id),
+      backoff: this.crashes.inBackoff(e.id, now),
     });
-    // Rolling release: retire one outdated worker at a time; its replacement comes from `want`.
-    const outdated = active.filter((p) => p.version < e.version);
-    if (outdated.length > 0 && !pods.some((p) => p.draining && p.version < e.version)) {
-      const victim = outdated.find(isIdle) ?? outdated[0]!;
-      this.drain(victim, `rolling release to version ${e.version}`);
-    }
-    const current = active.filter((p) => !p.draining);
-    const crash = this.crashes.get(e.id);
-    if (current.length < want && !(crash && crash.until > now)) {
-      for (let i = current.length; i < want; i++) this.spawn(e);
-    } else if (current.length > e.workersMax) {
-      const extra = current.length - e.workersMax;
-      [...current].sort((a, b) => a.jobs.size - b.jobs.size).slice(0, extra).forEach((p) => this.drain(p, 'workersMax lowered'));
-    } else {
-      let surplus = current.length - Math.max(e.workersMin, want);
-      for (const p of current) {
-        if (surplus <= 0) break;
-        if (isIdle(p) && now - p.idleSince >= e.idleTimeout * 1000) {
-          this.drain(p, `idle for ${e.idleTimeout} s`);
-          surplus--;
-        }
-      }
-    }
+    for (const d of plan.drain) this.drain(d.pod, d.why);
+    for (let i = 0; i < plan.spawn; i++) this.spawn(e);
   }
 
   private spawn(e: Endpoint): void {
@@ -194,10 +181,12 @@ export class PodPool {
     }
     const id = shortId(14);
     const now = Date.now();
+    // The template is read here, once: the pod runs this command for its whole life.
+    const spec = podSpec(e, template);
     const pod: WorkerPod = {
       id, endpointId: e.id, userId: e.userId, templateId: template.id, version: e.version, token: apiKey(),
       phase: 'starting', command, env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false,
-      stopList: [], createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`,
+      stopList: [], createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
     };
     pod.env = { ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
     this.pods.set(id, pod);
@@ -219,6 +208,7 @@ export class PodPool {
 
   private exited(pod: WorkerPod, code: number | null, signal: string | null): void {
     const expected = pod.phase === 'stopping';
+    const beforeReady = pod.phase !== 'ready';
     pod.phase = 'exited';
     pod.exit = { code, signal, at: Date.now() };
     pod.lastStatusChange = `Exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}`;
@@ -233,11 +223,8 @@ export class PodPool {
     }
     pod.jobs.clear();
     if (!expected) {
-      const ran = Date.now() - (pod.startedAt ?? 0);
-      const c = this.crashes.get(pod.endpointId) ?? { count: 0, until: 0 };
-      c.count = ran < 10_000 ? c.count + 1 : 0;
-      c.until = Date.now() + Math.min(30_000, 500 * 2 ** Math.min(c.count, 6));
-      this.crashes.set(pod.endpointId, c);
+      pod.crashed = true;
+      this.crashes.crashed(pod.endpointId, Date.now() - (pod.startedAt ?? 0), beforeReady, Date.now());
       this.o.logger.warn({ podId: pod.id, endpointId: pod.endpointId, code, signal }, 'worker exited unexpectedly');
     }
     // Exited pods stay readable (REST) for a while, then are forgotten.

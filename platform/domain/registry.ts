@@ -55,7 +55,7 @@ export class Registry extends EventEmitter<RegistryEvents> {
   saveTemplate(input: NewTemplate): StoredTemplate {
     const id = input.id ?? shortId(10);
     const clash = this.templateByName(input.name);
-    if (clash && clash.id !== id) throw new ConflictError(`a template named "${input.name}" already exists`, { field: 'name' });
+    if (clash && clash.id !== id) throw new ConflictError(`name: a template named "${input.name}" already exists`, { field: 'name' });
     const previous = this.templates.get(id);
     const t: StoredTemplate = { earned: 0, runtimeInMin: 0, ...previous, ...input, id };
     this.db

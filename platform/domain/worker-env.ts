@@ -1,4 +1,5 @@
 import { WORKER_ENV } from '../../contracts';
+import { resourcesOf } from './catalog';
 import { type WorkerPod } from './pod';
 
 /**
@@ -8,6 +9,9 @@ import { type WorkerPod } from './pod';
  */
 export function workerEnv(baseUrl: string, endpointId: string, pod: WorkerPod, pingIntervalMs: number): Record<string, string> {
   const ep = `${baseUrl}/v2/${endpointId}`;
+  // The counts the pod reports through REST (its simulated machine), so both views agree.
+  const gpus = pod.spec?.gpuCount ?? 1;
+  const cpus = pod.spec ? resourcesOf(pod.spec.gpuTier, gpus).vcpuCount : 2;
   return {
     [WORKER_ENV.takeUrl]: `${ep}/job-take/${pod.id}?gpu=local`,
     [WORKER_ENV.doneUrl]: `${ep}/job-done/${pod.id}/$ID?gpu=local`,
@@ -18,8 +22,9 @@ export function workerEnv(baseUrl: string, endpointId: string, pod: WorkerPod, p
     [WORKER_ENV.apiKey]: pod.token,
     [WORKER_ENV.pingInterval]: String(pingIntervalMs),
     RUNPOD_POD_HOSTNAME: `${pod.id}-local`,
-    RUNPOD_GPU_COUNT: '1',
-    RUNPOD_CPU_COUNT: '2',
+    RUNPOD_GPU_COUNT: String(gpus),
+    RUNPOD_CPU_COUNT: String(cpus),
+    ...(pod.spec ? { RUNPOD_DC_ID: pod.spec.dataCenterId } : {}),
     // The stock SDK's fitness checks (4 GB RAM, disk, DNS to 8.8.8.8, GPU) make no sense on a local host.
     RUNPOD_SKIP_AUTO_SYSTEM_CHECKS: 'true',
     RUNPOD_SKIP_GPU_CHECK: 'true',

@@ -1,5 +1,4 @@
 import { type IncomingMessage } from 'node:http';
-import { type z } from 'zod';
 import { BadRequestError, PayloadTooLargeError } from '../errors';
 
 const mb = (n: number): string => `${Math.round(n / (1024 * 1024))} MB`;
@@ -38,11 +37,4 @@ export function parseJson(buf: Buffer, { allowEmpty = false } = {}): unknown {
 }
 
 /** Validates with a zod schema; a failure is a 400 naming the first offending field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown, what = 'body'): z.infer<T> {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.path.join('.');
-  const message = path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
-  throw new BadRequestError(`invalid ${what}: ${message}`, { field: path });
-}
+export { validate } from '../domain/validate';

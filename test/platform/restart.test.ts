@@ -61,9 +61,10 @@ describe('a crash of the platform process (SIGKILL)', () => {
     const key = { key: 'crash-key' };
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await call(url, 'POST', `/v2/${sleep}/run`, { ...key, body: { input: { ms: 1500 + i } } })).body.id);
+    // /status answers only what is committed, so these three are IN_PROGRESS on disk too.
     await eventually(async () => {
-      const h = await call(url, 'GET', `/v2/${sleep}/health`, key);
-      return h.body.jobs.inProgress === 3;
+      const st = await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v2/${sleep}/status/${id}`, key)).body.status));
+      return st.filter((x) => x === 'IN_PROGRESS').length === 3;
     }, 20_000, 10);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));

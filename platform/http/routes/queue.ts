@@ -5,10 +5,12 @@ import { authenticate, ownedEndpoint } from '../auth';
 import { parseJson, readBody, validate } from '../body';
 import { sendJson } from '../respond';
 import { type Ctx, type Router } from '../router';
+import { durableReply } from '../durable';
 import { type PlatformServices } from '../../services';
 
 /** The eight queue operations of the spec, plus `status-sync` which the official clients use. */
 export function queueRoutes(router: Router, s: PlatformServices): void {
+  const reply = durableReply(s);
   /** Auth, endpoint ownership and the rate limit of `op`, in the order the service checks them. */
   const admit = (ctx: Ctx, op: RateLimitedOperation | null) => {
     const user = authenticate(s, ctx.req);
@@ -44,30 +46,31 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
   };
 
   /** The answer of a sync wait: the whole record once finished, else id and status (200 either way). */
-  const syncAnswer = (ctx: Ctx, job: Job): void => {
+  const syncAnswer = (ctx: Ctx, job: Job): Promise<void> | void => {
     const current = s.engine.jobs.get(job.id);
     if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` });
-    sendJson(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status });
+    return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status });
   };
 
   router.on('POST', '/v2/:endpointId/run', async (ctx) => {
     const job = await submit(ctx, false);
-    sendJson(ctx.res, 200, { id: job.id, status: job.status });
+    // Accepted into the queue: a waiting worker may already hold it, but the answer of /run is IN_QUEUE.
+    await reply(ctx.res, 200, { id: job.id, status: 'IN_QUEUE' });
   });
 
   router.on('POST', '/v2/:endpointId/runsync', async (ctx) => {
     const wait = waitParam(ctx);
     const job = await submit(ctx, true);
     await awaitTerminal(job, wait, ctx.signal);
-    syncAnswer(ctx, job);
+    await syncAnswer(ctx, job);
   });
 
-  router.on(['GET', 'POST'], '/v2/:endpointId/status/:jobId', (ctx) => {
+  router.on(['GET', 'POST'], '/v2/:endpointId/status/:jobId', async (ctx) => {
     const { endpoint } = admit(ctx, 'status');
     const job = jobOf(ctx, endpoint.id);
     const ttl = ctx.query.get('ttl');
     if (ttl !== null) s.engine.setTtl(job, validate(TtlMs, Number(ttl), 'query'));
-    sendJson(ctx.res, 200, toRecord(job));
+    await reply(ctx.res, 200, toRecord(job));
   });
 
   router.on(['GET', 'POST'], '/v2/:endpointId/status-sync/:jobId', async (ctx) => {
@@ -75,7 +78,7 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
     const wait = waitParam(ctx);
     const job = jobOf(ctx, endpoint.id);
     await awaitTerminal(job, wait, ctx.signal);
-    syncAnswer(ctx, job);
+    await syncAnswer(ctx, job);
   });
 
   router.on(['GET', 'POST'], '/v2/:endpointId/stream/:jobId', async (ctx) => {
@@ -88,25 +91,26 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
       chunks = s.engine.drainStream(current);
     }
     const current = jobOf(ctx, endpoint.id);
-    sendJson(ctx.res, 200, { id: current.id, status: current.status, stream: chunks });
+    await reply(ctx.res, 200, { id: current.id, status: current.status, stream: chunks });
   });
 
-  router.on('POST', '/v2/:endpointId/cancel/:jobId', (ctx) => {
+  router.on('POST', '/v2/:endpointId/cancel/:jobId', async (ctx) => {
     const { endpoint } = admit(ctx, 'cancel');
     const job = s.engine.cancel(jobOf(ctx, endpoint.id));
-    sendJson(ctx.res, 200, { id: job.id, status: job.status });
+    await reply(ctx.res, 200, { id: job.id, status: job.status });
   });
 
-  router.on('POST', '/v2/:endpointId/retry/:jobId', (ctx) => {
+  router.on('POST', '/v2/:endpointId/retry/:jobId', async (ctx) => {
     // The spec lists no rate limit for /retry; it shares /run's, since it queues work.
     const { endpoint } = admit(ctx, 'run');
     const job = s.engine.retry(jobOf(ctx, endpoint.id));
-    sendJson(ctx.res, 200, { id: job.id, status: job.status });
+    // Re-queued; a waiting worker may take it before this answer is written (same as /run).
+    await reply(ctx.res, 200, { id: job.id, status: 'IN_QUEUE' });
   });
 
-  router.on('POST', '/v2/:endpointId/purge-queue', (ctx) => {
+  router.on('POST', '/v2/:endpointId/purge-queue', async (ctx) => {
     const { endpoint } = admit(ctx, 'purge-queue');
-    sendJson(ctx.res, 200, { removed: s.engine.purge(endpoint.id), status: 'completed' });
+    await reply(ctx.res, 200, { removed: s.engine.purge(endpoint.id), status: 'completed' });
   });
 
   router.on('GET', '/v2/:endpointId/health', (ctx) => {

@@ -6,6 +6,7 @@ import { credential } from '../auth';
 import { parseJson, readBody, validate } from '../body';
 import { sendEmpty, sendJson } from '../respond';
 import { type Ctx, type Router } from '../router';
+import { durableReply } from '../durable';
 import { type PlatformServices } from '../../services';
 
 /** Largest job-done or job-stream body a worker may send (results over it are refused with 400). */
@@ -17,6 +18,7 @@ export const WORKER_BODY_LIMIT = 64 * 1024 * 1024;
  * sent bare.
  */
 export function workerRoutes(router: Router, s: PlatformServices): void {
+  const reply = durableReply(s);
   const podOf = (ctx: Ctx): WorkerPod => {
     const pod = s.pool.pods.get(ctx.params.podId ?? '');
     if (!pod || pod.endpointId !== ctx.params.endpointId) throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
@@ -31,6 +33,8 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     ctx.onDone(() => (alive = false));
     const jobs = await s.pool.take(pod, max, s.takeWaitMs, () => alive && !ctx.signal.aborted);
     if (jobs.length === 0) return sendEmpty(ctx.res, 204);
+    // The hand-over is committed before the worker hears of it: a crash cannot make it run twice.
+    await s.engine.persisted();
     if (!alive || ctx.res.destroyed) {
       // The worker hung up while the hand-over happened: the jobs go back to the queue.
       for (const j of jobs) pod.jobs.delete(j.id);
@@ -50,14 +54,14 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     if (!job || job.endpointId !== pod.endpointId) throw new NotFoundError(`job ${ctx.params.jobId ?? ''} not found`);
     if (body.status === 'IN_PROGRESS') {
       s.engine.progress(pod.id, job, body.output);
-      return sendJson(ctx.res, 200, {});
+      return reply(ctx.res, 200, {});
     }
     const result: { output?: unknown; error?: unknown } = {};
     if ('output' in body) result.output = body.output;
     if ('error' in body) result.error = body.error;
     const accepted = s.engine.complete(pod.id, job, result);
     if (body.stopPod === true) s.pool.refresh(pod);
-    sendJson(ctx.res, 200, accepted ? {} : { ignored: `job is ${job.status}` });
+    await reply(ctx.res, 200, accepted ? {} : { ignored: `job is ${job.status}` });
   });
 
   router.on('POST', '/v2/:endpointId/job-stream/:podId/:jobId', async (ctx) => {
@@ -66,7 +70,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     const job = s.engine.jobs.get(ctx.params.jobId ?? '');
     if (!job || job.endpointId !== pod.endpointId) throw new NotFoundError(`job ${ctx.params.jobId ?? ''} not found`);
     s.engine.appendChunk(pod.id, job, body as StreamChunk);
-    sendJson(ctx.res, 200, {});
+    await reply(ctx.res, 200, {});
   });
 
   router.on('GET', '/v2/:endpointId/job-stop/:podId', async (ctx) => {

@@ -1,0 +1,168 @@
+/**
+ * Typed client of the control-plane GraphQL API (`POST {url}` with `{query, variables}`):
+ * endpoints (save, list, delete, switch template) and templates (save, list, read). Inputs are
+ * checked with the contracts before sending and every answer is validated against them.
+ */
+import { type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { EndpointInput, EndpointView, MyEndpoints, PodTemplate, type SaveTemplateInput } from '../contracts';
+import {
+  BadRequestError,
+  InvalidResponseError,
+  NotFoundError,
+  ServerError,
+  UnauthorizedError,
+  isPlatformApiError,
+  type PlatformApiError,
+  type PlatformApiErrorContext,
+} from './errors';
+import { HttpCore } from './http';
+import { withRetry, type RetryOptions } from './retry';
+import { parseResponse } from './validate';
+
+/** Names of the GraphQL operations, as used in error context. */
+export type GraphqlOperation = 'saveEndpoint' | 'listEndpoints' | 'deleteEndpoint' | 'updateEndpointTemplate' | 'saveTemplate' | 'listTemplates' | 'getTemplate';
+
+/** Options of {@link GraphqlClient}. */
+export interface GraphqlClientOptions {
+  /** The GraphQL URL, e.g. `http://127.0.0.1:8080/graphql` or `https://api.runpod.io/graphql`. */
+  url: string;
+  /** Sent as `Authorization: Bearer <key>` (the platform and the service also take `?api_key=`). */
+  apiKey: string;
+  /** Deadline of one request, ms. Default 30000. */
+  requestTimeoutMs?: number;
+  /** Retries of queries (mutations are never repeated: a create could happen twice). */
+  retry?: Partial<RetryOptions>;
+  connections?: number;
+  dispatcher?: Dispatcher;
+}
+
+/** One error of a GraphQL answer. */
+export const GraphqlErrorItem = z.looseObject({
+  message: z.string(),
+  path: z.array(z.union([z.string(), z.number()])).optional(),
+  extensions: z.looseObject({ code: z.string().optional(), field: z.string().optional() }).optional(),
+});
+export type GraphqlErrorItem = z.infer<typeof GraphqlErrorItem>;
+const Envelope = z.looseObject({ data: z.record(z.string(), z.unknown()).nullable().optional(), errors: z.array(GraphqlErrorItem).optional() });
+
+const POD = 'id desiredStatus slsVersion';
+const ENDPOINT = `id name gpuIds templateId idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount version pods { ${POD} }`;
+const TEMPLATE = 'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin';
+
+/** The field a GraphQL error of the platform names (`extensions.field`), when the error carries one. */
+export function graphqlErrorField(e: unknown): string | undefined {
+  if (!isPlatformApiError(e)) return undefined;
+  const parsed = z.object({ errors: z.array(GraphqlErrorItem) }).safeParse(e.body);
+  return parsed.success ? parsed.data.errors[0]?.extensions?.field : undefined;
+}
+
+/** The typed error of a GraphQL error list, by the first error's `extensions.code`. */
+function errorOf(errors: GraphqlErrorItem[], ctx: PlatformApiErrorContext): PlatformApiError {
+  const first = errors[0];
+  const msg = `${ctx.operation ?? 'graphql'} failed: ${first?.message ?? 'unknown error'}`;
+  const c = { ...ctx, body: { errors } };
+  switch (first?.extensions?.code) {
+    case 'UNAUTHENTICATED':
+    case 'FORBIDDEN':
+      return new UnauthorizedError(msg, c);
+    case 'NOT_FOUND':
+      return new NotFoundError(msg, c);
+    case 'INTERNAL_SERVER_ERROR':
+      return new ServerError(msg, c);
+    default:
+      // Input, validation and precondition errors: repeating the same request cannot succeed.
+      return new BadRequestError(msg, c);
+  }
+}
+
+/** Client of one GraphQL URL. Safe for concurrent use. */
+export class GraphqlClient {
+  private readonly http: HttpCore;
+
+  constructor(private readonly opts: GraphqlClientOptions) {
+    this.http = new HttpCore({ ...opts, baseUrl: opts.url });
+  }
+
+  /** `saveEndpoint`: creates (no `id`; name, gpuIds, templateId required) or modifies (with `id`) an endpoint. */
+  async saveEndpoint(input: EndpointInput): Promise<EndpointView> {
+    const ctx = { operation: 'saveEndpoint' } as const;
+    const checked = EndpointInput.safeParse(input);
+    if (!checked.success) throw new BadRequestError(`saveEndpoint: invalid input: ${checked.error.issues[0]!.message}`, { ...ctx, body: checked.error.issues });
+    if (input.id === undefined) {
+      for (const f of ['name', 'gpuIds', 'templateId'] as const) {
+        if (input[f] === undefined) throw new BadRequestError(`saveEndpoint: ${f} is required to create an endpoint`, ctx);
+      }
+    }
+    const query = `mutation SaveEndpoint($input: EndpointInput!) { saveEndpoint(input: $input) { ${ENDPOINT} } }`;
+    return this.request('saveEndpoint', query, { input }, false, z.object({ saveEndpoint: EndpointView }), (d) => d.saveEndpoint);
+  }
+
+  /** `myself { endpoints { ... pods } serverlessDiscount }`: the caller's endpoints and discount. */
+  async listEndpoints(): Promise<MyEndpoints> {
+    const query = `query Endpoints { myself { endpoints { ${ENDPOINT} } serverlessDiscount { discountFactor type expirationDate } } }`;
+    return this.request('listEndpoints', query, {}, true, z.object({ myself: MyEndpoints }), (d) => d.myself);
+  }
+
+  /** `deleteEndpoint(id)`: the service refuses unless workersMin and workersMax are both 0. */
+  async deleteEndpoint(id: string): Promise<void> {
+    const query = 'mutation DeleteEndpoint($id: String!) { deleteEndpoint(id: $id) }';
+    await this.request('deleteEndpoint', query, { id }, false, z.object({ deleteEndpoint: z.null() }), () => undefined);
+  }
+
+  /** `updateEndpointTemplate`: runs the endpoint on another template (a rolling release). */
+  async updateEndpointTemplate(endpointId: string, templateId: string): Promise<EndpointView> {
+    const query = `mutation Switch($input: UpdateEndpointTemplateInput!) { updateEndpointTemplate(input: $input) { ${ENDPOINT} } }`;
+    const schema = z.object({ updateEndpointTemplate: EndpointView });
+    return this.request('updateEndpointTemplate', query, { input: { endpointId, templateId } }, false, schema, (d) => d.updateEndpointTemplate);
+  }
+
+  /** `saveTemplate`: creates (no `id`) or modifies (with `id`: a rolling release of its endpoints) a template. */
+  async saveTemplate(input: SaveTemplateInput): Promise<PodTemplate> {
+    const query = `mutation SaveTemplate($input: SaveTemplateInput!) { saveTemplate(input: $input) { ${TEMPLATE} } }`;
+    return this.request('saveTemplate', query, { input }, false, z.object({ saveTemplate: PodTemplate }), (d) => d.saveTemplate);
+  }
+
+  /** `myself { podTemplates }`: the caller's own templates. */
+  async listTemplates(): Promise<PodTemplate[]> {
+    const query = `query Templates { myself { podTemplates { ${TEMPLATE} } } }`;
+    const schema = z.object({ myself: z.object({ podTemplates: z.array(PodTemplate) }) });
+    return this.request('listTemplates', query, {}, true, schema, (d) => d.myself.podTemplates);
+  }
+
+  /** `podTemplate(id)`: one template the caller may read, or undefined. */
+  async getTemplate(id: string): Promise<PodTemplate | undefined> {
+    const query = `query Template($id: String!) { podTemplate(id: $id) { ${TEMPLATE} } }`;
+    return this.request('getTemplate', query, { id }, true, z.object({ podTemplate: PodTemplate.nullable() }), (d) => d.podTemplate ?? undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.http.close();
+  }
+
+  private async request<S extends z.ZodType, R>(
+    operation: GraphqlOperation, query: string, variables: Record<string, unknown>, idempotent: boolean,
+    schema: S, pick: (data: z.output<S>) => R,
+  ): Promise<R> {
+    const ctx: PlatformApiErrorContext = { operation };
+    const body = JSON.stringify({ query, variables });
+    const send = async () => {
+      try {
+        return await this.http.send({ method: 'POST', path: '', body, ctx });
+      } catch (e) {
+        // 400/401 answers carry a GraphQL envelope: surface its message and code.
+        const env = isPlatformApiError(e) ? Envelope.safeParse(e.body) : undefined;
+        if (isPlatformApiError(e) && env?.success && env.data.errors?.length) throw errorOf(env.data.errors, { ...ctx, status: e.status });
+        throw e;
+      }
+    };
+    const res = await withRetry(send, { idempotent, retry: this.opts.retry });
+    const envelope = parseResponse(Envelope, res, ctx);
+    if (envelope.errors && envelope.errors.length > 0) throw errorOf(envelope.errors, { ...ctx, status: res.status });
+    const data = schema.safeParse(envelope.data);
+    if (!data.success) {
+      throw new InvalidResponseError(`${operation}: answer does not match the contract: ${data.error.issues[0]!.message}`, { ...ctx, status: res.status, body: envelope.data });
+    }
+    return pick(data.data);
+  }
+}

@@ -10,7 +10,8 @@ import { type JobEngine } from './job-engine';
 export function sweep(engine: JobEngine, now: number): { timedOut: number; expired: number } {
   let timedOut = 0;
   let expired = 0;
-  for (const job of [...engine.jobs.values()]) {
+  // Deleting the entry being visited is safe while iterating a Map; no copy of every job.
+  for (const job of engine.jobs.values()) {
     if (now >= job.ttlDeadline || (job.retentionUntil !== undefined && isTerminal(job.status) && now >= job.retentionUntil)) {
       engine.delete(job);
       expired++;

@@ -12,14 +12,39 @@ export async function readBody(req: IncomingMessage, limit: number, what: string
   if (Number.isFinite(declared) && declared > limit) {
     throw new PayloadTooLargeError(`payload too large: ${declared} bytes exceed the ${mb(limit)} limit of ${what}`, { limit });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new PayloadTooLargeError(`payload too large: the body exceeds the ${mb(limit)} limit of ${what}`, { limit });
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  if (req.readableEnded) return Buffer.alloc(0);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        reject(new PayloadTooLargeError(`payload too large: the body exceeds the ${mb(limit)} limit of ${what}`, { limit }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(new BadRequestError(`request body could not be read: ${err.message}`));
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onAborted = (): void => onError(new Error('the client went away'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
 }
 
 /** Parses JSON whatever the content type says (the stock worker SDK labels JSON as form data). */

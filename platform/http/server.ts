@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import { NotFoundError } from '../errors';
 import { type PlatformServices } from '../services';
 import { sendError, sendJson } from './respond';
 import { Router, type Ctx } from './router';
@@ -19,26 +18,28 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
   for (const g of groups) g(router, s);
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
-    const done: (() => void)[] = [];
-    const abort = new AbortController();
-    let finished = false;
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      for (const fn of done) fn();
-    };
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-      finish();
+    let done: (() => void)[] | undefined;
+    let abort: AbortController | undefined;
+    // One listener per request; the abort signal is only made for the few routes that wait.
+    res.once('close', () => {
+      if (abort && !res.writableFinished) abort.abort();
+      if (done) for (const fn of done) fn();
     });
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://local');
-    } catch {
-      sendError(res, new NotFoundError('malformed request URL'));
-      return;
-    }
-    const ctx: Ctx = { req, res, params: {}, query: url.searchParams, signal: abort.signal, onDone: (fn) => done.push(fn) };
+    const q = req.url?.indexOf('?') ?? -1;
+    const pathname = q >= 0 ? req.url!.slice(0, q) : (req.url ?? '/');
+    let query: URLSearchParams | undefined;
+    const ctx: Ctx = {
+      req, res, params: {},
+      get query() {
+        return (query ??= new URLSearchParams(q >= 0 ? req.url!.slice(q + 1) : ''));
+      },
+      get signal() {
+        abort ??= new AbortController();
+        if (res.destroyed && !res.writableFinished) abort.abort();
+        return abort.signal;
+      },
+      onDone: (fn) => (done ??= []).push(fn),
+    };
     const fail = (err: unknown): void => {
       // A body left unread (too large, bad JSON) would poison the keep-alive connection.
       const close = !req.complete ? { connection: 'close' } : undefined;
@@ -46,7 +47,7 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
       if (status >= 500) s.logger.error({ err, method: req.method, url: req.url }, 'request failed');
     };
     try {
-      const { handler, params } = router.match(req.method ?? 'GET', url.pathname);
+      const { handler, params } = router.match(req.method ?? 'GET', pathname);
       ctx.params = params;
       const r = handler(ctx);
       if (r instanceof Promise) r.catch(fail);

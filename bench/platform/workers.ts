@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { type Pool } from 'undici';
 import { apiKey, shortId } from '../../platform/domain/ids';
 import { type WorkerPod } from '../../platform/domain/pod';
+import { StopOrders } from '../../platform/domain/stop-orders';
 import { type Platform } from '../../platform/platform';
 import { expectStatus, keepAlivePool, requestJson } from './http';
 
@@ -48,7 +49,7 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
   const now = Date.now();
   const pod: WorkerPod = {
     id: shortId(14), endpointId, userId: platform.user.id, templateId: '', version: 1, token: apiKey(), phase: 'ready',
-    command: [], env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false, stopList: [], createdAt: now,
+    command: [], env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false, stops: new StopOrders(), createdAt: now,
     lastStatusChange: `bench pod at ${new Date(now).toISOString()}`,
   };
   // Registered before the endpoint exists, so the scaler's first look already counts it.

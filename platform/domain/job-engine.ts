@@ -104,6 +104,10 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
           clearTimeout(timer);
           resolve(this.assign(ids, workerId));
         },
+        cancel: () => {
+          clearTimeout(timer);
+          resolve([]);
+        },
       };
       const timer = setTimeout(() => {
         this.queue.removeWaiter(endpointId, waiter);
@@ -111,6 +115,11 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
       }, waitMs);
       this.queue.addWaiter(endpointId, waiter);
     });
+  }
+
+  /** Ends a worker's pending `job-take` waits with no job (the worker is being stopped). */
+  cancelTakes(endpointId: string, workerId: string): void {
+    for (const w of this.queue.takeWaitersOf(endpointId, workerId)) w.cancel();
   }
 
   /** Returns jobs a worker could not receive (its request died) to the head of the queue. */

@@ -5,6 +5,8 @@ export interface TakeWaiter {
   /** False once the worker's HTTP request is gone: a job must never be handed to it then. */
   isAlive(): boolean;
   deliver(jobIds: string[]): void;
+  /** Ends the wait with nothing (the worker is being stopped). */
+  cancel(): void;
 }
 
 /**
@@ -63,6 +65,15 @@ export class JobQueue {
     if (!list) return;
     const i = list.indexOf(waiter);
     if (i >= 0) list.splice(i, 1);
+  }
+
+  /** Removes and returns the waits of one worker. */
+  takeWaitersOf(endpointId: string, workerId: string): TakeWaiter[] {
+    const list = this.waiters.get(endpointId);
+    if (!list) return [];
+    const mine = list.filter((w) => w.workerId === workerId);
+    if (mine.length > 0) this.waiters.set(endpointId, list.filter((w) => w.workerId !== workerId));
+    return mine;
   }
 
   /** The longest-waiting live worker of the endpoint, removed from the wait list. */

@@ -1,4 +1,5 @@
 import { type ChildProcess } from 'node:child_process';
+import { type StopOrders } from './stop-orders';
 import { type Endpoint, type GpuTierId, type PodDesiredStatus } from '../../contracts';
 import { placeIn, tiersOf } from './catalog';
 import { type StoredTemplate } from './registry';
@@ -50,8 +51,7 @@ export interface WorkerPod {
   draining: boolean;
   unhealthy: boolean;
   /** Jobs the pod must stop, handed out by `job-stop`. */
-  stopList: string[];
-  stopWaiter?: () => void;
+  stops: StopOrders;
   createdAt: number;
   startedAt?: number;
   /** When the process first asked for a job (its command works). */

@@ -7,6 +7,7 @@ import { shortId, apiKey } from './ids';
 import { type Registry } from './registry';
 import { launchPod, reapOrphans, stopPodProcess } from './pod-process';
 import { CrashGuard } from './crash-guard';
+import { StopOrders } from './stop-orders';
 import { isIdle, isLive, isRunning, podSpec, type WorkerPod } from './pod';
 import { planEndpoint } from './pool-plan';
 import { workerEnv } from './worker-env';
@@ -102,28 +103,17 @@ export class PodPool {
     // A pod drained while its take waits must not be handed a job: it is about to be stopped.
     const stillServing = (): boolean => isAlive() && !pod.draining && isLive(pod);
     const jobs = await this.engine.take(pod.endpointId, pod.id, max, waitMs, stillServing);
-    for (const j of jobs) pod.jobs.add(j.id);
+    for (const j of jobs) {
+      pod.jobs.add(j.id);
+      pod.stops.forget(j.id);
+    }
     if (jobs.length > 0) this.schedule();
     return jobs;
   }
 
   /** A worker's `job-stop` long-poll: the ids of jobs it must stop, or [] after `waitMs`. */
-  async stopsFor(pod: WorkerPod, waitMs: number, signal: AbortSignal): Promise<string[]> {
-    if (pod.stopList.length === 0) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(t);
-          signal.removeEventListener('abort', done);
-          if (pod.stopWaiter === done) delete pod.stopWaiter;
-          resolve();
-        };
-        const t = setTimeout(done, waitMs);
-        signal.addEventListener('abort', done, { once: true });
-        pod.stopWaiter = done;
-      });
-    }
-    // A caller that hung up gets nothing, so no stop order is lost with its request.
-    return signal.aborted ? [] : pod.stopList.splice(0);
+  stopsFor(pod: WorkerPod, waitMs: number, signal: AbortSignal): Promise<string[]> {
+    return pod.stops.next(waitMs, signal);
   }
 
   /** The worker asked to be replaced after its job (`refresh_worker`). */
@@ -131,8 +121,10 @@ export class PodPool {
     this.drain(pod, 'refresh_worker requested by the handler');
   }
 
-  ping(pod: WorkerPod, unhealthy: boolean): void {
+  /** A worker's ping; `running` lists the jobs it runs (undefined: the ping did not say). */
+  ping(pod: WorkerPod, unhealthy: boolean, running?: string[]): void {
     pod.lastPingAt = Date.now();
+    if (running) pod.stops.running(running);
     if (unhealthy) pod.unhealthy = true;
   }
 
@@ -186,7 +178,7 @@ export class PodPool {
     const pod: WorkerPod = {
       id, endpointId: e.id, userId: e.userId, templateId: template.id, version: e.version, token: apiKey(),
       phase: 'starting', command, env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false,
-      stopList: [], createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
+      stops: new StopOrders(), createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
     };
     pod.env = { ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
     this.pods.set(id, pod);
@@ -246,8 +238,7 @@ export class PodPool {
   private requestStop(workerId: string, jobId: string): void {
     const pod = this.pods.get(workerId);
     if (!pod) return;
-    pod.stopList.push(jobId);
-    pod.stopWaiter?.();
+    pod.stops.add(jobId);
   }
 
   private drain(pod: WorkerPod, why: string): void {
@@ -263,6 +254,9 @@ export class PodPool {
     const hadProcess = pod.proc !== undefined;
     pod.phase = 'stopping';
     pod.lastStatusChange = `Stopping (${why}) at ${new Date().toISOString()}`;
+    // Answer its pending long-polls now: the stock SDK only exits once they return.
+    pod.stops.release();
+    this.engine.cancelTakes(pod.endpointId, pod.id);
     if (hadProcess) await stopPodProcess(pod.proc!, this.o.stopGraceMs);
     else this.exited(pod, 0, null);
   }

@@ -210,28 +210,36 @@ describe('runpod (PyPI) worker SDK as worker pods', () => {
     expect(done.output).toEqual({ phase: 'done', pct: 100, held: 2 });
   });
 
-  it('cancel stops a running async handler through the SDK job-stop channel', { timeout: 90_000 }, async () => {
+  it('cancel stops a running async handler through the SDK job-stop channel, even right after the hand-over', { timeout: 90_000 }, async () => {
     const e = workers.progress;
-    const long = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 120 } } });
-    // Cancel once the handler runs (its progress_update arrived). A stop order that reaches the
-    // SDK in the ~100 ms between the hand-over and the start of the handler is dropped by the SDK
-    // ("No in-progress job"), and the platform sends each stop order only once, so that job
-    // would run on for its full 120 s (known platform gap, reported separately).
-    await explained(e.id, () => eventually(async () => {
-      const s = await call(platform.url, 'GET', `/v2/${e.id}/status/${long.body.id}`);
-      return s.body?.status === 'IN_PROGRESS' && s.body.output !== undefined;
-    }, WORKER_MS, 25));
-    const cancelled = await call(platform.url, 'POST', `/v2/${e.id}/cancel/${long.body.id}`);
-    expect(cancelled.body).toEqual({ id: long.body.id, status: 'CANCELLED' });
+    // A stop order that reaches the SDK before its handler task exists is ignored by the SDK
+    // ("No in-progress job"); the platform re-sends it until the worker's ping stops listing the
+    // job, so cancelling at the first sight of IN_PROGRESS must still stop the 120 s handler.
+    for (let i = 0; i < 3; i++) {
+      const long = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 120 } } });
+      await explained(e.id, () => waitForStatus(platform.url, e.id, long.body.id, ['IN_PROGRESS'], WORKER_MS));
+      const cancelled = await call(platform.url, 'POST', `/v2/${e.id}/cancel/${long.body.id}`);
+      expect(cancelled.body).toEqual({ id: long.body.id, status: 'CANCELLED' });
+      // The endpoint has one worker with concurrency 1: the next job runs only if the SDK really
+      // stopped the 120 s handler (and sent no result that could flip the cancelled job).
+      const started = Date.now();
+      const next = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, { body: { input: { hold: 0.1 } } });
+      expect(next.body).toMatchObject({ status: 'COMPLETED', output: { phase: 'done', held: 0.1 } });
+      expect(Date.now() - started).toBeLessThan(30_000);
+      const after = await call(platform.url, 'GET', `/v2/${e.id}/status/${long.body.id}`);
+      expect(after.body.status).toBe('CANCELLED');
+      expect(next.body.workerId).toBe(after.body.workerId);
+    }
+  });
 
-    // The endpoint has one worker with concurrency 1: the next job runs only if the SDK really
-    // stopped the 120 s handler (and sent no result that could flip the cancelled job).
+  it('an idle Python worker that is scaled in exits at once, not after the kill grace time', { timeout: 60_000 }, async () => {
+    const e = workers.fail;
+    const pod = (await eventually(() => platform.pool.podsOf(e.id).find((p) => p.phase === 'ready'), WORKER_MS))!;
     const started = Date.now();
-    const next = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, { body: { input: { hold: 0.1 } } });
-    expect(next.body).toMatchObject({ status: 'COMPLETED', output: { phase: 'done', held: 0.1 } });
-    expect(Date.now() - started).toBeLessThan(30_000);
-    const after = await call(platform.url, 'GET', `/v2/${e.id}/status/${long.body.id}`);
-    expect(after.body.status).toBe('CANCELLED');
-    expect(next.body.workerId).toBe(after.body.workerId);
+    platform.registry.saveEndpoint({ ...platform.registry.endpoint(e.id)!, workersMin: 0, workersMax: 0 });
+    await eventually(() => pod.phase === 'exited', 20_000, 20);
+    // The stock SDK exits only once its pending job-take and job-stop return: they are answered at once.
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(pod.exit).toMatchObject({ code: 0, signal: null });
   });
 });

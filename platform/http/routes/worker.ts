@@ -82,7 +82,9 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
 
   router.on('GET', '/v2/:endpointId/ping/:podId', (ctx) => {
     const pod = podOf(ctx);
-    s.pool.ping(pod, ctx.query.get('status') === 'unhealthy');
+    // The stock SDK lists the jobs it runs in `job_id` (comma-separated) and leaves it out when idle.
+    const running = (ctx.query.get('job_id') ?? '').split(',').filter((x) => x.length > 0);
+    s.pool.ping(pod, ctx.query.get('status') === 'unhealthy', running);
     sendJson(ctx.res, 200, {});
   });
 }

@@ -161,18 +161,6 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     return true;
   }
 
-  /** Fails every job a worker holds (its process died, or it went silent). */
-  failJobsOf(workerId: string, reason: string): number {
-    let n = 0;
-    for (const job of this.jobs.values()) {
-      if (job.status === 'IN_PROGRESS' && job.workerId === workerId) {
-        this.finish(job, 'FAILED', { error: reason });
-        n++;
-      }
-    }
-    return n;
-  }
-
   /** `/cancel`: a queued job is removed at once, a running one is stopped on its worker; a finished one is left as it is. */
   cancel(job: Job): Job {
     if (job.status === 'IN_QUEUE') {

@@ -7,6 +7,7 @@ import { type Job } from './job';
 import { JobQueue, type TakeWaiter } from './job-queue';
 import { type JobStore } from './job-store';
 import { JobWatchers } from './job-watchers';
+import { Deadlines } from './deadlines';
 import { splitChunk } from './chunks';
 
 /** Durations of the engine; the defaults are the spec's. */
@@ -37,6 +38,8 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   readonly jobs = new Map<string, Job>();
   readonly queue = new JobQueue();
   readonly watchers = new JobWatchers();
+  /** When each job next needs the sweeper. */
+  readonly deadlines = new Deadlines();
   private readonly clock: Clock;
   private readonly retentionAsyncMs: number;
   private readonly retentionSyncMs: number;
@@ -54,6 +57,8 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     let failed = 0;
     for (const job of this.store.loadAll()) {
       this.jobs.set(job.id, job);
+      this.deadlines.push(job.ttlDeadline, job.id);
+      if (job.retentionUntil !== undefined) this.deadlines.push(job.retentionUntil, job.id);
       if (job.status === 'IN_QUEUE') {
         this.queue.push(job.endpointId, job.id);
         requeued++;
@@ -77,6 +82,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     if (body.s3Config !== undefined) job.s3Config = body.s3Config;
     this.store.insert(job);
     this.jobs.set(job.id, job);
+    this.deadlines.push(job.ttlDeadline, job.id);
     this.enqueue(job);
     return job;
   }
@@ -204,6 +210,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   setTtl(job: Job, ttlMs: number): void {
     job.policy = { ...job.policy, ttl: ttlMs };
     job.ttlDeadline = job.submittedAt + ttlMs;
+    this.deadlines.push(job.ttlDeadline, job.id);
     this.store.update(job);
   }
 
@@ -236,6 +243,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     job.status = status;
     job.completedAt = now;
     job.retentionUntil = now + (job.sync ? this.retentionSyncMs : this.retentionAsyncMs);
+    this.deadlines.push(job.retentionUntil, job.id);
     if (result.output !== undefined) job.output = result.output;
     if (result.error !== undefined) job.error = result.error;
     delete job.progress;
@@ -243,6 +251,20 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     this.watchers.notify(job.id);
     if (workerId) this.emit('released', workerId, job.id);
     this.emit('finished', job);
+  }
+
+  /**
+   * Rebuilds the deadline heap from the jobs that exist when deleted jobs left too many stale
+   * entries behind (a ttl entry outlives a job deleted at the end of its retention).
+   */
+  compactDeadlines(): void {
+    if (this.deadlines.size <= 3 * this.jobs.size + 10_000) return;
+    this.deadlines.clear();
+    for (const job of this.jobs.values()) {
+      this.deadlines.push(job.ttlDeadline, job.id);
+      if (job.retentionUntil !== undefined) this.deadlines.push(job.retentionUntil, job.id);
+      if (job.status === 'IN_PROGRESS' && job.startedAt !== undefined) this.deadlines.push(job.startedAt + job.policy.executionTimeout, job.id);
+    }
   }
 
   /** Commits queued writes now (the store batches them per event-loop turn). */
@@ -285,6 +307,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
       job.status = 'IN_PROGRESS';
       job.startedAt = now;
       job.workerId = workerId;
+      this.deadlines.push(now + job.policy.executionTimeout, job.id);
       this.store.update(job);
       this.watchers.notify(job.id);
       out.push(job);

@@ -10,8 +10,10 @@ import { type JobEngine } from './job-engine';
 export function sweep(engine: JobEngine, now: number): { timedOut: number; expired: number } {
   let timedOut = 0;
   let expired = 0;
-  // Deleting the entry being visited is safe while iterating a Map; no copy of every job.
-  for (const job of engine.jobs.values()) {
+  // Only jobs with a deadline due are looked at: the cost does not grow with retained jobs.
+  for (const id of new Set(engine.deadlines.popDue(now))) {
+    const job = engine.jobs.get(id);
+    if (!job) continue;
     if (now >= job.ttlDeadline || (job.retentionUntil !== undefined && isTerminal(job.status) && now >= job.retentionUntil)) {
       engine.delete(job);
       expired++;
@@ -22,6 +24,7 @@ export function sweep(engine: JobEngine, now: number): { timedOut: number; expir
       timedOut++;
     }
   }
+  engine.compactDeadlines();
   return { timedOut, expired };
 }
 

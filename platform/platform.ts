@@ -86,7 +86,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const pool = new PodPool(registry, engine, { ...options.pods, baseUrl: () => url, dataDir, logger });
   const webhooks = new WebhookSender(logger, options.webhook);
   engine.on('finished', (job) => {
-    if (job.webhook) webhooks.send(job.webhook, toRecord(job));
+    if (!job.webhook) return;
+    // Told only once committed: a receiver never learns of a result a crash could undo.
+    const url = job.webhook;
+    const record = toRecord(job);
+    void engine.persisted().then(() => webhooks.send(url, record));
   });
   const services: PlatformServices = {
     clock, users, registry, engine, pool, logger,

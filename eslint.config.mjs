@@ -37,6 +37,10 @@ export default tseslint.config(
     // Workflows run in Temporal's deterministic sandbox.
     files: ['workflows/**/*.ts'],
     rules: {
+      // Each workflow run evaluates what it imports: schemas (zod) only as types.
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['../contracts/*', '!../contracts/names', 'zod'], allowTypeImports: true, message: 'Workflows import values only from contracts/names; everything else as types.' }],
+      }],
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['node:*', ...nodeBuiltins], message: 'Workflows must be deterministic: no Node built-ins.' },

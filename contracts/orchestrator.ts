@@ -6,11 +6,7 @@ import { JobStatus, Policy, S3Config } from './job';
  * query state, activity results). Plain JSON only; big outputs travel as references.
  */
 
-/** The Temporal task queue the daemon polls. */
-export const TASK_QUEUE = 'sluice';
-
-/** Workflow id of a job workflow: `job/<id>`; the id is the caller's or a new UUID. */
-export const jobWorkflowId = (id: string): string => (id.startsWith('job/') ? id : `job/${id}`);
+export { TASK_QUEUE, jobWorkflowId, JOB_QUERIES } from './names';
 
 /** Remote terminal states a job workflow may retry. */
 export const RetryableRemoteStatus = z.enum(['FAILED', 'TIMED_OUT']);
@@ -133,6 +129,3 @@ export const JobWorkflowState = z.strictObject({
   streamChunks: z.number().int(),
 });
 export type JobWorkflowState = z.infer<typeof JobWorkflowState>;
-
-/** Names of the job workflow's query, defined once. */
-export const JOB_QUERIES = { state: 'state' } as const;

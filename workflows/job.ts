@@ -1,8 +1,9 @@
 import {
   type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
-import {
-  JOB_QUERIES, type Attempt, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowState, type RemoteOutcome,
+import { JOB_QUERIES } from '../contracts/names';
+import type {
+  Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome,
 } from '../contracts/orchestrator';
 import type { JobActivities, RunRef } from '../activities/job-activities';
 

@@ -2,7 +2,7 @@
  * bench/job: completion-notice latency of the job workflow (remote COMPLETED → workflow result),
  * HTTP calls per job and history events per job, with webhooks and with polling.
  *
- *   npx tsx bench/job/index.ts [--jobs 200] [--concurrency 20] [--json]
+ *   npx tsx bench/job/index.ts [--jobs 200] [--concurrency 1] [--json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { startDaemon } from '../../worker/daemon';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } } });
 const JOBS = Number(values.jobs ?? 200);
-const CONCURRENCY = Number(values.concurrency ?? 20);
+const CONCURRENCY = Number(values.concurrency ?? 1);
 const silent = pino({ level: 'silent' });
 
 const pct = (xs: number[], p: number): number => {
@@ -37,7 +37,7 @@ async function callsBy(registry: { getSingleMetric(n: string): { get(): Promise<
 async function runMode(mode: CompletionMode) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-job-'));
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalBinary() }, extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--log-level', 'error'] },
+    server: { executable: { type: 'existing-path', path: temporalBinary() }, extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
   });
   const platform = await startPlatform({
     port: 0, dataDir: join(dir, 'platform'), apiKey: 'bench', logger: silent, rateLimits: { enabled: false },

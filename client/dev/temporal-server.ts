@@ -40,7 +40,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   try {
     child = spawn(temporalBinary(), [
       'server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort), '--namespace', namespace,
-      '--db-filename', join(o.dataDir, 'temporal.sqlite'), '--log-level', 'warn', '--sqlite-pragma', 'journal_mode=WAL',
+      '--db-filename', join(o.dataDir, 'temporal.sqlite'), '--log-level', 'warn', '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL',
     ], { stdio: ['ignore', log, log], detached: true });
   } finally {
     closeSync(log);

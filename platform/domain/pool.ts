@@ -51,7 +51,8 @@ export class PodPool {
     engine.on('stop', (workerId, jobId) => this.requestStop(workerId, jobId));
     registry.on('endpoint', (e) => {
       this.crashes.release(e.id, e.version);
-      this.schedule();
+      // A release or a new worker count applies before the next request is served.
+      this.reconcileAll();
     });
     registry.on('endpointDeleted', (e) => this.podsOf(e.id).forEach((p) => this.stop(p, 'endpoint deleted')));
   }
@@ -132,10 +133,11 @@ export class PodPool {
   schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    setImmediate(() => {
+    // A few ms of coalescing: a burst of submissions and results costs one reconcile, not one each.
+    setTimeout(() => {
       this.scheduled = false;
       this.reconcileAll();
-    });
+    }, 5).unref();
   }
 
   async close(): Promise<void> {
@@ -145,7 +147,8 @@ export class PodPool {
   }
 
   private reconcileAll(): void {
-    if (this.closed) return;
+    // Not before start(): pods need the platform's URL.
+    if (this.closed || !this.timer) return;
     for (const e of this.registry.allEndpoints()) this.reconcile(e);
   }
 

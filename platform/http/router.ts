@@ -17,16 +17,29 @@ export type Handler = (ctx: Ctx) => Promise<void> | void;
 
 interface Route {
   methods: string[];
-  segments: string[];
+  /** Literal segment at each position, or undefined where a parameter stands. */
+  literals: (string | undefined)[];
+  /** Parameter names with their positions. */
+  params: [number, string][];
   handler: Handler;
 }
 
 /** A small segment router: literal segments and `:name` parameters, nothing else. */
 export class Router {
-  private readonly routes: Route[] = [];
+  /** Routes by segment count: a request is only compared with routes of its own length. */
+  private readonly byLength = new Map<number, Route[]>();
 
   on(methods: string | string[], pattern: string, handler: Handler): this {
-    this.routes.push({ methods: [methods].flat(), segments: pattern.split('/').filter(Boolean), handler });
+    const segments = pattern.split('/').filter(Boolean);
+    const route: Route = {
+      methods: [methods].flat(),
+      literals: segments.map((p) => (p.startsWith(':') ? undefined : p)),
+      params: segments.flatMap((p, i): [number, string][] => (p.startsWith(':') ? [[i, p.slice(1)]] : [])),
+      handler,
+    };
+    const list = this.byLength.get(segments.length) ?? [];
+    list.push(route);
+    this.byLength.set(segments.length, list);
     return this;
   }
 
@@ -34,8 +47,9 @@ export class Router {
   match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } {
     const parts = pathname.split('/').filter(Boolean);
     let pathMatched = false;
-    for (const r of this.routes) {
-      const params = matchSegments(r.segments, parts);
+    for (const r of this.byLength.get(parts.length) ?? []) {
+      if (!r.literals.every((lit, i) => lit === undefined || lit === parts[i])) continue;
+      const params = decodeParams(r, parts);
       if (!params) continue;
       if (r.methods.includes(method)) return { handler: r.handler, params };
       pathMatched = true;
@@ -45,21 +59,13 @@ export class Router {
   }
 }
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
-  if (pattern.length !== parts.length) return undefined;
+/** The route's parameters, decoded; undefined when one is not valid percent-encoding. */
+function decodeParams(r: Route, parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i]!;
-    const v = parts[i]!;
-    if (p.startsWith(':')) {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(v);
-      } catch {
-        return undefined;
-      }
-      params[p.slice(1)] = decoded;
-    } else if (p !== v) {
+  for (const [i, name] of r.params) {
+    try {
+      params[name] = decodeURIComponent(parts[i]!);
+    } catch {
       return undefined;
     }
   }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { type PlatformServices } from '../services';
 import { sendError, sendJson } from './respond';
+import { RequestContext } from './context';
 import { Router, type Ctx } from './router';
 import { queueRoutes } from './routes/queue';
 import { workerRoutes } from './routes/worker';
@@ -18,42 +19,25 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
   for (const g of groups) g(router, s);
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
-    let done: (() => void)[] | undefined;
-    let abort: AbortController | undefined;
-    // One listener per request; the abort signal is only made for the few routes that wait.
-    res.once('close', () => {
-      if (abort && !res.writableFinished) abort.abort();
-      if (done) for (const fn of done) fn();
-    });
-    const q = req.url?.indexOf('?') ?? -1;
-    const pathname = q >= 0 ? req.url!.slice(0, q) : (req.url ?? '/');
-    let query: URLSearchParams | undefined;
-    const ctx: Ctx = {
-      req, res, params: {},
-      get query() {
-        return (query ??= new URLSearchParams(q >= 0 ? req.url!.slice(q + 1) : ''));
-      },
-      get signal() {
-        abort ??= new AbortController();
-        if (res.destroyed && !res.writableFinished) abort.abort();
-        return abort.signal;
-      },
-      onDone: (fn) => (done ??= []).push(fn),
-    };
-    const fail = (err: unknown): void => {
-      // A body left unread (too large, bad JSON) would poison the keep-alive connection.
-      const close = !req.complete ? { connection: 'close' } : undefined;
-      const status = sendError(res, err, close);
-      if (status >= 500) s.logger.error({ err, method: req.method, url: req.url }, 'request failed');
-    };
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const ctx = new RequestContext(req, res, q);
     try {
-      const { handler, params } = router.match(req.method ?? 'GET', pathname);
+      const { handler, params } = router.match(req.method ?? 'GET', q >= 0 ? url.slice(0, q) : url);
       ctx.params = params;
       const r = handler(ctx);
-      if (r instanceof Promise) r.catch(fail);
+      if (r instanceof Promise) r.catch((err: unknown) => failRequest(s, ctx, err));
     } catch (err) {
-      fail(err);
+      failRequest(s, ctx, err);
     }
   });
   return server;
+}
+
+/** Answers a failed request; a 500 (a bug of ours) is logged. */
+function failRequest(s: PlatformServices, ctx: Ctx, err: unknown): void {
+  // A body left unread (too large, bad JSON) would poison the keep-alive connection.
+  const close = !ctx.req.complete ? { connection: 'close' } : undefined;
+  const status = sendError(ctx.res, err, close);
+  if (status >= 500) s.logger.error({ err, method: ctx.req.method, url: ctx.req.url }, 'request failed');
 }

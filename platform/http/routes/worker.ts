@@ -31,7 +31,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     const max = batch ? Math.max(1, Math.min(100, Number(ctx.query.get('batch_size')) || 1)) : 1;
     let alive = true;
     ctx.onDone(() => (alive = false));
-    const jobs = await s.pool.take(pod, max, s.takeWaitMs, () => alive && !ctx.signal.aborted);
+    const jobs = await s.pool.take(pod, max, s.takeWaitMs, () => alive && !ctx.res.destroyed);
     if (jobs.length === 0) return sendEmpty(ctx.res, 204);
     // The hand-over is committed before the worker hears of it: a crash cannot make it run twice.
     await s.engine.persisted();

@@ -30,8 +30,8 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
       });
     });
 
-  it('run --json: exit 0 and the result as JSON', async () => {
-    const r = await sluice('run', '--endpoint', s.platform.examples.echo!.id, '--input', '{"cli":true}', '--json');
+  it('run --json by endpoint name (resolved through GraphQL): exit 0 and the result as JSON', async () => {
+    const r = await sluice('run', '--endpoint', 'echo', '--input', '{"cli":true}', '--json');
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
     expect(out).toMatchObject({ status: 'COMPLETED', output: { cli: true }, workflowId: expect.stringMatching(/^job\//) });

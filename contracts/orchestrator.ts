@@ -73,15 +73,21 @@ export type JobWorkflowInputInit = z.input<typeof JobWorkflowInput>;
 export const OutputRef = z.strictObject({ store: z.string(), key: z.string(), bytes: z.number().int() });
 export type OutputRef = z.infer<typeof OutputRef>;
 
+/** How a remote job run ended: shared by outcomes, attempts and the workflow result. */
+const runEnd = {
+  status: JobStatus,
+  error: z.string().optional(),
+  /** Milliseconds, as the service reports them. */
+  delayTime: z.number().optional(),
+  executionTime: z.number().optional(),
+};
+
 /** What one remote job ended as (an activity result; small). */
 export const RemoteOutcome = z.strictObject({
   remoteJobId: z.string(),
-  status: JobStatus,
+  ...runEnd,
   output: z.unknown().optional(),
   outputRef: OutputRef.optional(),
-  error: z.string().optional(),
-  delayTime: z.number().optional(),
-  executionTime: z.number().optional(),
   /** Epoch ms at which the orchestrator saw the job finish. */
   observedAt: z.number(),
   via: z.enum(['webhook', 'poll', 'runsync', 'stream']),
@@ -95,23 +101,17 @@ export const Attempt = z.strictObject({
   number: z.number().int(),
   remoteJobId: z.string(),
   how: z.enum(['submit', 'retry', 'resubmit']),
-  status: JobStatus,
-  error: z.string().optional(),
+  ...runEnd,
   startedAt: z.number(),
   endedAt: z.number().optional(),
-  delayTime: z.number().optional(),
-  executionTime: z.number().optional(),
 });
 export type Attempt = z.infer<typeof Attempt>;
 
 /** Result of the job workflow. */
 export const JobWorkflowResult = z.strictObject({
-  status: JobStatus,
+  ...runEnd,
   output: z.unknown().optional(),
   outputRef: OutputRef.optional(),
-  error: z.string().optional(),
-  delayTime: z.number().optional(),
-  executionTime: z.number().optional(),
   attempts: z.array(Attempt),
   streamChunks: z.number().int(),
   streamRef: OutputRef.optional(),

@@ -18,6 +18,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
     args: argv,
     options: { port: { type: 'string' }, 'temporal-port': { type: 'string' }, 'daemon-port': { type: 'string' }, 'data-dir': { type: 'string' }, exit: { type: 'boolean' } },
   });
+  // The demo's own lines are the story; the stack's info logs would drown them (SLUICE_LOG_LEVEL=info brings them back).
+  process.env.SLUICE_LOG_LEVEL ??= 'warn';
   const stack = await startDevStack({
     port: parsePort(values.port, 8080),
     temporalPort: parsePort(values['temporal-port'], 7233),
@@ -30,8 +32,14 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const sluice = new SluiceClient({ client: new Client({ connection, namespace: stack.temporal.namespace }), resultsDir: stack.state.resultsDir, queue });
   const ep = stack.platform.examples;
   let failures = 0;
-  const show = async (title: string, workflowId: string): Promise<void> => {
+  const show = async (title: string, workflowId: string, follow = false): Promise<void> => {
     say(`${title}: ${workflowId}`);
+    // Stream chunks are printed as the daemon stores them, next to the state lines.
+    const chunks = follow
+      ? (async () => {
+          for await (const c of sluice.follow(workflowId)) say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
+        })().catch(() => undefined)
+      : Promise.resolve();
     let last = '';
     for (;;) {
       const v = await sluice.state(workflowId);
@@ -41,6 +49,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
       if (v.workflowStatus !== 'RUNNING') break;
       await new Promise((r) => setTimeout(r, 250));
     }
+    await chunks;
     try {
       const r = await sluice.result(workflowId);
       say(`  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`);
@@ -52,7 +61,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   };
   try {
     await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'sluice' } }));
-    await show('stream (8 chunks)', await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }));
+    await show('stream (8 chunks)', await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }), true);
     await show('flaky (fails twice, retried with /retry)', await sluice.start({
       endpointId: ep.flaky!.id,
       input: { counterFile: join(stack.state.resultsDir, `flaky-${Date.now()}.count`), failTimes: 2 },

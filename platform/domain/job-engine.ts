@@ -3,7 +3,7 @@ import { type JobSubmission, type StreamChunk, isTerminal, resolvePolicy, LIMITS
 import { BadRequestError, NotFoundError } from '../errors';
 import { type Clock } from './clock';
 import { jobId as newJobId } from './ids';
-import { type Job } from './job';
+import { deadlinesOf, type Job } from './job';
 import { JobQueue, type TakeWaiter } from './job-queue';
 import { type JobStore } from './job-store';
 import { JobWatchers } from './job-watchers';
@@ -57,8 +57,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     let failed = 0;
     for (const job of this.store.loadAll()) {
       this.jobs.set(job.id, job);
-      this.deadlines.push(job.ttlDeadline, job.id);
-      if (job.retentionUntil !== undefined) this.deadlines.push(job.retentionUntil, job.id);
+      for (const at of deadlinesOf(job)) this.deadlines.push(at, job.id);
       if (job.status === 'IN_QUEUE') {
         this.queue.push(job.endpointId, job.id);
         requeued++;
@@ -260,11 +259,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   compactDeadlines(): void {
     if (this.deadlines.size <= 3 * this.jobs.size + 10_000) return;
     this.deadlines.clear();
-    for (const job of this.jobs.values()) {
-      this.deadlines.push(job.ttlDeadline, job.id);
-      if (job.retentionUntil !== undefined) this.deadlines.push(job.retentionUntil, job.id);
-      if (job.status === 'IN_PROGRESS' && job.startedAt !== undefined) this.deadlines.push(job.startedAt + job.policy.executionTimeout, job.id);
-    }
+    for (const job of this.jobs.values()) for (const at of deadlinesOf(job)) this.deadlines.push(at, job.id);
   }
 
   /** Commits queued writes now (the store batches them per event-loop turn). */

@@ -57,3 +57,11 @@ export function toTakenJob(job: Job): TakenJob {
   if (job.s3Config !== undefined) taken.s3Config = job.s3Config;
   return taken;
 }
+
+/** Every time at which the sweeper must look at the job: ttl, end of retention, executionTimeout. */
+export function deadlinesOf(job: Job): number[] {
+  const at = [job.ttlDeadline];
+  if (job.retentionUntil !== undefined) at.push(job.retentionUntil);
+  if (job.status === 'IN_PROGRESS' && job.startedAt !== undefined) at.push(job.startedAt + job.policy.executionTimeout);
+  return at;
+}

@@ -7,6 +7,8 @@ const root = join(__dirname, '..');
 
 function sourceHash(): string {
   const h = createHash('sha256');
+  // The SDK's workflow runtime is bundled too: another version needs another bundle.
+  h.update(readFileSync(join(root, 'node_modules', '@temporalio', 'workflow', 'package.json')));
   for (const dir of ['workflows', 'contracts']) {
     for (const f of readdirSync(join(root, dir)).filter((n) => n.endsWith('.ts')).sort()) {
       h.update(f).update(readFileSync(join(root, dir, f)));

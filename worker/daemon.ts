@@ -84,7 +84,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
   const done = worker.run().finally(async () => {
-    hub.close();
+    // The worker polls no more: the waits held here go back to Temporal for another daemon.
+    const handedOver = await hub.handOver();
+    if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
     await queue.close();
     await new Promise<void>((r) => {
       server.close(() => r());

@@ -115,6 +115,23 @@ export class WebhookHub implements CompletionHub {
     this.pending.clear();
   }
 
+  /**
+   * Gives the waits this daemon holds back to Temporal (on shutdown): each fails with a retryable
+   * DAEMON_SHUTDOWN, so another daemon takes it up within a second instead of after the 30 s
+   * heartbeat timeout.
+   */
+  async handOver(): Promise<number> {
+    const held = [...this.pending.values()];
+    this.close();
+    const failure = ApplicationFailure.create({
+      type: 'DAEMON_SHUTDOWN',
+      message: 'the daemon holding this wait shut down; another daemon resumes it',
+      nonRetryable: false,
+    });
+    await Promise.all(held.map((p) => this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined)));
+    return held.length;
+  }
+
   /** How many waits this daemon holds (for /readyz and tests). */
   get waiting(): number {
     return this.pending.size;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
@@ -50,5 +51,18 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
     const id = await s.sluice.start({ endpointId: s.platform.examples.sleep!.id, input: { ms: 1200 }, options: { completion: 'poll', polling: { initialIntervalMs: 200 } } });
     const r = await s.sluice.result(id);
     expect(r).toMatchObject({ status: 'COMPLETED', output: { slept: 1200 } });
+  });
+
+  it('a daemon that shuts down hands its webhook waits over at once (not after the heartbeat timeout)', async () => {
+    const id = await s.sluice.start({ endpointId: s.platform.examples.sleep!.id, input: { ms: 6000 } });
+    const handle = s.env.client.workflow.getHandle(id);
+    await eventually(async () => (await handle.describe()).raw.pendingActivities?.[0]?.activityType?.name === 'awaitCompletion' && s.daemon.hub.waiting === 1);
+    const started = Date.now();
+    await s.restartDaemon();
+    await eventually(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2, 10_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const r = await s.sluice.result(id);
+    expect(r).toMatchObject({ status: 'COMPLETED', output: { slept: 6000 } });
+    expect(r.attempts).toHaveLength(1);
   });
 });

@@ -239,7 +239,8 @@ describe('runpod (PyPI) worker SDK as worker pods', () => {
     platform.registry.saveEndpoint({ ...platform.registry.endpoint(e.id)!, workersMin: 0, workersMax: 0 });
     await eventually(() => pod.phase === 'exited', 20_000, 20);
     // The stock SDK exits only once its pending job-take and job-stop return: they are answered at once.
-    expect(Date.now() - started).toBeLessThan(2500);
+    // Exited on its own (code 0) before the 3 s grace of the test platform would have killed it.
+    expect(Date.now() - started).toBeLessThan(3000);
     expect(pod.exit).toMatchObject({ code: 0, signal: null });
   });
 });

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -98,3 +99,13 @@ export function addEndpoint(
 
 /** The command that runs one of the project's example handlers (TypeScript worker runtime). */
 export { exampleCommand } from '../../platform/domain/seed';
+
+/** A TCP port free on 127.0.0.1 right now (for processes that need a fixed port up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}

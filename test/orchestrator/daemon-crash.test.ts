@@ -1,22 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SluiceClient } from '../../client/jobs';
-import { call, eventually } from '../helpers/platform';
+import { call, eventually, freePort } from '../helpers/platform';
 import { daemonEnv, orchestratorStack } from '../helpers/orchestrator';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the worker daemon as its own process', () => {
   let s: Stack;

@@ -1,20 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/platform';
 
 const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the main job: `npm start` (sluice demo)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-demo-'));

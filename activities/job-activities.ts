@@ -71,11 +71,7 @@ export function createJobActivities(deps: ActivityDeps) {
     }
   }
 
-  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): RemoteOutcome => {
-    const outcome = toOutcome(record, { workflowId: ref.workflowId, retries: ref.retries, inlineLimit: ref.inlineLimit, store, via });
-    metrics.remoteJobFinished(outcome.status, via);
-    return outcome;
-  };
+  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): RemoteOutcome => toOutcome(record, { ...ref, store, via, metrics });
 
   return {
     /**

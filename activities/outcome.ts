@@ -1,4 +1,5 @@
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
+import { type ActivityMetrics } from './metrics';
 import { type ResultsStore, workflowKey } from './results-store';
 
 /** Where one remote job's output goes when it is too big for history. */
@@ -17,11 +18,11 @@ export function errorText(error: unknown): string | undefined {
 
 /**
  * The small, history-safe summary of a finished remote job. Outputs over `inlineLimit` JSON
- * bytes are written to the results store and referenced.
+ * bytes are written to the results store and referenced. Counted in `metrics` when given.
  */
 export function toOutcome(
   record: JobRecord,
-  ctx: { workflowId: string; retries: number; inlineLimit: number; store: ResultsStore; via: RemoteOutcome['via'] },
+  ctx: { workflowId: string; retries: number; inlineLimit: number; store: ResultsStore; via: RemoteOutcome['via']; metrics?: ActivityMetrics },
 ): RemoteOutcome {
   if (!isTerminal(record.status)) throw new Error(`job ${record.id} is not finished (${record.status})`);
   const outcome: RemoteOutcome = { remoteJobId: record.id, status: record.status, observedAt: Date.now(), via: ctx.via };
@@ -34,5 +35,6 @@ export function toOutcome(
   if (error !== undefined) outcome.error = error.length > 8192 ? `${error.slice(0, 8192)}…` : error;
   if (record.delayTime !== undefined) outcome.delayTime = record.delayTime;
   if (record.executionTime !== undefined) outcome.executionTime = record.executionTime;
+  ctx.metrics?.remoteJobFinished(outcome.status, ctx.via);
   return outcome;
 }

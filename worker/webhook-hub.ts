@@ -91,8 +91,7 @@ export class WebhookHub implements CompletionHub {
     const started = Date.now();
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);
-    const outcome = toOutcome(record, { workflowId, retries, inlineLimit, store: this.o.store, via: 'webhook' });
-    this.o.metrics.remoteJobFinished(outcome.status, 'webhook');
+    const outcome = toOutcome(record, { workflowId, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
     const p = this.pending.get(k);
     if (p) {
       this.pending.delete(k);
@@ -179,8 +178,7 @@ export class WebhookHub implements CompletionHub {
       const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
       if (isTerminal(record.status) && this.pending.get(k) === p) {
         this.pending.delete(k);
-        const outcome = toOutcome(record, { workflowId: p.workflowId, retries: p.retries, inlineLimit: p.inlineLimit, store: this.o.store, via: 'poll' });
-        this.o.metrics.remoteJobFinished(outcome.status, 'poll');
+        const outcome = toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
         await this.complete(p, outcome);
         return;
       }

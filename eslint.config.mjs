@@ -34,12 +34,24 @@ export default tseslint.config(
     },
   },
   {
+    // What workflows import at run time stays zod-free: each workflow run evaluates it.
+    files: ['contracts/names/**/*.ts', 'contracts/limits.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['zod', '../*', '!../names', '!../limits'], message: 'contracts/names and contracts/limits are zod-free: workflows import them at run time.' },
+          { group: ['node:*', ...nodeBuiltins], message: 'contracts/ must not import Node built-ins (it is workflow-safe).' },
+        ],
+      }],
+    },
+  },
+  {
     // Workflows run in Temporal's deterministic sandbox.
     files: ['workflows/**/*.ts'],
     rules: {
       // Each workflow run evaluates what it imports: schemas (zod) only as types.
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['../contracts/*', '!../contracts/names', 'zod'], allowTypeImports: true, message: 'Workflows import values only from contracts/names; everything else as types.' }],
+        patterns: [{ group: ['../contracts/*', '!../contracts/names', '!../contracts/limits', 'zod'], allowTypeImports: true, message: 'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.' }],
       }],
       'no-restricted-imports': ['error', {
         patterns: [

@@ -25,6 +25,3 @@ export interface CompletionHub {
    */
   register(reg: AwaitRegistration): RemoteOutcome | undefined;
 }
-
-/** Activity id of the wait for `remoteJobId` after `retries` retries: the webhook receiver completes it by id. */
-export const awaitActivityId = (remoteJobId: string, retries: number): string => `await/${remoteJobId}/${retries}`;

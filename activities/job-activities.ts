@@ -4,8 +4,9 @@ import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type CompletionHub } from './completion-hub';
 import { fatal, FailureType, notDone, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
-import { toOutcome, streamKey } from './outcome';
-import { type ResultsStore, workflowKey } from './results-store';
+import { streamKey, submitJournalKey } from '../contracts/names';
+import { toOutcome } from './outcome';
+import { type ResultsStore } from './results-store';
 import { countedQueue } from './service-calls';
 
 /** What the activities need; injected by the daemon (and by tests). */
@@ -80,7 +81,7 @@ export function createJobActivities(deps: ActivityDeps) {
      * returns the same remote job instead of creating a second one.
      */
     async submitJob(a: SubmitArgs): Promise<SubmitResult> {
-      const journal = `${workflowKey(a.workflowId)}/submit-${a.attempt}.json`;
+      const journal = submitJournalKey(a.workflowId, a.attempt);
       if (store.has(journal)) return store.get(journal) as SubmitResult;
       const body: JobSubmission = { input: a.input };
       if (a.policy) body.policy = a.policy;

@@ -1,14 +1,7 @@
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
 import { type ActivityMetrics } from './metrics';
-import { type ResultsStore, workflowKey } from './results-store';
-
-/** Where one remote job's output goes when it is too big for history. */
-export const outputKey = (workflowId: string, remoteJobId: string, retries: number): string =>
-  `${workflowKey(workflowId)}/output-${encodeURIComponent(remoteJobId)}-${retries}.json`;
-
-/** Key of the chunks of a stream drain. */
-export const streamKey = (workflowId: string, remoteJobId: string, retries: number): string =>
-  `${workflowKey(workflowId)}/stream-${encodeURIComponent(remoteJobId)}-${retries}.jsonl`;
+import { outputKey } from '../contracts/names';
+import { type ResultsStore } from './results-store';
 
 /** A job's error as one string: the service passes handler errors through as any JSON. */
 export function errorText(error: unknown): string | undefined {

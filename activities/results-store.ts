@@ -21,9 +21,6 @@ export interface ResultsStore {
   keys(prefix: string): string[];
 }
 
-/** Key of a workflow's files: workflow ids may contain `/`, which must not make folders. */
-export const workflowKey = (workflowId: string): string => encodeURIComponent(workflowId);
-
 /** {@link ResultsStore} on the local filesystem (atomic writes, fsync'd appends). */
 export class FsResultsStore implements ResultsStore {
   constructor(readonly dir: string) {

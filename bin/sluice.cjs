@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `sluice` command: TypeScript sources run through tsx's loader, so `npm install` is the only build step.
 require('tsx/cjs');
-require('../client/cli.ts')
+require('../client/cli/main.ts')
   .main(process.argv.slice(2))
   .then((code) => {
     if (typeof code === 'number') process.exitCode = code;

@@ -1,9 +1,10 @@
 /** Wire shapes of sluice: the one source of types. Workflow-safe (no Node, no I/O). */
 export * from './limits';
+export * from './queue';
 export * from './job';
 export * from './worker-protocol';
 export * from './catalog';
 export * from './template';
 export * from './endpoint';
 export * from './pod';
-export * from './orchestrator';
+export * from './names';

@@ -1,111 +1,131 @@
 import { z } from 'zod';
 import { LIMITS } from './limits';
+import { JobStatus, Policy, S3Config } from './queue';
 
-/** The six job states of the spec. */
-export const JobStatus = z.enum(['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT']);
-export type JobStatus = z.infer<typeof JobStatus>;
+/**
+ * Wire shapes of the orchestrator: what crosses the Temporal boundary (workflow input, result,
+ * query state, activity results). Plain JSON only; big outputs travel as references.
+ */
 
-/** States after which a job never changes again (unless retried). */
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
-export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);
-/** States `/retry` accepts. */
-export const RETRYABLE_STATUSES: readonly JobStatus[] = ['FAILED', 'TIMED_OUT'];
 
-const intMs = (name: string, min: number, max: number) =>
-  z
-    .number({ error: `${name} must be a number of milliseconds` })
-    .int({ error: `${name} must be an integer number of milliseconds` })
-    .min(min, { error: `${name} must be at least ${min} ms` })
-    .max(max, { error: `${name} must be at most ${max} ms` });
+/** Remote terminal states a job workflow may retry. */
+export const RetryableRemoteStatus = z.enum(['FAILED', 'TIMED_OUT']);
 
-/** Execution policy of a job; every field optional on the wire, defaults applied by {@link resolvePolicy}. */
-export const Policy = z.strictObject({
-  executionTimeout: intMs('policy.executionTimeout', LIMITS.executionTimeoutMinMs, LIMITS.executionTimeoutMaxMs).optional(),
-  lowPriority: z.boolean({ error: 'policy.lowPriority must be a boolean' }).optional(),
-  ttl: intMs('policy.ttl', LIMITS.ttlMinMs, LIMITS.ttlMaxMs).optional(),
+/** Retry of the remote job (not of HTTP calls, which activities retry on their own). */
+export const JobRetryOptions = z.strictObject({
+  /** Total attempts including the first. Default 3. */
+  maxAttempts: z.number().int().min(1).max(100).default(3),
+  /** Wait before the first retry. Default 1000 ms. */
+  initialBackoffMs: z.number().int().min(0).max(3_600_000).default(1000),
+  /** Growth of the wait per retry. Default 2. */
+  backoffCoefficient: z.number().min(1).max(10).default(2),
+  /** Longest wait between attempts. Default 60000 ms. */
+  maxBackoffMs: z.number().int().min(0).max(86_400_000).default(60_000),
+  /** Terminal states that are retried. Default both FAILED and TIMED_OUT. */
+  retryOn: z.array(RetryableRemoteStatus).default(['FAILED', 'TIMED_OUT']),
 });
-export type Policy = z.infer<typeof Policy>;
-export type ResolvedPolicy = Required<Policy>;
+export type JobRetryOptions = z.infer<typeof JobRetryOptions>;
 
-export const resolvePolicy = (p: Policy | undefined): ResolvedPolicy => ({
-  executionTimeout: p?.executionTimeout ?? LIMITS.executionTimeoutDefaultMs,
-  lowPriority: p?.lowPriority ?? false,
-  ttl: p?.ttl ?? LIMITS.ttlDefaultMs,
+/** How the workflow learns that the remote job finished. */
+export const CompletionMode = z.enum(['webhook', 'poll']);
+export type CompletionMode = z.infer<typeof CompletionMode>;
+
+export const PollingOptions = z.strictObject({
+  /** First interval between `/status` polls. Default 1000 ms. */
+  initialIntervalMs: z.number().int().min(100).max(600_000).default(1000),
+  /** Longest interval between polls. Default 30000 ms. */
+  maxIntervalMs: z.number().int().min(100).max(3_600_000).default(30_000),
+  /** Growth of the interval. Default 1.5. */
+  backoffCoefficient: z.number().min(1).max(10).default(1.5),
 });
+export type PollingOptions = z.infer<typeof PollingOptions>;
 
-/** A job's `ttl` as accepted on `GET /status?ttl=`. */
-export const TtlMs = intMs('ttl', LIMITS.ttlMinMs, LIMITS.ttlMaxMs);
-
-export const S3Config = z.strictObject({
-  accessId: z.string(),
-  accessSecret: z.string(),
-  bucketName: z.string(),
-  endpointUrl: z.string(),
+/** Options of one job workflow; every field has a documented default. */
+export const JobOptions = z.strictObject({
+  retry: JobRetryOptions.default(JobRetryOptions.parse({})),
+  /** `webhook` (polling as fallback) or `poll` only. Default `webhook`. */
+  completion: CompletionMode.default('webhook'),
+  polling: PollingOptions.default(PollingOptions.parse({})),
+  /** Drain `/stream` into the results store. Default false. */
+  stream: z.boolean().default(false),
+  /** Submit with `/runsync?wait=` (short jobs: fewer calls); 0 uses `/run`. Default 0. */
+  syncWaitMs: z.union([z.literal(0), z.number().int().min(1000).max(300_000)]).default(0),
+  /** Outputs larger than this (JSON bytes) go to the results store, not into history. Default 64 KiB. */
+  inlineOutputLimitBytes: z.number().int().min(0).max(1_000_000).default(64 * 1024),
+  /** Result retention the remote service applies after a `/run` job finishes. Default 30 min. */
+  resultRetentionMs: z.number().int().min(0).default(LIMITS.retentionAsyncMs),
 });
-export type S3Config = z.infer<typeof S3Config>;
+export type JobOptions = z.infer<typeof JobOptions>;
+export type JobOptionsInput = z.input<typeof JobOptions>;
 
-/** Body of `/run` and `/runsync`. */
-export const JobSubmission = z.object({
-  input: z.record(z.string(), z.unknown(), { error: 'input is required and must be a JSON object' }),
-  webhook: z.url({ protocol: /^https?$/, error: 'webhook must be an http(s) URL' }).optional(),
+/** Input of the job workflow. */
+export const JobWorkflowInput = z.strictObject({
+  endpointId: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
   policy: Policy.optional(),
   s3Config: S3Config.optional(),
+  options: JobOptions.default(JobOptions.parse({})),
 });
-export type JobSubmission = z.infer<typeof JobSubmission>;
+export type JobWorkflowInput = z.infer<typeof JobWorkflowInput>;
+export type JobWorkflowInputInit = z.input<typeof JobWorkflowInput>;
 
-/** The job record returned by status, run, runsync, cancel and retry. Times are milliseconds. */
-export const JobRecord = z.looseObject({
-  id: z.string(),
+/** A stored output: where it is and how big. */
+export const OutputRef = z.strictObject({ store: z.string(), key: z.string(), bytes: z.number().int() });
+export type OutputRef = z.infer<typeof OutputRef>;
+
+/** How a remote job run ended: shared by outcomes, attempts and the workflow result. */
+const runEnd = {
   status: JobStatus,
+  error: z.string().optional(),
+  /** Milliseconds, as the service reports them. */
   delayTime: z.number().optional(),
   executionTime: z.number().optional(),
+};
+
+/** What one remote job ended as (an activity result; small). */
+export const RemoteOutcome = z.strictObject({
+  remoteJobId: z.string(),
+  ...runEnd,
   output: z.unknown().optional(),
-  error: z.unknown().optional(),
-  workerId: z.string().optional(),
-  retries: z.number().optional(),
+  outputRef: OutputRef.optional(),
+  /** Epoch ms at which the orchestrator saw the job finish. */
+  observedAt: z.number(),
+  via: z.enum(['webhook', 'poll', 'runsync', 'stream']),
+  streamChunks: z.number().int().optional(),
+  streamRef: OutputRef.optional(),
 });
-export type JobRecord = z.infer<typeof JobRecord>;
+export type RemoteOutcome = z.infer<typeof RemoteOutcome>;
 
-/** `{id, status}` answers of `/run`, `/cancel`, `/retry`. */
-export const JobAck = z.looseObject({ id: z.string(), status: JobStatus });
-export type JobAck = z.infer<typeof JobAck>;
-
-export const StreamChunk = z.looseObject({
-  output: z.unknown(),
-  metrics: z.record(z.string(), z.unknown()).optional(),
+/** One attempt of the job: a remote job run (first submission, `/retry`, or resubmission). */
+export const Attempt = z.strictObject({
+  number: z.number().int(),
+  remoteJobId: z.string(),
+  how: z.enum(['submit', 'retry', 'resubmit']),
+  ...runEnd,
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
 });
-export type StreamChunk = z.infer<typeof StreamChunk>;
+export type Attempt = z.infer<typeof Attempt>;
 
-/** `/stream` answer: the spec's chunk array inside the envelope the official clients parse. */
-export const StreamResponse = z.looseObject({
-  id: z.string().optional(),
-  status: JobStatus,
-  stream: z.array(StreamChunk),
+/** Result of the job workflow. */
+export const JobWorkflowResult = z.strictObject({
+  ...runEnd,
+  output: z.unknown().optional(),
+  outputRef: OutputRef.optional(),
+  attempts: z.array(Attempt),
+  streamChunks: z.number().int(),
+  streamRef: OutputRef.optional(),
 });
-export type StreamResponse = z.infer<typeof StreamResponse>;
+export type JobWorkflowResult = z.infer<typeof JobWorkflowResult>;
 
-export const Health = z.looseObject({
-  jobs: z.looseObject({
-    completed: z.number().int(),
-    failed: z.number().int(),
-    inProgress: z.number().int(),
-    inQueue: z.number().int(),
-    retried: z.number().int(),
-  }),
-  workers: z.looseObject({
-    idle: z.number().int(),
-    running: z.number().int(),
-    initializing: z.number().int().optional(),
-    ready: z.number().int().optional(),
-    throttled: z.number().int().optional(),
-    unhealthy: z.number().int().optional(),
-  }),
+/** Live state of a job workflow (the `state` query). */
+export const JobWorkflowState = z.strictObject({
+  phase: z.enum(['submitting', 'waiting', 'retrying', 'backing-off', 'cancelling', 'done']),
+  endpointId: z.string(),
+  remoteJobId: z.string().optional(),
+  status: JobStatus.optional(),
+  attempt: z.number().int(),
+  attempts: z.array(Attempt),
+  streamChunks: z.number().int(),
 });
-export type Health = z.infer<typeof Health>;
-
-export const PurgeResult = z.looseObject({ removed: z.number().int(), status: z.literal('completed') });
-export type PurgeResult = z.infer<typeof PurgeResult>;
-
-/** Every error body of the platform: `{ "error": "<what is wrong>" }`. */
-export const ErrorBody = z.looseObject({ error: z.string() });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+export type JobWorkflowState = z.infer<typeof JobWorkflowState>;

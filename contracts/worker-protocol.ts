@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Policy, S3Config } from './job';
+import { Policy, S3Config } from './queue';
 
 /**
  * The worker protocol of the stock RunPod worker SDK (job-take, job-done, job-stream,

@@ -1,4 +1,4 @@
-import { type Policy, type S3Config } from '../contracts/job';
+import { type Policy, type S3Config } from '../contracts/queue';
 import { type TakenJob } from '../contracts/worker-protocol';
 
 /** One job as a handler sees it. */

@@ -8,7 +8,7 @@ import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { FsResultsStore } from '../activities/results-store';
 import { QueueClient } from '../platform-api';
-import { createLogger } from '../platform/logger';
+import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
 import { type DaemonConfig } from './config';
 import { createDaemonServer } from './http-server';

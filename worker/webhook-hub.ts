@@ -3,7 +3,8 @@ import { type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type Logger } from 'pino';
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
-import { awaitActivityId, type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
+import { awaitActivityId, FailureType } from '../contracts/names';
+import { type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
 import { toOutcome } from '../activities/outcome';
 import { type ResultsStore } from '../activities/results-store';
 import { type ActivityMetrics } from '../activities/metrics';
@@ -123,7 +124,7 @@ export class WebhookHub implements CompletionHub {
     const held = [...this.pending.values()];
     this.close();
     const failure = ApplicationFailure.create({
-      type: 'DAEMON_SHUTDOWN',
+      type: FailureType.DAEMON_SHUTDOWN,
       message: 'the daemon holding this wait shut down; another daemon resumes it',
       nonRetryable: false,
     });
@@ -186,7 +187,7 @@ export class WebhookHub implements CompletionHub {
     } catch (err) {
       if (isPlatformApiError(err, 'NOT_FOUND')) {
         this.pending.delete(k);
-        const failure = ApplicationFailure.create({ type: 'JOB_EXPIRED', message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
+        const failure = ApplicationFailure.create({ type: FailureType.JOB_EXPIRED, message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
         await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
         return;
       }

@@ -1,24 +1,19 @@
 import {
   type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
-import { JOB_QUERIES } from '../contracts/names';
+import { LIMITS } from '../contracts/limits';
+import { FailureType, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
 import type {
   Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome,
-} from '../contracts/orchestrator';
+} from '../contracts/job';
 import type { JobActivities, RunRef } from '../activities/job-activities';
 
 /** Query of a job workflow's live state. */
 export const stateQuery = defineQuery<JobWorkflowState>(JOB_QUERIES.state);
 
-// Failure types that end a job; kept in sync with activities/errors.ts (no runtime import from there).
-const NON_RETRYABLE = ['JOB_EXPIRED', 'ENDPOINT_NOT_FOUND', 'UNAUTHORIZED', 'BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'RETRY_REFUSED'];
-/** A retained result may still be retried if at least this much retention is left. */
-const RETENTION_MARGIN_MS = 60_000;
-const SYNC_RETENTION_MS = 60_000;
-
 const short = proxyActivities<JobActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: [...NON_RETRYABLE] },
 });
 
 /**
@@ -43,15 +38,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
           initialInterval: o.polling.initialIntervalMs,
           backoffCoefficient: o.polling.backoffCoefficient,
           maximumInterval: o.polling.maxIntervalMs,
-          nonRetryableErrorTypes: NON_RETRYABLE,
+          nonRetryableErrorTypes: [...NON_RETRYABLE],
         }
-      : { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: NON_RETRYABLE },
+      : { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
   };
   /** Waits with a fixed activity id (`await/<job>/<retries>`): the webhook receiver completes it by that id. */
   const waitFor = (ref: RunRef): Promise<RemoteOutcome> => {
     // Only the webhook wait may be completed from outside (by id); a drain must never be.
-    const prefix = o.stream ? 'drain' : 'await';
-    const acts = proxyActivities<JobActivities>({ ...waitOptions, activityId: `${prefix}/${ref.remoteJobId}/${ref.retries}` });
+    const activityId = (o.stream ? drainActivityId : awaitActivityId)(ref.remoteJobId, ref.retries);
+    const acts = proxyActivities<JobActivities>({ ...waitOptions, activityId });
     if (o.stream) return acts.drainStream(ref);
     return polling ? acts.pollCompletion(ref) : acts.awaitCompletion(ref);
   };
@@ -64,7 +59,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       const startedAt = Date.now();
       let how: Attempt['how'] = n === 1 ? 'submit' : 'resubmit';
       let outcome: RemoteOutcome | undefined;
-      const retention = remote?.sync ? SYNC_RETENTION_MS : o.resultRetentionMs;
+      const retention = remote?.sync ? LIMITS.retentionSyncMs : o.resultRetentionMs;
       if (remote && last && Date.now() < last.observedAt + retention - RETENTION_MARGIN_MS) {
         state.phase = 'retrying';
         try {
@@ -72,7 +67,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
           remote = { ...remote, retries: remote.retries + 1 };
           how = 'retry';
         } catch (err) {
-          if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'RETRY_REFUSED')) throw err;
+          if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FailureType.RETRY_REFUSED)) throw err;
           remote = undefined;
         }
       } else {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
-import { temporalBinary } from '../../client/dev/tools';
-import { SluiceClient } from '../../client/jobs';
+import { temporalBinary } from '../../common/tools';
+import { JobClient } from '../../client/job';
 import { type CompletionMode } from '../../contracts';
 import { startPlatform } from '../../platform/platform';
 import { loadConfig } from '../../worker/config';
@@ -51,7 +51,7 @@ async function runMode(mode: CompletionMode) {
     SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: '0', SLUICE_TEMPORAL_METRICS_PORT: '0',
   });
   const daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: silent });
-  const sluice = new SluiceClient({ client: env.client, resultsDir: config.SLUICE_RESULTS_DIR });
+  const sluice = new JobClient({ client: env.client, resultsDir: config.SLUICE_RESULTS_DIR });
   // Warm-up: workers up, workflow bundle loaded, connections open.
   while (platform.pool.workerCounts(echo.id).idle < 4) await new Promise((r) => setTimeout(r, 100));
   for (let i = 0; i < 5; i++) await sluice.result(await sluice.start({ endpointId: echo.id, input: { warm: i }, options: { completion: mode } }));

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
-import { temporalBinary } from '../../client/dev/tools';
-import { SluiceClient } from '../../client/jobs';
+import { temporalBinary } from '../../common/tools';
+import { JobClient } from '../../client/job';
 import { type PlatformOptions } from '../../platform/platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon } from '../../worker/daemon';
@@ -42,7 +42,7 @@ export async function orchestratorStack(options: { platform?: PlatformOptions; d
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
   const config = loadConfig(daemonEnv(platform, env.address, resultsDir, options.daemon));
   let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }) });
-  const sluice = new SluiceClient({ client: env.client, resultsDir });
+  const sluice = new JobClient({ client: env.client, resultsDir });
   return {
     env, platform, sluice, resultsDir, config,
     get daemon() {

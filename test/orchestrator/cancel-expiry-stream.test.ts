@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdjustableClock } from '../../platform/domain/clock';
-import { failureType } from '../../client/jobs';
+import { failureType } from '../../client/failures';
 import { addEndpoint, call, eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SluiceClient } from '../../client/jobs';
+import { JobClient } from '../../client/job';
 import { call, eventually, freePort } from '../helpers/platform';
 import { daemonEnv, orchestratorStack } from '../helpers/orchestrator';
 
@@ -41,7 +41,7 @@ describe('the worker daemon as its own process', () => {
     const ep = s.platform.examples.sleep!.id;
     const before = [...s.platform.engine.jobs.values()].filter((j) => j.endpointId === ep).length;
     const first = await startChild();
-    const sluice = new SluiceClient({ client: s.env.client, taskQueue: 'crash-test', resultsDir: s.resultsDir });
+    const sluice = new JobClient({ client: s.env.client, taskQueue: 'crash-test', resultsDir: s.resultsDir });
     const id = await sluice.start({ endpointId: ep, input: { ms: 4000 } });
     await eventually(() => [...s.platform.engine.jobs.values()].some((j) => j.endpointId === ep && j.status === 'IN_PROGRESS'), 20_000);
     first.kill('SIGKILL');

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { stopPodProcess } from '../../platform/domain/pod-process';
-import { temporalBinary } from './tools';
+import { stopProcessGroup } from '../../../common/process';
+import { temporalBinary } from '../../../common/tools';
 
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
@@ -58,11 +58,11 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
       break;
     } catch (err) {
       if (Date.now() > deadline) {
-        await stopPodProcess(child, 2000);
+        await stopProcessGroup(child, 2000);
         throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${(err as Error).message}`);
       }
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  return { address, uiUrl: `http://${host}:${uiPort}`, namespace, stop: () => stopPodProcess(child, 5000) };
+  return { address, uiUrl: `http://${host}:${uiPort}`, namespace, stop: () => stopProcessGroup(child, 5000) };
 }

@@ -1,19 +1,27 @@
+/** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import {
-  JobWorkflowInput, TASK_QUEUE, jobWorkflowId, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
+  JobWorkflowInput, TASK_QUEUE, jobWorkflowId, streamPrefix,
+  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
 } from '../contracts';
-import { FsResultsStore, workflowKey } from '../activities/results-store';
-import { type JobRecord } from '../contracts';
+import { FsResultsStore } from '../activities/results-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
+import { failureMessage } from './failures';
 
-/** Options of {@link SluiceClient}. */
-export interface SluiceClientOptions {
+/** Options of {@link JobClient}. */
+export interface JobClientOptions {
   client: Client;
-  /** Default `sluice`. */
+  /**
+   * The task queue the daemon polls.
+   * @default 'sluice' (TASK_QUEUE)
+   */
   taskQueue?: string;
-  /** The daemon's results dir, to read outputs and streams stored there. Default `.data/results`. */
+  /**
+   * The daemon's results dir, to read outputs and streams stored there.
+   * @default '.data/results'
+   */
   resultsDir?: string;
   /** A queue client for the service: `state()` then also reads the remote job's live status. */
   queue?: Pick<QueueClient, 'status'>;
@@ -37,14 +45,14 @@ export interface JobView {
 }
 
 /**
- * The typed library behind the `sluice` CLI: start job workflows, watch them, await or stream
- * their results, cancel them. Pipelines embed this in their own TypeScript code.
+ * Job workflows from a pipeline: start them, watch them, await or stream their results, cancel
+ * them. The `sluice run|status|cancel|result` commands are built on it.
  */
-export class SluiceClient {
+export class JobClient {
   private readonly taskQueue: string;
   private readonly store: FsResultsStore;
 
-  constructor(private readonly o: SluiceClientOptions) {
+  constructor(private readonly o: JobClientOptions) {
     this.taskQueue = o.taskQueue ?? TASK_QUEUE;
     this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
   }
@@ -120,7 +128,7 @@ export class SluiceClient {
     for (;;) {
       const d = await this.o.client.workflow.getHandle(workflowId).describe();
       const closed = d.status.name !== 'RUNNING';
-      const prefix = `${workflowKey(workflowId)}/stream-`;
+      const prefix = streamPrefix(workflowId);
       for (const key of this.store.keys(prefix)) {
         const lines = this.store.lines(key);
         for (const chunk of lines.slice(printed.get(key) ?? 0)) yield chunk;
@@ -141,27 +149,4 @@ export class SluiceClient {
       throw err;
     }
   }
-}
-
-/** The innermost message of a Temporal failure chain (what a person wants to read). */
-export function failureMessage(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown; type?: string } | undefined;
-  let msg = e?.message ?? String(err);
-  while (e?.cause) {
-    e = e.cause as typeof e;
-    if (e?.message) msg = e.type ? `${e.type}: ${e.message}` : e.message;
-  }
-  return msg;
-}
-
-/** The failure type (`ApplicationFailure.type`, e.g. JOB_EXPIRED) in a Temporal failure chain. */
-export function failureType(err: unknown): string | undefined {
-  let e = err as { cause?: unknown; type?: string; name?: string } | undefined;
-  let type: string | undefined;
-  while (e) {
-    if (e.type) type = e.type;
-    if (e.name === 'CancelledFailure') type ??= 'CANCELLED';
-    e = e.cause as typeof e;
-  }
-  return type;
 }

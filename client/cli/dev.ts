@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { devBanner, startDevStack } from '../dev/stack';
+import { devBanner, startDevStack } from './dev/stack';
 import { parsePort, untilSignal } from './platform';
 
 /** `sluice dev`: Temporal dev server + platform + daemon in one process tree; Ctrl-C stops all. */

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WorkflowFailedError } from '@temporalio/client';
-import { type JobWorkflowResult } from '../../contracts';
-import { connectCli } from '../context';
-import { resolveEndpoint } from '../endpoints';
-import { UsageError } from '../errors';
-import { EXIT_CODES } from '../exit-codes';
-import { failureMessage, failureType, type SluiceClient } from '../jobs';
-import { describeResult, exitCodeOf } from '../output';
+import { jobWorkflowId, type JobWorkflowResult } from '../../contracts';
+import { connectCli } from './context';
+import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
+import { UsageError } from './errors';
+import { EXIT_CODES } from './exit-codes';
+import { failureMessage, failureType } from '../failures';
+import { type JobClient } from '../job';
+import { describeResult, exitCodeOf } from './output';
 
 function parseInput(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) throw new UsageError('--input is required (JSON, or @file with JSON)');
@@ -53,7 +54,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   const ttl = int('ttl', values.ttl);
   const cli = await connectCli();
   try {
-    const endpointId = await resolveEndpoint(values.endpoint, cli.settings.graphqlUrl, cli.settings.apiKey);
+    if (!cli.graphql) throw new UsageError(`cannot look up endpoint ${values.endpoint}: no GraphQL URL and API key (set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or start \`sluice dev\`)`);
+    const endpointId = await resolveEndpoint(values.endpoint, cli.graphql).catch((err: unknown) => {
+      throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;
+    });
     let workflowId: string;
     try {
       workflowId = await cli.sluice.start({
@@ -79,7 +83,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 /** Shows state changes (and stream chunks) until the job ends; returns the exit code. */
-async function watch(sluice: SluiceClient, workflowId: string, o: { json: boolean; stream: boolean }): Promise<number> {
+async function watch(sluice: JobClient, workflowId: string, o: { json: boolean; stream: boolean }): Promise<number> {
   let last = '';
   let interrupted = false;
   const onSigint = (): void => {
@@ -122,7 +126,7 @@ async function watch(sluice: SluiceClient, workflowId: string, o: { json: boolea
   }
 }
 
-function printResult(sluice: SluiceClient, workflowId: string, r: JobWorkflowResult, json: boolean): number {
+function printResult(sluice: JobClient, workflowId: string, r: JobWorkflowResult, json: boolean): number {
   const output = sluice.output(r);
   if (json) console.log(JSON.stringify({ workflowId, ...r, output }));
   else console.log(describeResult(r, output));
@@ -133,10 +137,10 @@ function idArg(argv: string[], usage: string) {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, wait: { type: 'boolean' } } });
   if (positionals.length !== 1) throw new UsageError(usage);
   const id = positionals[0]!;
-  return { id: id.startsWith('job/') ? id : `job/${id}`, json: values.json ?? false, wait: values.wait ?? false };
+  return { id: jobWorkflowId(id), json: values.json ?? false, wait: values.wait ?? false };
 }
 
-async function withExisting<T>(id: string, fn: (sluice: SluiceClient) => Promise<T>): Promise<T> {
+async function withExisting<T>(id: string, fn: (sluice: JobClient) => Promise<T>): Promise<T> {
   const cli = await connectCli();
   try {
     if (!(await cli.sluice.exists(id))) throw new UsageError(`no job ${id}`);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { startPlatform, type Platform } from '../../platform/platform';
 import { openDb } from '../../platform/domain/db';
 import { UserStore } from '../../platform/domain/users';
-import { UsageError } from '../errors';
+import { UsageError } from './errors';
 
 const DEFAULT_DATA_DIR = join('.data', 'platform');
 

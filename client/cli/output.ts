@@ -1,4 +1,4 @@
-import { type JobWorkflowResult } from '../contracts';
+import { type JobWorkflowResult } from '../../contracts';
 import { EXIT_CODES } from './exit-codes';
 
 /** Exit code of a finished job: scripts tell success, failure and cancel apart. */

@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
-import { startPlatform, type Platform } from '../../platform/platform';
-import { createLogger } from '../../platform/logger';
-import { loadConfig } from '../../worker/config';
-import { startDaemon, type Daemon } from '../../worker/daemon';
-import { installTemporalRuntime } from '../../worker/runtime';
+import { startPlatform, type Platform } from '../../../platform/platform';
+import { createLogger } from '../../../common/logger';
+import { loadConfig } from '../../../worker/config';
+import { startDaemon, type Daemon } from '../../../worker/daemon';
+import { installTemporalRuntime } from '../../../worker/runtime';
 import { writeDevState, type DevState } from '../context';
 import { startTemporalDevServer, type TemporalDevServer } from './temporal-server';
 

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { QueueClient } from '../../platform-api';
-import { devBanner, startDevStack } from '../dev/stack';
-import { failureMessage, failureType, SluiceClient } from '../jobs';
+import { devBanner, startDevStack } from './dev/stack';
+import { failureMessage, failureType } from '../failures';
+import { JobClient } from '../job';
 import { parsePort, untilSignal } from './platform';
 
 const say = (line: string): void => console.log(`[demo] ${line}`);
@@ -29,7 +30,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
   console.log(devBanner(stack));
   const connection = await Connection.connect({ address: stack.temporal.address });
   const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
-  const sluice = new SluiceClient({ client: new Client({ connection, namespace: stack.temporal.namespace }), resultsDir: stack.state.resultsDir, queue });
+  const sluice = new JobClient({ client: new Client({ connection, namespace: stack.temporal.namespace }), resultsDir: stack.state.resultsDir, queue });
   const ep = stack.platform.examples;
   let failures = 0;
   const show = async (title: string, workflowId: string, follow = false): Promise<void> => {
@@ -60,7 +61,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     }
   };
   try {
-    await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'sluice' } }));
+    await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'world' } }));
     await show('stream (8 chunks)', await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }), true);
     await show('flaky (fails twice, retried with /retry)', await sluice.start({
       endpointId: ep.flaky!.id,

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { QueueClient } from '../platform-api';
-import { SluiceClient } from './jobs';
+import { GraphqlClient, QueueClient } from '../../platform-api';
+import { TASK_QUEUE } from '../../contracts';
+import { JobClient } from '../job';
 
 /** What `sluice dev` leaves for the other commands, so they work without any configuration. */
 export interface DevState {
@@ -33,7 +34,7 @@ export function cliSettings(env = process.env) {
     temporalAddress: env.TEMPORAL_ADDRESS ?? dev?.temporalAddress ?? 'localhost:7233',
     namespace: env.TEMPORAL_NAMESPACE ?? dev?.namespace ?? 'default',
     apiKeyTemporal: env.TEMPORAL_API_KEY,
-    taskQueue: env.SLUICE_TASK_QUEUE ?? dev?.taskQueue ?? 'sluice',
+    taskQueue: env.SLUICE_TASK_QUEUE ?? dev?.taskQueue ?? TASK_QUEUE,
     resultsDir: env.SLUICE_RESULTS_DIR ?? dev?.resultsDir ?? join('.data', 'results'),
     platformUrl: env.SLUICE_PLATFORM_URL ?? dev?.platformUrl,
     queueUrl: env.SLUICE_QUEUE_URL ?? (dev ? `${dev.platformUrl}/v2` : undefined),
@@ -42,8 +43,8 @@ export function cliSettings(env = process.env) {
   };
 }
 
-/** A connected {@link SluiceClient} for the CLI. */
-export async function connectCli(): Promise<{ sluice: SluiceClient; close(): Promise<void>; settings: ReturnType<typeof cliSettings> }> {
+/** A connected {@link JobClient} for the CLI. */
+export async function connectCli(): Promise<{ sluice: JobClient; graphql?: GraphqlClient; close(): Promise<void>; settings: ReturnType<typeof cliSettings> }> {
   const settings = cliSettings();
   const connection = await Connection.connect({
     address: settings.temporalAddress,
@@ -54,11 +55,14 @@ export async function connectCli(): Promise<{ sluice: SluiceClient; close(): Pro
   });
   const client = new Client({ connection, namespace: settings.namespace });
   const queue = settings.queueUrl && settings.apiKey ? new QueueClient({ baseUrl: settings.queueUrl, apiKey: settings.apiKey, retry: { maxAttempts: 2 } }) : undefined;
+  const graphql = settings.graphqlUrl && settings.apiKey ? new GraphqlClient({ url: settings.graphqlUrl, apiKey: settings.apiKey, retry: { maxAttempts: 2 } }) : undefined;
   return {
     settings,
-    sluice: new SluiceClient({ client, taskQueue: settings.taskQueue, resultsDir: settings.resultsDir, ...(queue ? { queue } : {}) }),
+    ...(graphql ? { graphql } : {}),
+    sluice: new JobClient({ client, taskQueue: settings.taskQueue, resultsDir: settings.resultsDir, ...(queue ? { queue } : {}) }),
     close: async () => {
       await queue?.close();
+      await graphql?.close();
       await connection.close();
     },
   };

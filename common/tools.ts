@@ -1,7 +1,8 @@
+/** Where the project's installed tools live (`.tools/`, from `npm install`): the Temporal CLI, its test server, Python. */
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const root = join(__dirname, '..', '..');
+const root = join(__dirname, '..');
 
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {

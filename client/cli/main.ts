@@ -1,10 +1,10 @@
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
-import { platformCommand } from './commands/platform';
-import { demoCommand } from './commands/demo';
-import { workerCommand } from './commands/worker';
-import { devCommand } from './commands/dev';
-import { cancelCommand, resultCommand, runCommand, statusCommand } from './commands/jobs';
+import { platformCommand } from './platform';
+import { demoCommand } from './demo';
+import { workerCommand } from './worker';
+import { devCommand } from './dev';
+import { cancelCommand, resultCommand, runCommand, statusCommand } from './job';
 
 export { EXIT_CODES as EXIT } from './exit-codes';
 

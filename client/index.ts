@@ -1,0 +1,8 @@
+/** The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/. */
+export { SluiceClient, type SluiceClientOptions } from './sluice';
+export { JobClient, type JobClientOptions, type JobView } from './job';
+export { failureMessage, failureType } from './failures';
+export { resolveEndpoint } from './endpoints';
+export type {
+  JobOptionsInput, JobWorkflowInputInit, JobWorkflowResult, JobWorkflowState, OutputRef,
+} from '../contracts';

@@ -1,8 +1,7 @@
-import { type RemoteOutcome } from '../contracts';
+import { type RemoteOutcome, type RunScope } from '../contracts';
 
 /** A webhook-mode activity waiting for its job to finish (completed asynchronously). */
-export interface AwaitRegistration {
-  workflowId: string;
+export interface AwaitRegistration extends RunScope {
   activityId: string;
   taskToken: Uint8Array;
   endpointId: string;
@@ -17,8 +16,8 @@ export interface AwaitRegistration {
  * activities when the service calls it (or when its fallback poll sees the job finish).
  */
 export interface CompletionHub {
-  /** The URL the service calls when a job of `workflowId` finishes. */
-  webhookUrl(workflowId: string, inlineLimit: number): string;
+  /** The URL the service calls when a job of the run finishes. */
+  webhookUrl(run: RunScope, inlineLimit: number): string;
   /**
    * Registers a waiting activity. Returns the outcome if the webhook came first (then nothing
    * stays registered); otherwise the hub completes the activity later by its task token.

@@ -4,7 +4,7 @@ import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type CompletionHub } from './completion-hub';
 import { fatal, FailureType, notDone, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
-import { streamKey, submitJournalKey } from '../contracts/names';
+import { streamKey, submitJournalKey, type RunScope } from '../contracts/names';
 import { toOutcome } from './outcome';
 import { type ResultsStore } from './results-store';
 import { countedQueue } from './service-calls';
@@ -18,9 +18,8 @@ export interface ActivityDeps {
   metrics?: ActivityMetrics;
 }
 
-export interface SubmitArgs {
-  workflowId: string;
-  /** Attempt number of the workflow: one remote job per (workflow, attempt). */
+export interface SubmitArgs extends RunScope {
+  /** Attempt number of the workflow: one remote job per (run, attempt). */
   attempt: number;
   endpointId: string;
   input: Record<string, unknown>;
@@ -38,8 +37,7 @@ export interface SubmitResult {
 }
 
 /** Identifies one run of a remote job (a `/retry` starts a new run of the same id). */
-export interface RunRef {
-  workflowId: string;
+export interface RunRef extends RunScope {
   endpointId: string;
   remoteJobId: string;
   retries: number;
@@ -81,12 +79,12 @@ export function createJobActivities(deps: ActivityDeps) {
      * returns the same remote job instead of creating a second one.
      */
     async submitJob(a: SubmitArgs): Promise<SubmitResult> {
-      const journal = submitJournalKey(a.workflowId, a.attempt);
+      const journal = submitJournalKey(a, a.attempt);
       if (store.has(journal)) return store.get(journal) as SubmitResult;
       const body: JobSubmission = { input: a.input };
       if (a.policy) body.policy = a.policy;
       if (a.s3Config) body.s3Config = a.s3Config;
-      if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a.workflowId, a.inlineLimit);
+      if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a, a.inlineLimit);
       let result: SubmitResult;
       try {
         if (a.syncWaitMs > 0) {
@@ -133,7 +131,7 @@ export function createJobActivities(deps: ActivityDeps) {
      */
     async drainStream(ref: RunRef): Promise<RemoteOutcome> {
       const ctx = Context.current();
-      const key = streamKey(ref.workflowId, ref.remoteJobId, ref.retries);
+      const key = streamKey(ref, ref.remoteJobId, ref.retries);
       let count = store.lines(key).length;
       for (;;) {
         ctx.heartbeat({ chunks: count });

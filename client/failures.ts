@@ -1,4 +1,7 @@
 /** Reading Temporal failure chains: the message a person wants and the failure type a program matches. */
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { JOB_END_FAILURE, type JobWorkflowResult } from '../contracts';
 
 /** The innermost message of a Temporal failure chain (what a person wants to read). */
 export function failureMessage(err: unknown): string {
@@ -21,4 +24,15 @@ export function failureType(err: unknown): string | undefined {
     e = e.cause as typeof e;
   }
   return type;
+}
+
+/**
+ * The job result a failed job workflow carries: a remote job that ended FAILED, TIMED_OUT or
+ * CANCELLED after its last attempt fails the workflow with that result as its failure's details.
+ */
+export function jobResultOf(err: unknown): JobWorkflowResult | undefined {
+  if (!(err instanceof WorkflowFailedError) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const ends: readonly string[] = Object.values(JOB_END_FAILURE);
+  if (!err.cause.type || !ends.includes(err.cause.type)) return undefined;
+  return err.cause.details?.[0] as JobWorkflowResult | undefined;
 }

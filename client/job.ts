@@ -8,7 +8,7 @@ import {
 import { FsResultsStore } from '../activities/results-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
-import { failureMessage } from './failures';
+import { failureMessage, jobResultOf } from './failures';
 
 /** Options of {@link JobClient}. */
 export interface JobClientOptions {
@@ -66,9 +66,19 @@ export class JobClient {
     return workflowId;
   }
 
-  /** Waits for the job's result; rejects with the workflow's failure (cancelled, expired, ...). */
+  /**
+   * Waits for the job's result: COMPLETED, or FAILED / TIMED_OUT / CANCELLED after the last
+   * attempt (the workflow then failed with JOB_FAILED, JOB_TIMED_OUT or JOB_CANCELLED, and the
+   * result is its failure's details). Rejects with any other failure (cancelled, expired, ...).
+   */
   async result(workflowId: string): Promise<JobWorkflowResult> {
-    return this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId).result();
+    try {
+      return await this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId).result();
+    } catch (err) {
+      const result = jobResultOf(err);
+      if (result) return result;
+      throw err;
+    }
   }
 
   /** The job's workflow status, live state, progress and (when done) result. */
@@ -98,6 +108,8 @@ export class JobClient {
       try {
         await handle.result();
       } catch (err) {
+        const result = jobResultOf(err);
+        if (result) view.result = result;
         view.failure = failureMessage(err);
       }
     }
@@ -128,7 +140,7 @@ export class JobClient {
     for (;;) {
       const d = await this.o.client.workflow.getHandle(workflowId).describe();
       const closed = d.status.name !== 'RUNNING';
-      const prefix = streamPrefix(workflowId);
+      const prefix = streamPrefix({ workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId });
       for (const key of this.store.keys(prefix)) {
         const lines = this.store.lines(key);
         for (const chunk of lines.slice(printed.get(key) ?? 0)) yield chunk;

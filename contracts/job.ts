@@ -8,6 +8,15 @@ import { JobStatus, Policy, S3Config } from './queue';
  */
 
 
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Remote terminal states a job workflow may retry. */
 export const RetryableRemoteStatus = z.enum(['FAILED', 'TIMED_OUT']);
 
@@ -23,6 +32,18 @@ export const JobRetryOptions = z.strictObject({
   maxBackoffMs: z.number().int().min(0).max(86_400_000).default(60_000),
   /** Terminal states that are retried. Default both FAILED and TIMED_OUT. */
   retryOn: z.array(RetryableRemoteStatus).default(['FAILED', 'TIMED_OUT']),
+  /**
+   * Error types never retried, like Temporal's `nonRetryableErrorTypes`: the stock worker SDK
+   * reports a handler's exception class as `error_type` (`ValueError`, `mymodule.BadPrompt`); a
+   * name matches the class or its dotted tail.
+   * @default []
+   */
+  nonRetryableErrorTypes: z.array(z.string().min(1).max(200)).max(100).default([]),
+  /**
+   * Regular expressions (JavaScript syntax) over the job's error text: a match is never retried.
+   * @default []
+   */
+  nonRetryableErrorPatterns: z.array(z.string().min(1).max(500).refine(isRegExp, { error: 'not a valid regular expression' })).max(100).default([]),
 });
 export type JobRetryOptions = z.infer<typeof JobRetryOptions>;
 
@@ -77,6 +98,8 @@ export type OutputRef = z.infer<typeof OutputRef>;
 const runEnd = {
   status: JobStatus,
   error: z.string().optional(),
+  /** The handler's exception class, when the worker reported one (the stock SDK's `error_type`). */
+  errorType: z.string().optional(),
   /** Milliseconds, as the service reports them. */
   delayTime: z.number().optional(),
   executionTime: z.number().optional(),

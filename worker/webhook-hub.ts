@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type Logger } from 'pino';
-import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
+import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '../contracts';
 import { awaitActivityId, FailureType } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
 import { toOutcome } from '../activities/outcome';
@@ -60,18 +60,20 @@ export class WebhookHub implements CompletionHub {
     this.timer.unref();
   }
 
-  webhookUrl(workflowId: string, inlineLimit: number): string {
-    return `${this.o.publicUrl}/hooks/${b64(workflowId)}/${inlineLimit}/${this.sign(workflowId, inlineLimit)}`;
+  webhookUrl(run: RunScope, inlineLimit: number): string {
+    const scope = `${run.workflowId}\n${run.runId}`;
+    return `${this.o.publicUrl}/hooks/${b64(scope)}/${inlineLimit}/${this.sign(scope, inlineLimit)}`;
   }
 
-  /** The workflow id of a webhook path, or undefined when its signature is wrong. */
-  verify(encodedWorkflowId: string, inlineLimit: string, signature: string): { workflowId: string; inlineLimit: number } | undefined {
-    const workflowId = Buffer.from(encodedWorkflowId, 'base64url').toString();
+  /** The run of a webhook path, or undefined when its signature is wrong. */
+  verify(encodedScope: string, inlineLimit: string, signature: string): { run: RunScope; inlineLimit: number } | undefined {
+    const scope = Buffer.from(encodedScope, 'base64url').toString();
+    const [workflowId, runId, ...rest] = scope.split('\n');
     const limit = Number(inlineLimit);
-    if (!Number.isInteger(limit) || limit < 0) return undefined;
-    const want = Buffer.from(this.sign(workflowId, limit));
+    if (!workflowId || !runId || rest.length > 0 || !Number.isInteger(limit) || limit < 0) return undefined;
+    const want = Buffer.from(this.sign(scope, limit));
     const got = Buffer.from(signature);
-    return want.length === got.length && timingSafeEqual(want, got) ? { workflowId, inlineLimit: limit } : undefined;
+    return want.length === got.length && timingSafeEqual(want, got) ? { run: { workflowId, runId }, inlineLimit: limit } : undefined;
   }
 
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
@@ -87,12 +89,13 @@ export class WebhookHub implements CompletionHub {
   }
 
   /** A webhook call from the service: the finished job's record. */
-  async onWebhook(workflowId: string, inlineLimit: number, record: JobRecord): Promise<void> {
+  async onWebhook(run: RunScope, inlineLimit: number, record: JobRecord): Promise<void> {
+    const { workflowId } = run;
     if (!isTerminal(record.status)) return;
     const started = Date.now();
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);
-    const outcome = toOutcome(record, { workflowId, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
+    const outcome = toOutcome(record, { ...run, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
     const p = this.pending.get(k);
     if (p) {
       this.pending.delete(k);
@@ -137,8 +140,8 @@ export class WebhookHub implements CompletionHub {
     return this.pending.size;
   }
 
-  private sign(workflowId: string, inlineLimit: number): string {
-    return createHmac('sha256', this.o.secret).update(`${workflowId}\n${inlineLimit}`).digest('base64url');
+  private sign(scope: string, inlineLimit: number): string {
+    return createHmac('sha256', this.o.secret).update(`${scope}\n${inlineLimit}`).digest('base64url');
   }
 
   private async complete(p: Pending, outcome: RemoteOutcome): Promise<void> {

@@ -2,7 +2,7 @@ import {
   type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import { LIMITS } from '../contracts/limits';
-import { FailureType, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
+import { FailureType, JOB_END_FAILURE, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
 import type {
   Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome,
 } from '../contracts/job';
@@ -24,7 +24,7 @@ const short = proxyActivities<JobActivities>({
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   const o = input.options;
-  const { workflowId } = workflowInfo();
+  const { workflowId, firstExecutionRunId: runId } = workflowInfo();
   const state: JobWorkflowState = { phase: 'submitting', endpointId: input.endpointId, attempt: 0, attempts: [], streamChunks: 0 };
   setHandler(stateQuery, () => state);
 
@@ -78,7 +78,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         // Never cancel a submission half-way: the remote job id must be known to cancel the job.
         const submitted = await CancellationScope.nonCancellable(() =>
           short.submitJob({
-            workflowId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config,
+            workflowId, runId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config,
             webhook: o.completion === 'webhook' && !o.stream, syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
           }),
         );
@@ -88,12 +88,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       state.remoteJobId = remote.id;
       state.status = 'IN_QUEUE';
       state.phase = 'waiting';
-      outcome ??= await waitFor({ workflowId, endpointId: input.endpointId, remoteJobId: remote.id, retries: remote.retries, inlineLimit: o.inlineOutputLimitBytes });
+      outcome ??= await waitFor({ workflowId, runId, endpointId: input.endpointId, remoteJobId: remote.id, retries: remote.retries, inlineLimit: o.inlineOutputLimitBytes });
       last = outcome;
       state.status = outcome.status;
       state.streamChunks += outcome.streamChunks ?? 0;
       state.attempts.push(attemptOf(n, how, startedAt, outcome));
-      const retryable = (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') && o.retry.retryOn.includes(outcome.status);
+      const retryable = (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') && o.retry.retryOn.includes(outcome.status) && !neverRetried(outcome, o.retry);
       if (!retryable || n >= o.retry.maxAttempts) break;
       state.phase = 'backing-off';
       await sleep(Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (n - 1)));
@@ -108,12 +108,29 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     throw err;
   }
   state.phase = 'done';
-  return resultOf(last!, state);
+  const result = resultOf(last!, state);
+  if (result.status === 'COMPLETED') return result;
+  // Temporal's status tells the outcome: a job that did not complete fails its workflow; the
+  // failure carries the whole result (attempts, last error) for `sluice result` and the library.
+  const type = JOB_END_FAILURE[result.status as keyof typeof JOB_END_FAILURE] ?? FailureType.JOB_FAILED;
+  const n = result.attempts.length;
+  throw ApplicationFailure.create({
+    type, nonRetryable: true, details: [result],
+    message: `job ended ${result.status} after ${n} attempt${n === 1 ? '' : 's'}${result.error ? `: ${result.error.slice(0, 500)}` : ''}`,
+  });
+}
+
+/** A failure the retry options say is not worth another attempt (by error type or message pattern). */
+function neverRetried(o: RemoteOutcome, retry: JobWorkflowInput['options']['retry']): boolean {
+  const type = o.errorType;
+  if (type && retry.nonRetryableErrorTypes.some((name) => type === name || type.endsWith(`.${name}`))) return true;
+  return o.error !== undefined && retry.nonRetryableErrorPatterns.some((p) => new RegExp(p).test(o.error!));
 }
 
 function attemptOf(n: number, how: Attempt['how'], startedAt: number, o: RemoteOutcome): Attempt {
   const a: Attempt = { number: n, remoteJobId: o.remoteJobId, how, status: o.status, startedAt, endedAt: Date.now() };
   if (o.error !== undefined) a.error = o.error;
+  if (o.errorType !== undefined) a.errorType = o.errorType;
   if (o.delayTime !== undefined) a.delayTime = o.delayTime;
   if (o.executionTime !== undefined) a.executionTime = o.executionTime;
   return a;
@@ -124,6 +141,7 @@ function resultOf(o: RemoteOutcome, state: JobWorkflowState): JobWorkflowResult 
   if (o.output !== undefined) r.output = o.output;
   if (o.outputRef) r.outputRef = o.outputRef;
   if (o.error !== undefined) r.error = o.error;
+  if (o.errorType !== undefined) r.errorType = o.errorType;
   if (o.delayTime !== undefined) r.delayTime = o.delayTime;
   if (o.executionTime !== undefined) r.executionTime = o.executionTime;
   if (o.streamRef) r.streamRef = o.streamRef;

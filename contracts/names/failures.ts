@@ -19,8 +19,17 @@ export const FailureType = {
   JOB_NOT_DONE: 'JOB_NOT_DONE',
   /** The daemon holding a webhook wait is shutting down: retryable, another daemon takes it up. */
   DAEMON_SHUTDOWN: 'DAEMON_SHUTDOWN',
+  /** A job workflow's remote job ended FAILED after its last attempt; details[0] is the job's result. */
+  JOB_FAILED: 'JOB_FAILED',
+  /** A job workflow's remote job ended TIMED_OUT after its last attempt; details[0] is the job's result. */
+  JOB_TIMED_OUT: 'JOB_TIMED_OUT',
+  /** A job workflow's remote job was cancelled on the service (not by cancelling the workflow); details[0] is the job's result. */
+  JOB_CANCELLED: 'JOB_CANCELLED',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** The failure a job workflow ends with when its remote job did not complete (Temporal then shows it Failed). */
+export const JOB_END_FAILURE = { FAILED: FailureType.JOB_FAILED, TIMED_OUT: FailureType.JOB_TIMED_OUT, CANCELLED: FailureType.JOB_CANCELLED } as const;
 
 /** Failure types that end a job: activities mark them non-retryable, workflows never retry them. */
 export const NON_RETRYABLE: readonly FailureType[] = [

@@ -1,21 +1,28 @@
 /**
  * Where each record lives in the results store (journals, big outputs, stream chunks), defined
- * once for the activities that write and the clients that read. Zod-free.
+ * once for the activities that write and the clients that read. Every record belongs to one run
+ * of its workflow id, so a reused id never reads another run's records. Zod-free.
  */
 
-/** Folder of one workflow's records: the id made safe as a single path segment. */
-export const workflowKey = (workflowId: string): string => encodeURIComponent(workflowId);
+/** One run of a workflow id: `runId` is the first run id of its chain (stable across continue-as-new). */
+export interface RunScope {
+  workflowId: string;
+  runId: string;
+}
 
-/** Prefix of the stream chunk files of a workflow (one file per remote run). */
-export const streamPrefix = (workflowId: string): string => `${workflowKey(workflowId)}/stream-`;
+/** Folder of one run's records: the workflow id made safe as a single path segment, then the run. */
+export const runKey = (run: RunScope): string => `${encodeURIComponent(run.workflowId)}/${run.runId}`;
+
+/** Prefix of the stream chunk files of a run (one file per remote run of the job). */
+export const streamPrefix = (run: RunScope): string => `${runKey(run)}/stream-`;
 
 /** Key of the chunks of one stream drain. */
-export const streamKey = (workflowId: string, remoteJobId: string, retries: number): string =>
-  `${streamPrefix(workflowId)}${encodeURIComponent(remoteJobId)}-${retries}.jsonl`;
+export const streamKey = (run: RunScope, remoteJobId: string, retries: number): string =>
+  `${streamPrefix(run)}${encodeURIComponent(remoteJobId)}-${retries}.jsonl`;
 
 /** Key of a remote job's output that was too big for history. */
-export const outputKey = (workflowId: string, remoteJobId: string, retries: number): string =>
-  `${workflowKey(workflowId)}/output-${encodeURIComponent(remoteJobId)}-${retries}.json`;
+export const outputKey = (run: RunScope, remoteJobId: string, retries: number): string =>
+  `${runKey(run)}/output-${encodeURIComponent(remoteJobId)}-${retries}.json`;
 
-/** Key of the journal of a submission (attempt `attempt` of a workflow). */
-export const submitJournalKey = (workflowId: string, attempt: number): string => `${workflowKey(workflowId)}/submit-${attempt}.json`;
+/** Key of the journal of a submission (attempt `attempt` of a run). */
+export const submitJournalKey = (run: RunScope, attempt: number): string => `${runKey(run)}/submit-${attempt}.json`;

@@ -8,3 +8,4 @@ export * from './template';
 export * from './endpoint';
 export * from './pod';
 export * from './names';
+export * from './batch';

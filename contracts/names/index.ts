@@ -3,3 +3,4 @@ export * from './common';
 export * from './failures';
 export * from './job';
 export * from './results';
+export * from './batch';

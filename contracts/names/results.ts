@@ -26,3 +26,15 @@ export const outputKey = (run: RunScope, remoteJobId: string, retries: number): 
 
 /** Key of the journal of a submission (attempt `attempt` of a run). */
 export const submitJournalKey = (run: RunScope, attempt: number): string => `${runKey(run)}/submit-${attempt}.json`;
+
+/** A batch's records in the results store: journals, completion and outcome segments, all per run. */
+export const batchKeys = {
+  /** Journal of one step's submissions (appended as they happen). */
+  submitJournal: (run: RunScope, seq: number): string => `${runKey(run)}/steps/submit-${seq}.jsonl`,
+  /** Finished remote jobs collected by one step, full records with outputs. */
+  completions: (run: RunScope, seq: number): string => `${runKey(run)}/steps/completions-${seq}.jsonl`,
+  /** Final outcomes decided before one step, one line per input index. */
+  outcomes: (run: RunScope, seq: number): string => `${runKey(run)}/outcomes/${String(seq).padStart(9, '0')}.jsonl`,
+  /** Folder of the outcome segments (merged into results.jsonl when the batch ends). */
+  outcomesPrefix: (run: RunScope): string => `${runKey(run)}/outcomes/`,
+};

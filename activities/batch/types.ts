@@ -1,0 +1,96 @@
+/**
+ * What the batch workflow and its activities exchange each step: indices, remote ids, line
+ * positions and small summaries. Plain JSON; inputs and outputs stay in files.
+ */
+import { type BatchOutcomeStatus, type InputFormat, type JobStatus, type Policy, type RunScope } from '../../contracts';
+
+/** Where reading the input file goes on: the next line's index and byte offset. */
+export interface Cursor {
+  line: number;
+  offset: number;
+}
+
+/** One input line: its index, byte offset and length in the file, and its key value (per-key caps). */
+export interface LineRef {
+  i: number;
+  o: number;
+  l: number;
+  k?: string;
+}
+
+/** The outcome of one input, decided by the workflow, written by the next step. */
+export interface Final {
+  i: number;
+  s: BatchOutcomeStatus;
+  /** Attempts (remote runs) and the remote job ids. */
+  a: number;
+  ids: string[];
+  e?: string;
+  et?: string;
+  x?: number;
+  d?: number;
+  t0?: number;
+  t1: number;
+  /** The collected record with the output: completion segment and line. */
+  c?: { seq: number; n: number };
+  /** The input line, for the dead-letter file. */
+  o?: number;
+  l?: number;
+}
+
+/** A due retry of a finished job: `/retry` while its result is retained, else a new submission. */
+export interface RetryOrder extends LineRef {
+  id: string;
+  /** The attempt this starts (2 for the first retry). */
+  a: number;
+  how: 'retry' | 'resubmit';
+}
+
+/** One step of a batch: write outcomes, submit, retry, cancel, poll, then collect completions. */
+export interface StepRequest {
+  run: RunScope;
+  seq: number;
+  endpointId: string;
+  source: string;
+  inputFormat: InputFormat;
+  policy?: Policy;
+  webhook: boolean;
+  write: Final[];
+  /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
+  read?: { from: Cursor; lines: number; room: number; keyPath?: string; keyLimit?: number; keyCounts: Record<string, number> };
+  /** Deferred lines the workflow found room for. */
+  submit: LineRef[];
+  retry: RetryOrder[];
+  cancel: string[];
+  poll: string[];
+  /** Wait up to `waitMs` for at least `min` completions. */
+  collect: { waitMs: number; min: number };
+}
+
+/** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */
+export interface Completion {
+  id: string;
+  r: number;
+  s: JobStatus;
+  e?: string;
+  et?: string;
+  x?: number;
+  d?: number;
+  n: number;
+}
+
+export interface StepResult {
+  read?: { cursor: Cursor; eof: boolean };
+  submitted: (LineRef & { id: string; dup?: boolean })[];
+  deferred: LineRef[];
+  bad: { i: number; reason: string }[];
+  /** Submissions the service refused for good (400, payload too large): the input fails. */
+  rejected: { i: number; error: string }[];
+  retried: { i: number; id: string; how: 'retry' | 'resubmit'; refused?: boolean }[];
+  cancelled: string[];
+  completions: Completion[];
+  /** Polled jobs the service no longer knows (ttl expired). */
+  expired: string[];
+  /** 429s met (the step then stops submitting). */
+  rateLimited: number;
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { JobRetryOptions, PollingOptions } from './job';
+import { BATCH_OUTCOMES, WAIT_REASONS } from './names/batch';
+import { Policy } from './queue';
+
+/**
+ * Wire shapes of the batch orchestration: the workflow's input, its live state (query), the
+ * result line of one input and the summary. Per-item data never crosses the Temporal boundary:
+ * inputs are read and outcomes written by activities; history holds indices, ids and counters.
+ */
+
+/** How lines of the input file are read; `auto` is documented in docs/batch.md. */
+export const InputFormat = z.enum(['auto', 'body', 'bare']);
+export type InputFormat = z.infer<typeof InputFormat>;
+
+/** Options of one batch; every field has a documented default. */
+export const BatchOptions = z.strictObject({
+  /**
+   * Jobs in flight at most (submitted, not yet finished).
+   * @default 50
+   */
+  concurrency: z.number().int().min(1).max(5000).default(50),
+  /** A JSON path into each input (`$.tenant`, `$.user.id`): each value of it gets its own in-flight cap. */
+  keyPath: z.string().regex(/^\$(\.[A-Za-z_][\w-]*|\[\d+\])+$/, { error: 'keyPath must look like $.field or $.a.b[0]' }).optional(),
+  /** In-flight cap per key value (needs `keyPath`). */
+  keyLimit: z.number().int().min(1).optional(),
+  /**
+   * Priority among batches sharing an endpoint's submission budget: higher goes first.
+   * @default 5
+   */
+  priority: z.number().int().min(0).max(9).default(5),
+  /** Stop submitting once the estimated spend (USD) reaches this. */
+  maxCost: z.number().positive().optional(),
+  /** Stop submitting at this time (epoch ms). */
+  deadline: z.number().int().positive().optional(),
+  /** Price of one worker-hour (USD) for the estimate; default: the endpoint's worker `costPerHr` read over REST. */
+  pricePerHour: z.number().min(0).optional(),
+  /** Retry of FAILED / TIMED_OUT jobs: the job workflow's options. */
+  retry: JobRetryOptions.default(JobRetryOptions.parse({})),
+  /**
+   * `webhook` (with a `/status` poll for jobs whose webhook is late) or `poll`.
+   * @default 'webhook'
+   */
+  completion: z.enum(['webhook', 'poll']).default('webhook'),
+  polling: PollingOptions.default(PollingOptions.parse({})),
+  /**
+   * A job whose webhook has not come after this long is polled (then at doubling intervals up to 5 min).
+   * @default 30000
+   */
+  webhookFallbackMs: z.number().int().min(100).max(3_600_000).default(30_000),
+  /** Lines of the file: `auto`, `body` (`{"input": ...}`), `bare` (the input itself). @default 'auto' */
+  inputFormat: InputFormat.default('auto'),
+  /** Policy of bare inputs (a body line brings its own). */
+  policy: Policy.optional(),
+  /**
+   * Result retention the service applies after a job finishes (`/retry` only before it ends).
+   * @default 1800000
+   */
+  resultRetentionMs: z.number().int().min(0).default(30 * 60_000),
+  /**
+   * Continue-as-new after this many steps even before Temporal suggests it (tests lower it).
+   * @default 500
+   */
+  stepsPerRun: z.number().int().min(2).max(100_000).default(500),
+  /** Run each input as its own child job workflow (`batch/<id>/<index>`), for batches up to ~10,000. @default false */
+  perJobWorkflows: z.boolean().default(false),
+});
+export type BatchOptions = z.infer<typeof BatchOptions>;
+export type BatchOptionsInput = z.input<typeof BatchOptions>;
+
+/** Input of the batch workflow. */
+export const BatchWorkflowInput = z.strictObject({
+  endpointId: z.string().min(1),
+  /** The JSONL input: a path the daemon can read. */
+  source: z.string().min(1),
+  /** Where results.jsonl, dead-letter.jsonl and summary.json go (a directory the daemon can write). */
+  outDir: z.string().min(1),
+  /** Only these input indices run (retry-failed); others are not part of this run. */
+  only: z.array(z.number().int().min(0)).optional(),
+  options: BatchOptions.default(BatchOptions.parse({})),
+});
+export type BatchWorkflowInput = z.infer<typeof BatchWorkflowInput>;
+export type BatchWorkflowInputInit = z.input<typeof BatchWorkflowInput>;
+
+export const BatchOutcomeStatus = z.enum(BATCH_OUTCOMES);
+export type BatchOutcomeStatus = z.infer<typeof BatchOutcomeStatus>;
+export const WaitReason = z.enum(WAIT_REASONS);
+export type WaitReason = z.infer<typeof WaitReason>;
+
+/** One line of results.jsonl: what input `index` ended as, written exactly once. */
+export const BatchResultLine = z.looseObject({
+  index: z.number().int(),
+  status: BatchOutcomeStatus,
+  output: z.unknown().optional(),
+  error: z.string().optional(),
+  errorType: z.string().optional(),
+  /** Remote jobs run for this input (a `/retry` reruns the same id). */
+  attempts: z.number().int(),
+  remoteJobIds: z.array(z.string()),
+  executionTime: z.number().optional(),
+  delayTime: z.number().optional(),
+  /** Epoch ms of the first submission and of the outcome. */
+  submittedAt: z.number().optional(),
+  endedAt: z.number(),
+});
+export type BatchResultLine = z.infer<typeof BatchResultLine>;
+
+/** Counts of inputs by outcome, and of work in progress. */
+export const BatchCounts = z.strictObject({
+  total: z.number().int().optional(),
+  read: z.number().int(),
+  submitted: z.number().int(),
+  inFlight: z.number().int(),
+  waitingRetry: z.number().int(),
+  done: z.number().int(),
+  byStatus: z.record(BatchOutcomeStatus, z.number().int()),
+  retries: z.number().int(),
+  rateLimited: z.number().int(),
+  /** Submissions the service answered with a job it had already created for the same key (idempotency). */
+  duplicatesAvoided: z.number().int(),
+});
+export type BatchCounts = z.infer<typeof BatchCounts>;
+
+/** Live state of a batch (the `batchState` query) and, at the end, its summary. */
+export const BatchState = z.strictObject({
+  batchId: z.string(),
+  endpointId: z.string(),
+  phase: z.enum(['running', 'paused', 'cancelling', 'finishing', 'done']),
+  counts: BatchCounts,
+  waiting: z.array(WaitReason),
+  /** Estimated spend so far (USD), from the jobs' executionTime and the price per worker-hour. */
+  spend: z.number(),
+  pricePerHour: z.number().optional(),
+  /** Per second, over the run so far. */
+  submitRate: z.number(),
+  completeRate: z.number(),
+  /** Epoch ms of the estimated end, when the rate allows one. */
+  eta: z.number().optional(),
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+  /** Average executionTime (ms) of finished jobs. */
+  avgExecutionMs: z.number().optional(),
+  lastErrors: z.array(z.strictObject({ index: z.number().int(), error: z.string() })),
+  runs: z.number().int(),
+  options: z.strictObject({ concurrency: z.number().int(), keyLimit: z.number().int().optional(), maxCost: z.number().optional(), deadline: z.number().optional() }),
+  /** Where results.jsonl, dead-letter.jsonl and summary.json are (once done). */
+  outDir: z.string(),
+});
+export type BatchState = z.infer<typeof BatchState>;
+
+/** Live changes of a running batch (`configure` update). */
+export const BatchConfigure = z.strictObject({
+  concurrency: z.number().int().min(1).max(5000).optional(),
+  keyLimit: z.number().int().min(1).optional(),
+  maxCost: z.number().positive().nullable().optional(),
+  deadline: z.number().int().positive().nullable().optional(),
+});
+export type BatchConfigure = z.infer<typeof BatchConfigure>;

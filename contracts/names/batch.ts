@@ -1,0 +1,33 @@
+/**
+ * Names of the batch orchestration, defined once for the workflow, its activities, the daemon and
+ * the clients: workflow ids, signals, queries, updates, outcome statuses, idempotency keys. Zod-free.
+ */
+
+/** Workflow id of a batch: `batch/<id>`. */
+export const batchWorkflowId = (id: string): string => (id.startsWith('batch/') ? id : `batch/${id}`);
+
+/** The batch id inside a batch workflow id. */
+export const batchIdOf = (workflowId: string): string => workflowId.replace(/^batch\//, '');
+
+/** Workflow id of the child job workflow of input `index` (the `--per-job-workflows` mode). */
+export const batchChildId = (batchId: string, index: number): string => `batch/${batchIdOf(batchId)}/${index}`;
+
+/** The batch workflow's query, signals and updates, defined once. */
+export const BATCH_QUERIES = { state: 'batchState' } as const;
+export const BATCH_UPDATES = { pause: 'pause', resume: 'resume', cancel: 'cancelBatch', configure: 'configure' } as const;
+
+/**
+ * What one input ended as, beside the remote job statuses: a line that is no job (`BAD_INPUT`), a
+ * job the service forgot (`JOB_EXPIRED`), an input never sent because the batch stopped submitting
+ * (`NOT_SUBMITTED`: cancelled, cost cap or deadline; the reason says which).
+ */
+export const BATCH_OUTCOMES = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'JOB_EXPIRED', 'BAD_INPUT', 'NOT_SUBMITTED'] as const;
+
+/** Why a batch is not submitting right now (the status says it). */
+export const WAIT_REASONS = ['window-full', 'key-cap', 'rate-budget', 'paused', 'cost-cap', 'deadline', 'retry-backoff', 'input-done'] as const;
+
+/**
+ * The `Idempotency-Key` of one submission: the same (workflow run, input index, attempt) always
+ * gives the same key, so a repeated submission answers the first job instead of creating another.
+ */
+export const idempotencyKey = (scope: string, index: number, attempt: number): string => `${scope}#${index}#${attempt}`;

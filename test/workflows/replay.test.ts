@@ -20,7 +20,7 @@ describe('job workflow replay (recorded histories, the daemon\'s workflow bundle
 
   it('replays every history without a determinism error', async () => {
     // Replay errors are reported below, per history; the SDK need not log them as well.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     const histories = files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8'))) }));
     const results: { workflowId: string; error?: string }[] = [];
     for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {

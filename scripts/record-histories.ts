@@ -1,5 +1,5 @@
 /** Records the job workflow's histories that test/workflows/replay.test.ts replays (`npm run histories:record`). */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -84,15 +84,15 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
     const ids: Ids = { parked: addEndpoint(s.platform, { name: 'parked', command: ['false'], workersMax: 0 }).id, counter: () => join(counters, `count-${n++}`) };
-    // Every run settles before the stack stops, failed or not; the files change only if all passed.
+    // Every run settles before the stack stops, failed or not; files are written only if all passed.
     const runs = await Promise.allSettled(scenarios.map((sc) => record(s, ids, sc)));
     for (const r of runs) console.log(r.status === 'fulfilled' ? r.value.line : `FAILED ${String(r.reason)}`);
     if (runs.some((r) => r.status === 'rejected')) {
       process.exitCode = 1;
       return;
     }
+    // Other files in the folder (histories kept for an older, patched branch) stay.
     mkdirSync(outDir, { recursive: true });
-    for (const f of readdirSync(outDir)) if (f.endsWith('.json')) rmSync(join(outDir, f));
     for (const r of runs) if (r.status === 'fulfilled') writeFileSync(join(outDir, r.value.file), r.value.json);
   } finally {
     await s.dispose();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { failureType } from '../client/jobs';
+import { failureType } from '../client/failures';
 import type { JobWorkflowInputInit, JobWorkflowResult } from '../contracts';
 import { orchestratorStack } from '../test/helpers/orchestrator';
 import { addEndpoint, eventually } from '../test/helpers/platform';

@@ -1,8 +1,8 @@
 import {
-  type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, proxyActivities, setHandler, sleep, workflowInfo,
+  type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import { LIMITS } from '../contracts/limits';
-import { FailureType, JOB_END_FAILURE, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
+import { FailureType, JOB_END_FAILURE, JOB_PATCHES, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
 import type {
   Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome,
 } from '../contracts/job';
@@ -109,7 +109,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   }
   state.phase = 'done';
   const result = resultOf(last!, state);
-  if (result.status === 'COMPLETED') return result;
+  // Workflows started before this change keep returning the result (patched() is false on their replay).
+  if (result.status === 'COMPLETED' || !patched(JOB_PATCHES.failedJobFailsWorkflow)) return result;
   // Temporal's status tells the outcome: a job that did not complete fails its workflow; the
   // failure carries the whole result (attempts, last error) for `sluice result` and the library.
   const type = JOB_END_FAILURE[result.status as keyof typeof JOB_END_FAILURE] ?? FailureType.JOB_FAILED;
@@ -122,9 +123,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
 /** A failure the retry options say is not worth another attempt (by error type or message pattern). */
 function neverRetried(o: RemoteOutcome, retry: JobWorkflowInput['options']['retry']): boolean {
+  // Inputs recorded before these options existed lack them.
+  const types = retry.nonRetryableErrorTypes ?? [];
+  const patterns = retry.nonRetryableErrorPatterns ?? [];
   const type = o.errorType;
-  if (type && retry.nonRetryableErrorTypes.some((name) => type === name || type.endsWith(`.${name}`))) return true;
-  return o.error !== undefined && retry.nonRetryableErrorPatterns.some((p) => new RegExp(p).test(o.error!));
+  if (type && types.some((name) => type === name || type.endsWith(`.${name}`))) return true;
+  return o.error !== undefined && patterns.some((p) => new RegExp(p).test(o.error!));
 }
 
 function attemptOf(n: number, how: Attempt['how'], startedAt: number, o: RemoteOutcome): Attempt {

@@ -15,5 +15,14 @@ export const awaitActivityId = (remoteJobId: string, retries: number): string =>
 /** Activity id of a stream drain (never completed from outside). */
 export const drainActivityId = (remoteJobId: string, retries: number): string => `drain/${remoteJobId}/${retries}`;
 
+/**
+ * `patched()` ids of the job workflow's changes, defined once (see docs/orchestrator.md,
+ * "Changing the workflow safely").
+ */
+export const JOB_PATCHES = {
+  /** A job that does not complete fails its workflow (JOB_FAILED, ...) instead of returning status FAILED. */
+  failedJobFailsWorkflow: 'failed-job-fails-workflow',
+} as const;
+
 /** A retained result may still be retried with `/retry` if at least this much retention is left. */
 export const RETENTION_MARGIN_MS = 60_000;

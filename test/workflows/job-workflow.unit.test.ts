@@ -5,8 +5,8 @@ import { CompleteAsyncError } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { temporalTestServerBinary } from '../../client/dev/tools';
-import { JobWorkflowInput, type JobOptionsInput } from '../../contracts';
+import { temporalTestServerBinary } from '../../common/tools';
+import { JobWorkflowInput, type JobOptionsInput, type JobWorkflowResult } from '../../contracts';
 import { workflowBundle } from '../../worker/bundle';
 import { jobWorkflow, stateQuery } from '../../workflows';
 import { gate, outcome, stubActivities, type Script } from './stub-activities';
@@ -64,6 +64,13 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     expect(err).toBeInstanceOf(WorkflowFailedError);
     return (err as WorkflowFailedError).cause;
   };
+  /** A job that did not complete fails its workflow with JOB_FAILED / JOB_TIMED_OUT carrying the result. */
+  const endedWith = async (p: Promise<unknown>, type: string): Promise<JobWorkflowResult> => {
+    const cause = await failureOf(p);
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe(type);
+    return (cause as ApplicationFailure).details![0] as JobWorkflowResult;
+  };
 
   it('webhook mode: submits once, waits under the fixed activity id, returns the output; the state query follows the phases', async () => {
     const submitted = gate();
@@ -106,7 +113,7 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     const job = await start({ wait: (ref, n) => outcome(ref, 'FAILED', { error: `failure ${n}` }) }, {
       retry: { maxAttempts: 4, initialBackoffMs: MIN, backoffCoefficient: 3, maxBackoffMs: 4 * MIN },
     });
-    const r = await job.handle.result();
+    const r = await endedWith(job.handle.result(), 'JOB_FAILED');
     expect(r).toMatchObject({ status: 'FAILED', error: 'failure 4' });
     expect(r.attempts.map((a) => a.how)).toEqual(['submit', 'retry', 'retry', 'retry']);
     const gaps = r.attempts.slice(1).map((a, i) => a.startedAt - r.attempts[i]!.endedAt!);
@@ -155,7 +162,7 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
 
   it('poll mode polls under the webhook id; stream mode drains under a drain id; unlisted statuses are not retried', async () => {
     const poll = await start({ wait: (ref) => outcome(ref, 'TIMED_OUT') }, { completion: 'poll', retry: { retryOn: ['FAILED'] } });
-    expect((await poll.handle.result()).attempts).toHaveLength(1);
+    expect((await endedWith(poll.handle.result(), 'JOB_TIMED_OUT')).attempts).toHaveLength(1);
     expect(poll.calls().map((c) => [c.name, c.name === 'submitJob' ? (c.arg as { webhook: boolean }).webhook : c.activityId])).toEqual([
       ['submitJob', false], ['pollCompletion', 'await/r1/0'],
     ]);

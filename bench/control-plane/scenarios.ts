@@ -8,8 +8,8 @@
  *   submission to each worker taking its first job.
  */
 import { request } from 'undici';
-import { type WorkerPod } from '../../platform/domain/pod';
-import { type Platform } from '../../platform/platform';
+import { type WorkerPod } from '../../platform/pods/pod';
+import { type Platform } from '../../platform';
 
 /** One measurement: ms from the trigger until the first and until the last new worker took a job. */
 export interface Sample {

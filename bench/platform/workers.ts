@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Pool } from 'undici';
-import { apiKey, shortId } from '../../platform/domain/ids';
-import { type WorkerPod } from '../../platform/domain/pod';
-import { StopOrders } from '../../platform/domain/stop-orders';
-import { type Platform } from '../../platform/platform';
+import { apiKey, shortId } from '../../platform/core/ids';
+import { type WorkerPod } from '../../platform/pods/pod';
+import { StopOrders } from '../../platform/pods/stop-orders';
+import { type Platform } from '../../platform';
 import { expectStatus, keepAlivePool, requestJson } from './http';
 
 /** How the no-op worker runs: loops of this process over HTTP, or the project's worker SDK in pods the platform spawns. */

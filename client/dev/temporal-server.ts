@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { stopPodProcess } from '../../platform/domain/pod-process';
+import { stopPodProcess } from '../../platform/pods/pod-process';
 import { temporalBinary } from './tools';
 
 /** Options of {@link startTemporalDevServer}. */

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pod } from '../../contracts';
-import { type WorkerPod } from '../../platform/domain/pod';
+import { type WorkerPod } from '../../platform/pods/pod';
 import { call, eventually, testPlatform, waitForStatus } from '../helpers/platform';
 import { gql, gqlEndpoint, restTemplate, taggedCommand } from './support';
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../platform/domain/clock';
+import { AdjustableClock } from '../../platform';
 import { eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';
 

@@ -53,7 +53,7 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
     lastStatusChange: `bench pod at ${new Date(now).toISOString()}`,
   };
   // Registered before the endpoint exists, so the scaler's first look already counts it.
-  platform.pool.pods.set(pod.id, pod);
+  platform.pool.register(pod);
   saveEndpoint(platform, { id: endpointId, command: [process.execPath, '-e', 'process.exit(3)'], env: {}, workers: 1 });
   pod.templateId = platform.registry.endpoint(endpointId)!.templateId;
 

@@ -80,10 +80,7 @@ export function deleteEndpoint(deps: EndpointDeps, user: User, id: string): void
     );
   }
   deps.registry.deleteEndpoint(id);
-  for (const jobId of deps.engine.queue.shift(id, Number.MAX_SAFE_INTEGER)) {
-    const job = deps.engine.jobs.get(jobId);
-    if (job) deps.engine.finish(job, 'CANCELLED', { error: `endpoint ${id} was deleted` });
-  }
+  deps.engine.cancelQueued(id, `endpoint ${id} was deleted`);
 }
 
 /** A `templateId` an endpoint may use: visible to the caller and a serverless template. */

@@ -80,8 +80,8 @@ function specFromRegistry(pod: WorkerPod, registry: Registry): PodSpec {
  * `GET /v1/pods/{podId}` for `user`: 404 when unknown (a serverless worker counts as unknown
  * unless `include.workers`), 401 when it is another user's.
  */
-export function readPod(pods: ReadonlyMap<string, WorkerPod>, registry: Registry, user: User, podId: string, include: PodIncludes): Pod {
-  const pod = SAFE_ID.test(podId) ? pods.get(podId) : undefined;
+export function readPod(findPod: (podId: string) => WorkerPod | undefined, registry: Registry, user: User, podId: string, include: PodIncludes): Pod {
+  const pod = SAFE_ID.test(podId) ? findPod(podId) : undefined;
   if (!pod) throw new NotFoundError(`pod ${podId} not found`, { field: 'podId' });
   if (!include.workers) throw new NotFoundError(`pod ${podId} not found (it is a serverless worker: add includeWorkers=true)`, { field: 'podId' });
   if (pod.userId !== user.id) throw new ForbiddenError(`podId: this API key has no access to pod ${podId}`, { field: 'podId' });

@@ -1,21 +1,26 @@
+/** The job state machine of the spec: the operations on jobs, the queue, and the events the pool reacts to. */
 import { EventEmitter } from 'node:events';
-import { type JobSubmission, type StreamChunk, isTerminal, resolvePolicy, LIMITS } from '../../contracts';
-import { BadRequestError, NotFoundError } from '../core/errors';
+import { type JobSubmission, type StreamChunk, resolvePolicy, LIMITS } from '../../contracts';
 import { type Clock } from '../core/clock';
+import { BadRequestError } from '../core/errors';
 import { jobId as newJobId } from '../core/ids';
-import { deadlinesOf, type Job } from './job';
-import { JobQueue, type TakeWaiter } from './queue';
+import { type Job } from './job';
+import { JobStates, type FinalStatus, type JobReader, type JobResult } from './job-states';
+import { JobQueue } from './queue';
 import { type JobStore } from './store';
-import { JobWatchers } from './watchers';
-import { Deadlines } from './deadlines';
-import { splitChunk } from './chunks';
 
 /** Durations of the engine; the defaults are the spec's. */
 export interface JobEngineOptions {
   clock: Clock;
-  /** Result retention after a `/run` job finishes. Default 30 min. */
+  /**
+   * Result retention after a `/run` job finishes, in ms.
+   * @default 1800000 (30 min)
+   */
   retentionAsyncMs?: number;
-  /** Result retention after a `/runsync` job finishes. Default 1 min. */
+  /**
+   * Result retention after a `/runsync` job finishes, in ms.
+   * @default 60000 (1 min)
+   */
   retentionSyncMs?: number;
 }
 
@@ -31,33 +36,31 @@ interface JobEngineEvents {
 }
 
 /**
- * The job state machine of the spec. Every transition goes through here, is written through
- * to SQLite, and wakes whoever waits on the job.
+ * The job state machine of the spec. Every transition goes through here; {@link JobStates}
+ * writes it through to SQLite and wakes whoever waits on the job.
  */
 export class JobEngine extends EventEmitter<JobEngineEvents> {
-  readonly jobs = new Map<string, Job>();
-  readonly queue = new JobQueue();
-  readonly watchers = new JobWatchers();
-  /** When each job next needs the sweeper. */
-  readonly deadlines = new Deadlines();
+  private readonly states: JobStates;
+  private readonly queue = new JobQueue();
   private readonly clock: Clock;
-  private readonly retentionAsyncMs: number;
-  private readonly retentionSyncMs: number;
+  /** Reading jobs: lookups, `/health` counts and waiting for a change. */
+  readonly jobs: JobReader;
 
-  constructor(private readonly store: JobStore, options: JobEngineOptions) {
+  constructor(store: JobStore, options: JobEngineOptions) {
     super();
     this.clock = options.clock;
-    this.retentionAsyncMs = options.retentionAsyncMs ?? LIMITS.retentionAsyncMs;
-    this.retentionSyncMs = options.retentionSyncMs ?? LIMITS.retentionSyncMs;
+    this.states = new JobStates(store, options.clock, {
+      asyncMs: options.retentionAsyncMs ?? LIMITS.retentionAsyncMs,
+      syncMs: options.retentionSyncMs ?? LIMITS.retentionSyncMs,
+    });
+    this.jobs = this.states;
   }
 
   /** Loads persisted jobs; jobs that were running when the platform died are failed (retryable). */
   recover(): { requeued: number; failed: number } {
     let requeued = 0;
     let failed = 0;
-    for (const job of this.store.loadAll()) {
-      this.jobs.set(job.id, job);
-      for (const at of deadlinesOf(job)) this.deadlines.push(at, job.id);
+    for (const job of this.states.load()) {
       if (job.status === 'IN_QUEUE') {
         this.queue.push(job.endpointId, job.id);
         requeued++;
@@ -79,18 +82,14 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     };
     if (body.webhook !== undefined) job.webhook = body.webhook;
     if (body.s3Config !== undefined) job.s3Config = body.s3Config;
-    this.store.insert(job);
-    this.jobs.set(job.id, job);
-    this.deadlines.push(job.ttlDeadline, job.id);
+    this.states.add(job);
     this.enqueue(job);
     return job;
   }
 
-  /** The job `jobId` of endpoint `endpointId`; 404 when unknown, expired or of another endpoint. */
-  get(endpointId: string, jobId: string): Job {
-    const job = this.jobs.get(jobId);
-    if (!job || job.endpointId !== endpointId) throw new NotFoundError(`job ${jobId} not found`, { jobId });
-    return job;
+  /** The endpoint's queued jobs, oldest first. */
+  queued(endpointId: string): Job[] {
+    return this.queue.ids(endpointId).map((id) => this.states.find(id)).filter((j): j is Job => !!j);
   }
 
   /**
@@ -98,68 +97,41 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
    * Resolves with the jobs now IN_PROGRESS on that worker (empty: nothing came).
    */
   take(endpointId: string, workerId: string, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {
-    const ready = this.assign(this.queue.shift(endpointId, max), workerId);
+    const assign = (ids: string[]): Job[] => this.assign(ids, workerId);
+    const ready = assign(this.queue.shift(endpointId, max));
     if (ready.length > 0 || waitMs <= 0) return Promise.resolve(ready);
-    return new Promise<Job[]>((resolve) => {
-      const waiter: TakeWaiter = {
-        workerId,
-        max,
-        isAlive,
-        deliver: (ids) => {
-          clearTimeout(timer);
-          resolve(this.assign(ids, workerId));
-        },
-        cancel: () => {
-          clearTimeout(timer);
-          resolve([]);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.queue.removeWaiter(endpointId, waiter);
-        resolve([]);
-      }, waitMs);
-      this.queue.addWaiter(endpointId, waiter);
-    });
+    return this.queue.wait(endpointId, { workerId, max, isAlive }, waitMs, assign);
   }
 
   /** Ends a worker's pending `job-take` waits with no job (the worker is being stopped). */
   cancelTakes(endpointId: string, workerId: string): void {
-    for (const w of this.queue.takeWaitersOf(endpointId, workerId)) w.cancel();
+    this.queue.cancelWaits(endpointId, workerId);
   }
 
   /** Returns jobs a worker could not receive (its request died) to the head of the queue. */
   giveBack(jobs: Job[]): void {
     for (const job of jobs) {
       if (job.status !== 'IN_PROGRESS') continue;
-      job.status = 'IN_QUEUE';
-      delete job.startedAt;
-      delete job.workerId;
-      this.store.update(job);
+      this.states.unstart(job);
       this.queue.pushFront(job.endpointId, [job.id]);
     }
-    for (const endpointId of new Set(jobs.map((j) => j.endpointId))) this.dispatch(endpointId);
+    for (const endpointId of new Set(jobs.map((j) => j.endpointId))) this.queue.dispatch(endpointId);
   }
 
   /** A `progress_update` from the worker; ignored once the job has left IN_PROGRESS (it can arrive late). */
   progress(workerId: string, job: Job, output: unknown): void {
     if (job.status !== 'IN_PROGRESS' || job.workerId !== workerId) return;
-    job.progress = output;
-    this.store.update(job);
-    this.watchers.notify(job.id);
+    this.states.progress(job, output);
   }
 
   /** A stream chunk from the worker; chunks over the size limit are split. */
   appendChunk(workerId: string, job: Job, chunk: StreamChunk): void {
     if (job.status !== 'IN_PROGRESS' || job.workerId !== workerId) return;
-    for (const part of splitChunk(chunk, LIMITS.streamChunkBytes)) {
-      this.store.addChunk(job.id, job.chunkSeq++, part);
-      job.pendingChunks.push(part);
-    }
-    this.watchers.notify(job.id);
+    this.states.appendChunk(job, chunk);
   }
 
   /** `job-done` from the worker: COMPLETED, or FAILED when an `error` is present. Late results are ignored. */
-  complete(workerId: string, job: Job, result: { output?: unknown; error?: unknown }): boolean {
+  complete(workerId: string, job: Job, result: JobResult): boolean {
     if (job.status !== 'IN_PROGRESS' || job.workerId !== workerId) return false;
     const failed = result.error !== undefined && result.error !== null && result.error !== '' && result.error !== false;
     this.finish(job, failed ? 'FAILED' : 'COMPLETED', result);
@@ -172,9 +144,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
       this.queue.remove(job.endpointId, job.id);
       this.finish(job, 'CANCELLED', {});
     } else if (job.status === 'IN_PROGRESS') {
-      const workerId = job.workerId;
-      this.finish(job, 'CANCELLED', {});
-      if (workerId) this.emit('stop', workerId, job.id);
+      this.stopOnWorker(job, 'CANCELLED', {});
     }
     return job;
   }
@@ -184,43 +154,47 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT') {
       throw new BadRequestError(`job ${job.id} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`, { jobId: job.id });
     }
-    job.status = 'IN_QUEUE';
-    job.queuedAt = this.clock.now();
-    job.retries++;
-    for (const k of ['startedAt', 'completedAt', 'retentionUntil', 'output', 'error', 'progress', 'workerId'] as const) delete job[k];
-    job.pendingChunks = [];
-    this.store.clearChunks(job.id);
-    this.store.update(job);
+    this.states.reset(job);
     this.enqueue(job);
     return job;
   }
 
   /** `/purge-queue`: every queued job of the endpoint is cancelled; running jobs continue. */
   purge(endpointId: string): number {
+    return this.cancelQueued(endpointId, 'removed by /purge-queue');
+  }
+
+  /** Cancels every queued job of the endpoint with `error` (purge, endpoint deleted); returns how many. */
+  cancelQueued(endpointId: string, error: string): number {
     const ids = this.queue.shift(endpointId, Number.MAX_SAFE_INTEGER);
     for (const id of ids) {
-      const job = this.jobs.get(id);
-      if (job) this.finish(job, 'CANCELLED', { error: 'removed by /purge-queue' });
+      const job = this.states.find(id);
+      if (job) this.finish(job, 'CANCELLED', { error });
     }
     return ids.length;
   }
 
   /** `/status?ttl=`: a new lifespan, still counted from submission. */
   setTtl(job: Job, ttlMs: number): void {
-    job.policy = { ...job.policy, ttl: ttlMs };
-    job.ttlDeadline = job.submittedAt + ttlMs;
-    this.deadlines.push(job.ttlDeadline, job.id);
-    this.store.update(job);
+    this.states.setTtl(job, ttlMs);
   }
 
   /** Hands out the chunks not yet delivered; each chunk is delivered exactly once. */
   drainStream(job: Job): StreamChunk[] {
-    if (job.pendingChunks.length === 0) return [];
-    const out = job.pendingChunks;
-    job.pendingChunks = [];
-    this.store.update(job);
-    this.store.dropDelivered(job);
-    return out;
+    return this.states.drainStream(job);
+  }
+
+  /** `executionTimeout` passed: the job is TIMED_OUT and stopped on its worker. */
+  timeOut(job: Job): void {
+    this.stopOnWorker(job, 'TIMED_OUT', { error: `job exceeded its executionTimeout of ${job.policy.executionTimeout} ms` });
+  }
+
+  /** The worker `workerId` is gone: those of `jobIds` it was still running fail with `error`. */
+  workerLost(workerId: string, jobIds: Iterable<string>, error: string): void {
+    for (const jobId of jobIds) {
+      const job = this.states.find(jobId);
+      if (job && job.status === 'IN_PROGRESS' && job.workerId === workerId) this.finish(job, 'FAILED', { error });
+    }
   }
 
   /** Deletes a job whatever its state (ttl, retention); a running one is stopped on its worker. */
@@ -230,81 +204,56 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
       this.emit('stop', job.workerId, job.id);
       this.emit('released', job.workerId, job.id);
     }
-    this.jobs.delete(job.id);
-    this.store.delete(job.id);
-    this.watchers.notify(job.id);
+    this.states.remove(job);
   }
 
-  /** Moves a job to a terminal state with its result, sets its retention and wakes its waiters. */
-  finish(job: Job, status: 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT', result: { output?: unknown; error?: unknown }): void {
-    const now = this.clock.now();
-    const workerId = job.status === 'IN_PROGRESS' ? job.workerId : undefined;
-    job.status = status;
-    job.completedAt = now;
-    job.retentionUntil = now + (job.sync ? this.retentionSyncMs : this.retentionAsyncMs);
-    this.deadlines.push(job.retentionUntil, job.id);
-    if (result.output !== undefined) job.output = result.output;
-    if (result.error !== undefined) job.error = result.error;
-    delete job.progress;
-    this.store.update(job);
-    this.watchers.notify(job.id);
-    if (workerId) this.emit('released', workerId, job.id);
-    this.emit('finished', job);
+  /** The ids of the jobs with a deadline due at `now` (for the sweeper, which re-checks each). */
+  due(now: number): Set<string> {
+    return this.states.due(now);
   }
 
-  /**
-   * Rebuilds the deadline heap from the jobs that exist when deleted jobs left too many stale
-   * entries behind (a ttl entry outlives a job deleted at the end of its retention).
-   */
+  /** Drops stale deadline entries once there are too many. */
   compactDeadlines(): void {
-    if (this.deadlines.size <= 3 * this.jobs.size + 10_000) return;
-    this.deadlines.clear();
-    for (const job of this.jobs.values()) for (const at of deadlinesOf(job)) this.deadlines.push(at, job.id);
+    this.states.compactDeadlines();
   }
 
   /** Commits queued writes now (the store batches them per event-loop turn). */
   flush(): void {
-    this.store.flush();
+    this.states.flush();
   }
 
   /** Resolves once every change made so far is on disk: await it before acknowledging a change. */
   persisted(): Promise<void> {
-    return this.store.persisted();
+    return this.states.persisted();
   }
 
-  /** True when the job is terminal (or gone). */
-  isDone(jobId: string): boolean {
-    const job = this.jobs.get(jobId);
-    return !job || isTerminal(job.status);
+  /** Ends a running job and tells its worker to stop it. */
+  private stopOnWorker(job: Job, status: FinalStatus, result: JobResult): void {
+    const workerId = job.workerId;
+    this.finish(job, status, result);
+    if (workerId) this.emit('stop', workerId, job.id);
+  }
+
+  /** Moves a job to a terminal state; its worker (if it ran) is released. */
+  private finish(job: Job, status: FinalStatus, result: JobResult): void {
+    const workerId = this.states.finish(job, status, result);
+    if (workerId) this.emit('released', workerId, job.id);
+    this.emit('finished', job);
   }
 
   private enqueue(job: Job): void {
     this.queue.push(job.endpointId, job.id);
     this.emit('queued', job);
-    this.dispatch(job.endpointId);
-  }
-
-  /** Hands queued jobs to waiting workers, oldest waiter first. */
-  dispatch(endpointId: string): void {
-    while (this.queue.size(endpointId) > 0) {
-      const waiter = this.queue.nextWaiter(endpointId);
-      if (!waiter) return;
-      waiter.deliver(this.queue.shift(endpointId, waiter.max));
-    }
+    this.queue.dispatch(job.endpointId);
   }
 
   private assign(ids: string[], workerId: string): Job[] {
     const now = this.clock.now();
     const out: Job[] = [];
     for (const id of ids) {
-      const job = this.jobs.get(id);
+      const job = this.states.find(id);
       if (!job || job.status !== 'IN_QUEUE') continue;
-      job.status = 'IN_PROGRESS';
-      job.startedAt = now;
-      job.workerId = workerId;
-      this.deadlines.push(now + job.policy.executionTimeout, job.id);
-      this.store.update(job);
-      this.watchers.notify(job.id);
+      this.states.start(job, workerId, now);
       out.push(job);
     }
     return out;

@@ -9,6 +9,13 @@ export interface TakeWaiter {
   cancel(): void;
 }
 
+/** What a worker's `job-take` wait is for. */
+export interface TakeRequest {
+  workerId: string;
+  max: number;
+  isAlive(): boolean;
+}
+
 /**
  * Per-endpoint FIFO of queued job ids and of workers waiting for one. Pure bookkeeping: the
  * engine decides what a hand-over means for the job's state.
@@ -54,13 +61,54 @@ export class JobQueue {
     return this.queues.get(endpointId)?.size ?? 0;
   }
 
-  addWaiter(endpointId: string, waiter: TakeWaiter): void {
+  /**
+   * Waits up to `waitMs` for jobs of the endpoint; `assign` turns the ids handed over (at once,
+   * in {@link dispatch}) into what the waiter resolves with. Resolves with [] when nothing came.
+   */
+  wait<T>(endpointId: string, request: TakeRequest, waitMs: number, assign: (jobIds: string[]) => T[]): Promise<T[]> {
+    return new Promise<T[]>((resolve) => {
+      const waiter: TakeWaiter = {
+        workerId: request.workerId,
+        max: request.max,
+        isAlive: () => request.isAlive(),
+        deliver: (ids) => {
+          clearTimeout(timer);
+          resolve(assign(ids));
+        },
+        cancel: () => {
+          clearTimeout(timer);
+          resolve([]);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.removeWaiter(endpointId, waiter);
+        resolve([]);
+      }, waitMs);
+      this.addWaiter(endpointId, waiter);
+    });
+  }
+
+  /** Hands queued jobs to waiting workers, oldest waiter first. */
+  dispatch(endpointId: string): void {
+    while (this.size(endpointId) > 0) {
+      const waiter = this.nextWaiter(endpointId);
+      if (!waiter) return;
+      waiter.deliver(this.shift(endpointId, waiter.max));
+    }
+  }
+
+  /** Ends the waits of one worker with nothing (it is being stopped). */
+  cancelWaits(endpointId: string, workerId: string): void {
+    for (const w of this.takeWaitersOf(endpointId, workerId)) w.cancel();
+  }
+
+  private addWaiter(endpointId: string, waiter: TakeWaiter): void {
     let list = this.waiters.get(endpointId);
     if (!list) this.waiters.set(endpointId, (list = []));
     list.push(waiter);
   }
 
-  removeWaiter(endpointId: string, waiter: TakeWaiter): void {
+  private removeWaiter(endpointId: string, waiter: TakeWaiter): void {
     const list = this.waiters.get(endpointId);
     if (!list) return;
     const i = list.indexOf(waiter);
@@ -68,7 +116,7 @@ export class JobQueue {
   }
 
   /** Removes and returns the waits of one worker. */
-  takeWaitersOf(endpointId: string, workerId: string): TakeWaiter[] {
+  private takeWaitersOf(endpointId: string, workerId: string): TakeWaiter[] {
     const list = this.waiters.get(endpointId);
     if (!list) return [];
     const mine = list.filter((w) => w.workerId === workerId);
@@ -77,7 +125,7 @@ export class JobQueue {
   }
 
   /** The longest-waiting live worker of the endpoint, removed from the wait list. */
-  nextWaiter(endpointId: string): TakeWaiter | undefined {
+  private nextWaiter(endpointId: string): TakeWaiter | undefined {
     const list = this.waiters.get(endpointId);
     while (list && list.length > 0) {
       const w = list.shift()!;

@@ -11,16 +11,14 @@ export function sweep(engine: JobEngine, now: number): { timedOut: number; expir
   let timedOut = 0;
   let expired = 0;
   // Only jobs with a deadline due are looked at: the cost does not grow with retained jobs.
-  for (const id of new Set(engine.deadlines.popDue(now))) {
-    const job = engine.jobs.get(id);
+  for (const id of engine.due(now)) {
+    const job = engine.jobs.find(id);
     if (!job) continue;
     if (now >= job.ttlDeadline || (job.retentionUntil !== undefined && isTerminal(job.status) && now >= job.retentionUntil)) {
       engine.delete(job);
       expired++;
     } else if (job.status === 'IN_PROGRESS' && job.startedAt !== undefined && now - job.startedAt >= job.policy.executionTimeout) {
-      const workerId = job.workerId;
-      engine.finish(job, 'TIMED_OUT', { error: `job exceeded its executionTimeout of ${job.policy.executionTimeout} ms` });
-      if (workerId) engine.emit('stop', workerId, job.id);
+      engine.timeOut(job);
       timedOut++;
     }
   }

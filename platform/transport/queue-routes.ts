@@ -18,7 +18,7 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
     if (op) ctx.onDone(s.limiter.admit(user.id, endpoint.id, op, s.pool.runningWorkers(endpoint.id)));
     return { user, endpoint };
   };
-  const jobOf = (ctx: Ctx, endpointId: string): Job => s.engine.get(endpointId, ctx.params.jobId ?? '');
+  const jobOf = (ctx: Ctx, endpointId: string): Job => s.engine.jobs.get(endpointId, ctx.params.jobId ?? '');
 
   const submit = async (ctx: Ctx, sync: boolean): Promise<Job> => {
     const { user, endpoint } = admit(ctx, sync ? 'runsync' : 'run');
@@ -30,8 +30,8 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
   /** Waits until the job is terminal (or gone) or `ms` passed. */
   const awaitTerminal = async (job: Job, ms: number, signal: AbortSignal): Promise<void> => {
     const deadline = Date.now() + ms;
-    while (!s.engine.isDone(job.id) && !signal.aborted && Date.now() < deadline) {
-      await s.engine.watchers.next(job.id, deadline - Date.now(), signal);
+    while (!s.engine.jobs.isDone(job.id) && !signal.aborted && Date.now() < deadline) {
+      await s.engine.jobs.watch(job.id, deadline - Date.now(), signal);
     }
   };
 
@@ -47,7 +47,7 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
 
   /** The answer of a sync wait: the whole record once finished, else id and status (200 either way). */
   const syncAnswer = (ctx: Ctx, job: Job): Promise<void> | void => {
-    const current = s.engine.jobs.get(job.id);
+    const current = s.engine.jobs.find(job.id);
     if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` });
     return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status });
   };
@@ -86,7 +86,7 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
     const job = jobOf(ctx, endpoint.id);
     let chunks = s.engine.drainStream(job);
     if (chunks.length === 0 && !isTerminal(job.status)) {
-      await s.engine.watchers.next(job.id, s.streamHoldMs, ctx.signal);
+      await s.engine.jobs.watch(job.id, s.streamHoldMs, ctx.signal);
       const current = jobOf(ctx, endpoint.id);
       chunks = s.engine.drainStream(current);
     }
@@ -115,15 +115,6 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
 
   router.on('GET', '/v2/:endpointId/health', (ctx) => {
     const { endpoint } = admit(ctx, null);
-    const jobs = { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 };
-    for (const j of s.engine.jobs.values()) {
-      if (j.endpointId !== endpoint.id) continue;
-      if (j.status === 'COMPLETED') jobs.completed++;
-      else if (j.status === 'FAILED' || j.status === 'TIMED_OUT') jobs.failed++;
-      else if (j.status === 'IN_PROGRESS') jobs.inProgress++;
-      else if (j.status === 'IN_QUEUE') jobs.inQueue++;
-      if (j.retries > 0) jobs.retried++;
-    }
-    sendJson(ctx.res, 200, { jobs, workers: s.pool.workerCounts(endpoint.id) });
+    sendJson(ctx.res, 200, { jobs: s.engine.jobs.counts(endpoint.id), workers: s.pool.workerCounts(endpoint.id) });
   });
 }

@@ -36,7 +36,7 @@ export function restRoutes(router: Router, s: PlatformServices): void {
 
   router.on('GET', '/v1/pods/:podId', (ctx) => {
     const user = authenticate(s, ctx.req);
-    sendJson(ctx.res, 200, readPod(s.pool.pods, s.registry, user, ctx.params.podId ?? '', includes(ctx)));
+    sendJson(ctx.res, 200, readPod((id) => s.pool.pod(id), s.registry, user, ctx.params.podId ?? '', includes(ctx)));
   });
 
   // Locally every pod is a serverless worker, so without includeWorkers the list is empty.
@@ -45,7 +45,7 @@ export function restRoutes(router: Router, s: PlatformServices): void {
     const include = includes(ctx);
     const endpointId = ctx.query.get('endpointId');
     const pods = include.workers
-      ? [...s.pool.pods.values()].filter((p) => p.userId === user.id && p.phase !== 'exited' && (endpointId === null || p.endpointId === endpointId))
+      ? s.pool.allPods().filter((p) => p.userId === user.id && p.phase !== 'exited' && (endpointId === null || p.endpointId === endpointId))
       : [];
     sendJson(ctx.res, 200, pods.map((p) => podView(p, s.registry, include)));
   });

@@ -20,7 +20,7 @@ export const WORKER_BODY_LIMIT = 64 * 1024 * 1024;
 export function workerRoutes(router: Router, s: PlatformServices): void {
   const reply = durableReply(s);
   const podOf = (ctx: Ctx): WorkerPod => {
-    const pod = s.pool.pods.get(ctx.params.podId ?? '');
+    const pod = s.pool.pod(ctx.params.podId ?? '');
     if (!pod || pod.endpointId !== ctx.params.endpointId) throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
     if (credential(ctx.req) !== pod.token) throw new UnauthorizedError('invalid worker key');
     return pod;
@@ -37,8 +37,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     await s.engine.persisted();
     if (!alive || ctx.res.destroyed) {
       // The worker hung up while the hand-over happened: the jobs go back to the queue.
-      for (const j of jobs) pod.jobs.delete(j.id);
-      s.engine.giveBack(jobs);
+      s.pool.giveBack(pod, jobs);
       return;
     }
     sendJson(ctx.res, 200, batch ? jobs.map(toTakenJob) : toTakenJob(jobs[0]!));
@@ -50,8 +49,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
   router.on('POST', '/v2/:endpointId/job-done/:podId/:jobId', async (ctx) => {
     const pod = podOf(ctx);
     const body = validate(JobDoneBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-done'), { allowEmpty: true }) ?? {});
-    const job = s.engine.jobs.get(ctx.params.jobId ?? '');
-    if (!job || job.endpointId !== pod.endpointId) throw new NotFoundError(`job ${ctx.params.jobId ?? ''} not found`);
+    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
     if (body.status === 'IN_PROGRESS') {
       s.engine.progress(pod.id, job, body.output);
       return reply(ctx.res, 200, {});
@@ -67,8 +65,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
   router.on('POST', '/v2/:endpointId/job-stream/:podId/:jobId', async (ctx) => {
     const pod = podOf(ctx);
     const body = validate(JobStreamBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-stream')));
-    const job = s.engine.jobs.get(ctx.params.jobId ?? '');
-    if (!job || job.endpointId !== pod.endpointId) throw new NotFoundError(`job ${ctx.params.jobId ?? ''} not found`);
+    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
     s.engine.appendChunk(pod.id, job, body as StreamChunk);
     await reply(ctx.res, 200, {});
   });

@@ -1,3 +1,4 @@
+/** The composition root: startPlatform builds the services, the HTTP server, the pool and the sweeper. */
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -24,30 +25,76 @@ import { type PlatformServices } from './services';
 
 /** Options of {@link startPlatform}. Every duration defaults to the spec's value. */
 export interface PlatformOptions {
-  /** Port to listen on; 0 picks a free one. Default 8080. */
+  /**
+   * Port to listen on; 0 picks a free one.
+   * @default 8080
+   */
   port?: number;
-  /** Default 127.0.0.1. */
+  /**
+   * Address to listen on.
+   * @default '127.0.0.1'
+   */
   host?: string;
-  /** Folder of the SQLite database and pod logs. Default `./.data/platform`. */
+  /**
+   * Folder of the SQLite database and pod logs.
+   * @default './.data/platform'
+   */
   dataDir?: string;
-  /** Key of the first user; default SLUICE_API_KEY, else the key stored in the data dir, else a new one. */
+  /**
+   * Key of the first user.
+   * @default SLUICE_API_KEY, else the key stored in the data dir, else a new one
+   */
   apiKey?: string;
+  /**
+   * The clock every deadline is computed from.
+   * @default systemClock
+   */
   clock?: Clock;
+  /**
+   * Result retention after a `/run` job finishes, in ms.
+   * @default 1800000 (30 min)
+   */
   retentionAsyncMs?: number;
+  /**
+   * Result retention after a `/runsync` job finishes, in ms.
+   * @default 60000 (1 min)
+   */
   retentionSyncMs?: number;
+  /** Webhook retries and timeouts (see {@link WebhookOptions}). */
   webhook?: WebhookOptions;
+  /** Rate limits (see {@link RateLimiterOptions}). */
   rateLimits?: RateLimiterOptions;
+  /** Worker pods (see {@link PodPoolOptions}). */
   pods?: Omit<PodPoolOptions, 'baseUrl' | 'dataDir' | 'logger'>;
-  /** Hold of an idle `job-take`/`job-stop` long-poll. Default 20000 (the stock SDK gives up at 90 s). */
+  /**
+   * Hold of an idle `job-take`/`job-stop` long-poll, in ms (the stock SDK gives up at 90 s).
+   * @default 20000
+   */
   takeWaitMs?: number;
-  /** Hold of an empty `/stream` request. Default 1000. */
+  /**
+   * Hold of an empty `/stream` request, in ms.
+   * @default 1000
+   */
   streamHoldMs?: number;
-  /** Period of the ttl/timeout/retention sweep. Default 250. */
+  /**
+   * Period of the ttl/timeout/retention sweep, in ms.
+   * @default 250
+   */
   sweepIntervalMs?: number;
-  /** Create the example endpoints (echo, stream, fail, sleep, flaky). Default true. */
+  /**
+   * Create the example endpoints (echo, stream, fail, sleep, flaky).
+   * @default true
+   */
   seedExamples?: boolean;
+  /**
+   * Where the platform logs.
+   * @default createLogger('platform')
+   */
   logger?: Logger;
-  /** What GraphQL `myself { serverlessDiscount }` returns. Default null (no discount). */
+  /**
+   * What GraphQL `myself { serverlessDiscount }` returns.
+   * @default null (no discount)
+   */
   serverlessDiscount?: ServerlessDiscount | null;
   /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];

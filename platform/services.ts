@@ -1,3 +1,4 @@
+/** The services the transports call, built once by the composition root. */
 import { type Logger } from 'pino';
 import { type Clock } from './core/clock';
 import { type JobEngine } from './jobs/engine';

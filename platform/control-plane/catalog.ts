@@ -1,3 +1,4 @@
+/** The simulated hardware catalog: GPU tiers, CPUs, machines, data centers and network volumes. */
 import { type Gpu, type GpuTierId, type Machine, type NetworkVolume } from '../../contracts';
 
 /**

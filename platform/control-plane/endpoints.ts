@@ -1,3 +1,4 @@
+/** Endpoint operations of the control plane: saveEndpoint (create, modify, rolling release) and deleteEndpoint. */
 import { ENDPOINT_DEFAULTS, EndpointInput, type Endpoint } from '../../contracts';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../core/errors';
 import { unknownLocations } from './catalog';

@@ -1,3 +1,4 @@
+/** The spec's Pod object of a worker, as REST and GraphQL show it, and `GET /v1/pods/{id}`. */
 import { ENDPOINT_DEFAULTS, WORKER_ENV, type Pod, type PodIncludes } from '../../contracts';
 import { costPerHr, gpuObject, machineIdOf, machineObject, networkVolumeObject, resourcesOf } from './catalog';
 import { desiredStatus, podSpec, type PodSpec, type WorkerPod } from '../pods/pod';

@@ -1,3 +1,4 @@
+/** Templates and endpoints in memory, written through to SQLite, with change events for the pool. */
 import { EventEmitter } from 'node:events';
 import { ENDPOINT_DEFAULTS, type Endpoint, type Template } from '../../contracts';
 import { type Db } from '../core/db';

@@ -1,3 +1,4 @@
+/** The example templates and endpoints (echo, stream, fail, sleep, flaky) every fresh platform has. */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Endpoint } from '../../contracts';

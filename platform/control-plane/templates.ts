@@ -1,3 +1,4 @@
+/** Template operations of the control plane: visibility, ownership, create and update. */
 import { TEMPLATE_DEFAULTS, TemplateCreate, TemplateUpdate, type Endpoint, type Template } from '../../contracts';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../core/errors';
 import { SAFE_ID } from '../core/ids';

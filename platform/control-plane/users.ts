@@ -1,3 +1,4 @@
+/** Users and their API keys, stored in SQLite. */
 import { dbFileIn, openDb, type Db } from '../core/db';
 import { apiKey as newApiKey, shortId } from '../core/ids';
 import { ConflictError } from '../core/errors';

@@ -1,3 +1,4 @@
+/** The platform's clock: real time, or real time plus an offset tests can advance. */
 /**
  * The platform's one notion of time. Every deadline (ttl, executionTimeout, retention) is
  * computed from `now()`, so tests can move time forward instead of waiting.

@@ -1,3 +1,4 @@
+/** The platform's SQLite database: schema, opening, and the meta table. */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,8 @@
+/** Errors of the local platform, each with a stable literal `code` and the HTTP status the transport answers with. */
+
 /**
- * Errors of the local platform. Each has a stable literal `code` and the HTTP status the
- * transport answers with; the transport turns them into `{ "error": message }` bodies.
+ * The base of every platform error; the transport turns one into a `{ "error": message }` body
+ * with its `httpStatus`.
  */
 export abstract class PlatformError extends Error {
   abstract readonly code: string;
@@ -11,55 +13,37 @@ export abstract class PlatformError extends Error {
   }
 }
 
-export class BadRequestError extends PlatformError {
-  readonly code = 'BAD_REQUEST' as const;
-  readonly httpStatus = 400;
+/** A platform error class with the literal `code` and the `httpStatus` given. */
+function platformError<C extends string>(code: C, httpStatus: number) {
+  return class extends PlatformError {
+    readonly code: C = code;
+    readonly httpStatus = httpStatus;
+  };
 }
+
+export class BadRequestError extends platformError('BAD_REQUEST', 400) {}
 
 /** The spec has no 413: an oversized body is a 400 whose message names the limit. */
-export class PayloadTooLargeError extends PlatformError {
-  readonly code = 'PAYLOAD_TOO_LARGE' as const;
-  readonly httpStatus = 400;
-}
+export class PayloadTooLargeError extends platformError('PAYLOAD_TOO_LARGE', 400) {}
 
-export class UnauthorizedError extends PlatformError {
-  readonly code = 'UNAUTHORIZED' as const;
-  readonly httpStatus = 401;
-}
+export class UnauthorizedError extends platformError('UNAUTHORIZED', 401) {}
 
 /**
  * The caller's key is valid but the resource is another user's. The spec answers 401 for
  * "a key without permission for the call"; GraphQL reports it with code FORBIDDEN.
  */
-export class ForbiddenError extends PlatformError {
-  readonly code = 'FORBIDDEN' as const;
-  readonly httpStatus = 401;
-}
+export class ForbiddenError extends platformError('FORBIDDEN', 401) {}
 
 /** The request is well-formed but the resource's state refuses it (deleting an endpoint that still has workers). */
-export class PreconditionFailedError extends PlatformError {
-  readonly code = 'FAILED_PRECONDITION' as const;
-  readonly httpStatus = 400;
-}
+export class PreconditionFailedError extends platformError('FAILED_PRECONDITION', 400) {}
 
-export class NotFoundError extends PlatformError {
-  readonly code = 'NOT_FOUND' as const;
-  readonly httpStatus = 404;
-}
+export class NotFoundError extends platformError('NOT_FOUND', 404) {}
 
-export class MethodNotAllowedError extends PlatformError {
-  readonly code = 'METHOD_NOT_ALLOWED' as const;
-  readonly httpStatus = 405;
-}
+export class MethodNotAllowedError extends platformError('METHOD_NOT_ALLOWED', 405) {}
 
-export class ConflictError extends PlatformError {
-  readonly code = 'CONFLICT' as const;
-  readonly httpStatus = 400;
-}
+export class ConflictError extends platformError('CONFLICT', 400) {}
 
-export class RateLimitedError extends PlatformError {
-  readonly code = 'RATE_LIMITED' as const;
-  readonly httpStatus = 429;
+export class RateLimitedError extends platformError('RATE_LIMITED', 429) {
   constructor(message: string, readonly retryAfterSeconds: number, context: Record<string, unknown> = {}) {
     super(message, context);
   }

@@ -1,3 +1,4 @@
+/** Ids and keys: endpoint and pod ids, job ids, API keys, and what a safe id looks like. */
 import { randomBytes, randomUUID } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -1,3 +1,4 @@
+/** Validation of input with zod: a failure is a 400 naming the offending field. */
 import { type z } from 'zod';
 import { BadRequestError } from './errors';
 

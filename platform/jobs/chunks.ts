@@ -1,3 +1,4 @@
+/** Splitting of stream chunks over the size limit. */
 import { type StreamChunk } from '../../contracts';
 
 /**

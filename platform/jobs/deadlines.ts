@@ -1,3 +1,4 @@
+/** The deadline heap: when each job next needs the sweeper. */
 /**
  * A min-heap of (time, job id): when each job next needs a look from the sweeper (ttl,
  * executionTimeout, end of retention). Entries are hints: a job whose state changed since is

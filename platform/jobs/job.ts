@@ -1,3 +1,4 @@
+/** A job as the engine holds it, its wire record, and its deadlines. */
 import { type JobRecord, type JobStatus, type ResolvedPolicy, type S3Config, type StreamChunk, type TakenJob } from '../../contracts';
 
 /** A job as the engine holds it. Times are epoch milliseconds of the platform clock. */

@@ -1,3 +1,4 @@
+/** Per-endpoint FIFO of queued jobs and of the workers' `job-take` waits. */
 /** A worker's pending `job-take` long-poll. */
 export interface TakeWaiter {
   workerId: string;

@@ -1,13 +1,18 @@
+/** The spec's rate limits per user, endpoint and operation, with the dynamic limit. */
 import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../../contracts';
 import { RateLimitedError } from '../core/errors';
 
 /** Options of {@link RateLimiter}. */
 export interface RateLimiterOptions {
-  /** Off for benchmarks of the raw engine. Default true. */
+  /**
+   * Off for benchmarks of the raw engine.
+   * @default true
+   */
   enabled?: boolean;
   /**
    * The spec's `requests_per_worker` of the dynamic limit
-   * `max(base, running_workers x requests_per_worker)`, per 10 s window. Default 100.
+   * `max(base, running_workers x requests_per_worker)`, per 10 s window.
+   * @default 100
    */
   requestsPerWorker?: number;
 }

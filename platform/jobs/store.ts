@@ -1,3 +1,4 @@
+/** Persistence of jobs and their undelivered stream chunks, with group commit. */
 import { type StreamChunk } from '../../contracts';
 import { type Db } from '../core/db';
 import { type Job } from './job';

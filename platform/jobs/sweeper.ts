@@ -1,3 +1,4 @@
+/** The clock-driven rules: executionTimeout, ttl and the end of result retention. */
 import { isTerminal } from '../../contracts';
 import { type Clock } from '../core/clock';
 import { type JobEngine } from './engine';

@@ -1,3 +1,4 @@
+/** One-shot wake-ups of long-polls (runsync, status-sync, stream) when a job changes. */
 /**
  * Wakes long-polls (runsync, status-sync, stream) when a job changes. A watcher is a
  * one-shot callback; waiting is always bounded by a timeout.

@@ -1,14 +1,24 @@
+/** The job-completion webhook, with its retries. */
 import { request } from 'undici';
 import { type Logger } from 'pino';
 import { LIMITS, type JobRecord } from '../../contracts';
 
 /** Options of {@link WebhookSender}; the defaults are the spec's. */
 export interface WebhookOptions {
-  /** Retries after the first call. Default 2. */
+  /**
+   * Retries after the first call.
+   * @default 2
+   */
   retries?: number;
-  /** Delay between tries. Default 10 s. */
+  /**
+   * Delay between tries, in ms.
+   * @default 10000
+   */
   retryDelayMs?: number;
-  /** Timeout of one call. Default 10 s. */
+  /**
+   * Timeout of one call, in ms.
+   * @default 10000
+   */
   timeoutMs?: number;
 }
 

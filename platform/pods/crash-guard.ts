@@ -1,3 +1,4 @@
+/** Per-endpoint memory of crashing workers: restart back-off and releases that crash at start. */
 /**
  * Per-endpoint memory of workers that exit without being asked to: the growing restart back-off,
  * and whether the current release's command is known to crash at start (then a rolling release

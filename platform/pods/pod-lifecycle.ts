@@ -2,13 +2,10 @@
 import { join } from 'node:path';
 import { type Logger } from 'pino';
 import { type Endpoint } from '../../contracts';
-import { type Registry } from '../control-plane/registry';
 import { apiKey, shortId } from '../core/ids';
-import { type JobEngine } from '../jobs/engine';
-import { type CrashGuard } from './crash-guard';
 import { podSpec, type WorkerPod } from './pod';
 import { launchPod, reapOrphans, stopPodProcess } from './pod-process';
-import { type PodTable } from './pod-table';
+import { type PoolParts } from './pool-parts';
 import { StopOrders } from './stop-orders';
 import { workerEnv } from './worker-env';
 
@@ -24,18 +21,11 @@ export interface LifecycleSettings {
   pingIntervalMs: number;
 }
 
-/** Starts and stops pods; `changed` is called whenever the pool should reconcile again. */
+/** Starts and stops pods, and handles their exits. */
 export class PodLifecycle {
   private closed = false;
 
-  constructor(
-    private readonly pods: PodTable,
-    private readonly registry: Registry,
-    private readonly engine: JobEngine,
-    private readonly crashes: CrashGuard,
-    private readonly o: LifecycleSettings,
-    private readonly changed: () => void,
-  ) {}
+  constructor(private readonly parts: PoolParts, private readonly o: LifecycleSettings) {}
 
   /** Kills the workers a previous platform process left running (at start). */
   reapOrphans(): void {
@@ -45,7 +35,7 @@ export class PodLifecycle {
 
   /** A new pod of endpoint `e`; its process starts after the (simulated) cold start. */
   spawn(e: Endpoint): void {
-    const template = this.registry.template(e.templateId);
+    const template = this.parts.registry.template(e.templateId);
     if (!template) return;
     const command = [...template.dockerEntrypoint, ...template.dockerStartCmd];
     if (command.length === 0) {
@@ -62,7 +52,7 @@ export class PodLifecycle {
       stops: new StopOrders(), createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
     };
     pod.env = { ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
-    this.pods.add(pod);
+    this.parts.pods.add(pod);
     const delay = e.flashBootType === 'FLASHBOOT' ? this.o.flashBootColdStartMs : this.o.coldStartMs;
     setTimeout(() => this.launch(pod), delay).unref();
   }
@@ -84,7 +74,7 @@ export class PodLifecycle {
     pod.lastStatusChange = `Stopping (${why}) at ${new Date().toISOString()}`;
     // Answer its pending long-polls now: the stock SDK only exits once they return.
     pod.stops.release();
-    this.engine.cancelTakes(pod.endpointId, pod.id);
+    this.parts.engine.cancelTakes(pod.endpointId, pod.id);
     if (hadProcess) await stopPodProcess(pod.proc!, this.o.stopGraceMs);
     else this.exited(pod, 0, null);
   }
@@ -92,7 +82,7 @@ export class PodLifecycle {
   /** The platform shuts down: nothing more is launched and every pod is stopped. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.pods.all().map((p) => this.stop(p, 'platform shutting down')));
+    await Promise.all(this.parts.pods.all().map((p) => this.stop(p, 'platform shutting down')));
   }
 
   private launch(pod: WorkerPod): void {
@@ -116,15 +106,15 @@ export class PodLifecycle {
     const error = this.closed
       ? 'the platform shut down while this job was running; retry it with /retry'
       : `worker ${pod.id} exited (code ${code}, signal ${signal}) while running the job`;
-    this.engine.workerLost(pod.id, pod.jobs, error);
+    this.parts.engine.workerLost(pod.id, pod.jobs, error);
     pod.jobs.clear();
     if (!expected) {
       pod.crashed = true;
-      this.crashes.crashed(pod.endpointId, Date.now() - (pod.startedAt ?? 0), beforeReady, Date.now());
+      this.parts.crashes.crashed(pod.endpointId, Date.now() - (pod.startedAt ?? 0), beforeReady, Date.now());
       this.o.logger.warn({ podId: pod.id, endpointId: pod.endpointId, code, signal }, 'worker exited unexpectedly');
     }
     // Exited pods stay readable (REST) for a while, then are forgotten.
-    setTimeout(() => this.pods.forget(pod.id), 60_000).unref();
-    this.changed();
+    setTimeout(() => this.parts.pods.forget(pod.id), 60_000).unref();
+    this.parts.changed();
   }
 }

@@ -1,3 +1,4 @@
+/** A pod's OS process: launch in its own process group, stop (SIGTERM then SIGKILL), reap orphans. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+/** A worker pod as the platform tracks it: phases, spec fixed at spawn, desiredStatus. */
 import { type ChildProcess } from 'node:child_process';
 import { type StopOrders } from './stop-orders';
 import { type Endpoint, type GpuTierId, type PodDesiredStatus } from '../../contracts';

@@ -1,3 +1,4 @@
+/** One reconcile step of an endpoint's pool: scaling, idle timeout and rolling release. */
 import { type Endpoint } from '../../contracts';
 import { type Job } from '../jobs/job';
 import { isIdle, type WorkerPod } from './pod';

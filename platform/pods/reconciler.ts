@@ -1,11 +1,8 @@
 /** The reconcile loop: on a timer and soon after every change, each endpoint's pods are brought to its plan. */
 import { type Endpoint } from '../../contracts';
-import { type Registry } from '../control-plane/registry';
-import { type JobEngine } from '../jobs/engine';
-import { type CrashGuard } from './crash-guard';
 import { isLive } from './pod';
 import { type PodLifecycle } from './pod-lifecycle';
-import { type PodTable } from './pod-table';
+import { type PoolParts } from './pool-parts';
 import { planEndpoint } from './pool-plan';
 
 /** Runs {@link planEndpoint} for every endpoint and carries out its drains and spawns. */
@@ -14,14 +11,7 @@ export class Reconciler {
   private scheduled = false;
   private closed = false;
 
-  constructor(
-    private readonly pods: PodTable,
-    private readonly registry: Registry,
-    private readonly engine: JobEngine,
-    private readonly crashes: CrashGuard,
-    private readonly lifecycle: PodLifecycle,
-    private readonly intervalMs: number,
-  ) {}
+  constructor(private readonly parts: PoolParts, private readonly lifecycle: PodLifecycle, private readonly intervalMs: number) {}
 
   start(): void {
     this.timer = setInterval(() => this.reconcileAll(), this.intervalMs);
@@ -44,7 +34,7 @@ export class Reconciler {
   reconcileAll(): void {
     // Not before start(): pods need the platform's URL.
     if (this.closed || !this.timer) return;
-    for (const e of this.registry.allEndpoints()) this.reconcile(e);
+    for (const e of this.parts.registry.allEndpoints()) this.reconcile(e);
   }
 
   close(): void {
@@ -56,11 +46,11 @@ export class Reconciler {
     const now = Date.now();
     const plan = planEndpoint({
       endpoint: e,
-      pods: this.pods.ofEndpoint(e.id).filter(isLive),
-      queued: this.engine.queued(e.id),
+      pods: this.parts.pods.ofEndpoint(e.id).filter(isLive),
+      queued: this.parts.engine.queued(e.id),
       now,
-      crashing: this.crashes.failingAtStart(e.id),
-      backoff: this.crashes.inBackoff(e.id, now),
+      crashing: this.parts.crashes.failingAtStart(e.id),
+      backoff: this.parts.crashes.inBackoff(e.id, now),
     });
     for (const d of plan.drain) this.lifecycle.drain(d.pod, d.why);
     for (let i = 0; i < plan.spawn; i++) this.lifecycle.spawn(e);

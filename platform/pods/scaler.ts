@@ -1,3 +1,4 @@
+/** The scaler: how many workers an endpoint needs now (REQUEST_COUNT, QUEUE_DELAY). */
 import { type Endpoint } from '../../contracts';
 
 /** What the scaler sees of one endpoint. */

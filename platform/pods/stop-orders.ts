@@ -1,3 +1,4 @@
+/** The stop orders of one worker, handed out (and re-sent) by `job-stop`. */
 /** How long a stop order is re-sent before it is given up. */
 const ORDER_TTL_MS = 30_000;
 /** Least time between two sendings of one order (the stock SDK polls again at once). */

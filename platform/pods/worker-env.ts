@@ -1,3 +1,4 @@
+/** The environment of the stock RunPod worker inside a pod. */
 import { WORKER_ENV } from '../../contracts';
 import { resourcesOf } from '../control-plane/catalog';
 import { type WorkerPod } from './pod';

@@ -1,20 +1,12 @@
 /** The pool's side of the worker protocol: the job-take hand-over, job-stop orders, ping, refresh and job release. */
 import { type Job } from '../jobs/job';
-import { type JobEngine } from '../jobs/engine';
-import { type CrashGuard } from './crash-guard';
 import { isLive, type WorkerPod } from './pod';
 import { type PodLifecycle } from './pod-lifecycle';
-import { type PodTable } from './pod-table';
+import { type PoolParts } from './pool-parts';
 
-/** What a worker's calls do to its pod; `changed` is called whenever the pool should reconcile again. */
+/** What a worker's calls do to its pod. */
 export class WorkerProtocol {
-  constructor(
-    private readonly pods: PodTable,
-    private readonly engine: JobEngine,
-    private readonly crashes: CrashGuard,
-    private readonly lifecycle: PodLifecycle,
-    private readonly changed: () => void,
-  ) {}
+  constructor(private readonly parts: PoolParts, private readonly lifecycle: PodLifecycle) {}
 
   /** A worker's `job-take`: marks it ready and long-polls the engine for up to `max` jobs. */
   async take(pod: WorkerPod, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {
@@ -23,7 +15,7 @@ export class WorkerProtocol {
       pod.readyAt = Date.now();
       pod.lastStatusChange = `Worker ready at ${new Date().toISOString()}`;
       // Its command works: a release that waited on workers crashing at start may go on.
-      if (this.crashes.ready(pod.endpointId)) this.changed();
+      if (this.parts.crashes.ready(pod.endpointId)) this.parts.changed();
     }
     if (pod.draining || !isLive(pod)) {
       await new Promise((r) => setTimeout(r, Math.min(waitMs, 1000)).unref());
@@ -31,19 +23,19 @@ export class WorkerProtocol {
     }
     // A pod drained while its take waits must not be handed a job: it is about to be stopped.
     const stillServing = (): boolean => isAlive() && !pod.draining && isLive(pod);
-    const jobs = await this.engine.take(pod.endpointId, pod.id, max, waitMs, stillServing);
+    const jobs = await this.parts.engine.take(pod.endpointId, pod.id, max, waitMs, stillServing);
     for (const j of jobs) {
       pod.jobs.add(j.id);
       pod.stops.forget(j.id);
     }
-    if (jobs.length > 0) this.changed();
+    if (jobs.length > 0) this.parts.changed();
     return jobs;
   }
 
   /** The worker hung up while `jobs` were handed to it: they go back to the head of the queue. */
   giveBack(pod: WorkerPod, jobs: Job[]): void {
     for (const j of jobs) pod.jobs.delete(j.id);
-    this.engine.giveBack(jobs);
+    this.parts.engine.giveBack(jobs);
   }
 
   /** A worker's `job-stop` long-poll: the ids of jobs it must stop, or [] after `waitMs`. */
@@ -65,18 +57,18 @@ export class WorkerProtocol {
 
   /** A job left the worker `workerId` (finished, deleted): once idle, a draining worker stops. */
   released(workerId: string, jobId: string): void {
-    const pod = this.pods.get(workerId);
+    const pod = this.parts.pods.get(workerId);
     if (!pod) return;
     pod.jobs.delete(jobId);
     if (pod.jobs.size === 0) {
       pod.idleSince = Date.now();
       if (pod.draining) void this.lifecycle.stop(pod, 'drained');
     }
-    this.changed();
+    this.parts.changed();
   }
 
   /** The worker `workerId` must stop running `jobId` (cancel, timeout, ttl): told through `job-stop`. */
   requestStop(workerId: string, jobId: string): void {
-    this.pods.get(workerId)?.stops.add(jobId);
+    this.parts.pods.get(workerId)?.stops.add(jobId);
   }
 }

@@ -1,3 +1,4 @@
+/** The queue API of the spec: run, runsync, status, status-sync, stream, cancel, retry, purge-queue, health. */
 import { JobSubmission, LIMITS, TtlMs, isTerminal, type RateLimitedOperation } from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { toRecord, type Job } from '../jobs/job';

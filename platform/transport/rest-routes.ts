@@ -1,3 +1,4 @@
+/** The REST control plane (`/v1`): pods and templates. */
 import { type PodIncludes } from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { podView, readPod } from '../control-plane/pod-view';

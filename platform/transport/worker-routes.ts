@@ -1,3 +1,4 @@
+/** The worker protocol of the stock RunPod SDK: job-take, job-done, job-stream, job-stop, ping. */
 import { JobDoneBody, JobStreamBody, type StreamChunk } from '../../contracts';
 import { NotFoundError, UnauthorizedError } from '../core/errors';
 import { toTakenJob } from '../jobs/job';

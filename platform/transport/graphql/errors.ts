@@ -1,3 +1,4 @@
+/** GraphQL error codes and the formatting of platform and GraphQL errors. */
 import { GraphQLError, Kind, visit, type ASTNode, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { type Logger } from 'pino';
 import { isPlatformError, type PlatformError } from '../../core/errors';

@@ -1,3 +1,4 @@
+/** GraphQL field resolvers: thin adapters over the control-plane operations. */
 import { type GraphQLFieldResolver } from 'graphql';
 import { type Endpoint, type Pod, type SaveTemplateInput, type ServerlessDiscount } from '../../../contracts';
 import { networkVolumeObject, placeIn } from '../../control-plane/catalog';

@@ -1,3 +1,4 @@
+/** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
 import { execute, GraphQLError, parse, validate as validateDocument, type DocumentNode } from 'graphql';
 import { z } from 'zod';
 import { type ServerlessDiscount } from '../../../contracts';
@@ -14,7 +15,10 @@ import { buildControlPlaneSchema } from './schema';
 
 /** Options of {@link graphqlRoutes}. */
 export interface GraphqlOptions {
-  /** What `myself { serverlessDiscount }` returns. Default null (no discount), as for most users of the service. */
+  /**
+   * What `myself { serverlessDiscount }` returns: no discount, as for most users of the service.
+   * @default null
+   */
   serverlessDiscount?: ServerlessDiscount | null;
 }
 

@@ -1,3 +1,4 @@
+/** The executable control-plane GraphQL schema: SDL with the resolvers attached. */
 import { buildSchema, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from './resolvers';
 import { SDL } from './sdl';

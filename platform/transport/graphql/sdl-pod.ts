@@ -1,3 +1,4 @@
+/** GraphQL SDL of the worker Pod and hardware types. */
 /**
  * The GraphQL worker Pod and hardware types: the REST Pod's fields (spec "Pod (REST response)")
  * under the same names, with `env` as `{key, value}` pairs like the rest of the GraphQL API.

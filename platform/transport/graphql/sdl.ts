@@ -1,3 +1,4 @@
+/** GraphQL SDL of the control plane: queries, mutations, endpoints and templates. */
 /**
  * The control-plane GraphQL schema: the service's endpoint and template operations with the
  * field names its docs and official Python client use. The Pod and hardware types are in

@@ -1,11 +1,7 @@
+/** Conversions between the GraphQL template shape (one `dockerArgs` string, comma-separated `ports`, `env` as pairs) and the REST/stored one. */
 import { type EnvironmentVariable, type PodTemplate, type SaveTemplateInput } from '../../../contracts';
 import { BadRequestError } from '../../core/errors';
 import { type StoredTemplate } from '../../control-plane/registry';
-
-/**
- * Conversions between the GraphQL template shape (the real API's: one `dockerArgs` string,
- * comma-separated `ports`, `env` as pairs) and the REST/stored one (arrays and a map).
- */
 
 /** Splits a command line like a POSIX shell would (quotes and backslashes; no expansion). */
 export function splitCommand(line: string): string[] {

@@ -1,3 +1,4 @@
+/** HTTP authentication: the API key of a request, its user, and endpoint ownership. */
 import { type IncomingMessage } from 'node:http';
 import { type Endpoint } from '../../../contracts';
 import { UnauthorizedError, NotFoundError } from '../../core/errors';

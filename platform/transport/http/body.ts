@@ -1,3 +1,4 @@
+/** Reading request bodies within a size limit and parsing them as JSON. */
 import { type IncomingMessage } from 'node:http';
 import { BadRequestError, PayloadTooLargeError } from '../../core/errors';
 

@@ -1,3 +1,4 @@
+/** One request's context: params, query, abort signal and completion hooks. */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Ctx } from './router';
 

@@ -1,3 +1,4 @@
+/** Answers sent only once the change they acknowledge is committed. */
 import { type ServerResponse } from 'node:http';
 import { type PlatformServices } from '../../services';
 import { sendJson } from './respond';

@@ -1,3 +1,4 @@
+/** Writing JSON, empty and error answers. */
 import { type ServerResponse } from 'node:http';
 import { isPlatformError, RateLimitedError } from '../../core/errors';
 

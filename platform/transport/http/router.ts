@@ -1,3 +1,4 @@
+/** A small segment router: literal segments and `:name` parameters. */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { MethodNotAllowedError, NotFoundError } from '../../core/errors';
 

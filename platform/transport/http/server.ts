@@ -1,3 +1,4 @@
+/** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
 import { createServer, type Server } from 'node:http';
 import { type PlatformServices } from '../../services';
 import { sendError, sendJson } from './respond';

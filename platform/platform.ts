@@ -1,53 +1,100 @@
+/** The composition root: startPlatform builds the services, the HTTP server, the pool and the sweeper. */
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type Logger } from 'pino';
 import { type Endpoint, type ServerlessDiscount } from '../contracts';
-import { systemClock, type Clock } from './domain/clock';
-import { openDb, getMeta, setMeta, type Db } from './domain/db';
-import { apiKey as newApiKey } from './domain/ids';
-import { toRecord } from './domain/job';
-import { JobEngine } from './domain/job-engine';
-import { JobStore } from './domain/job-store';
-import { PodPool, type PodPoolOptions } from './domain/pool';
-import { RateLimiter, type RateLimiterOptions } from './domain/rate-limiter';
-import { Registry } from './domain/registry';
-import { seedExamples, type ExampleName } from './domain/seed';
-import { Sweeper } from './domain/sweeper';
-import { UserStore, type User } from './domain/users';
-import { WebhookSender, type WebhookOptions } from './domain/webhooks';
-import { graphqlRoutes } from './graphql/route';
-import { restRoutes } from './http/routes/rest';
-import { createPlatformServer, type RouteGroup } from './http/server';
-import { createLogger } from './logger';
+import { systemClock, type Clock } from './core/clock';
+import { dbFileIn, openDb, getMeta, setMeta, type Db } from './core/db';
+import { apiKey as newApiKey } from './core/ids';
+import { toRecord } from './jobs/job';
+import { JobEngine } from './jobs/engine';
+import { JobStore } from './jobs/store';
+import { PodPool, type PodPoolOptions } from './pods/pool';
+import { RateLimiter, type RateLimiterOptions } from './jobs/rate-limiter';
+import { Registry } from './control-plane/registry';
+import { seedExamples, type ExampleName } from './control-plane/seed';
+import { Sweeper } from './jobs/sweeper';
+import { UserStore, type User } from './control-plane/users';
+import { WebhookSender, type WebhookOptions } from './jobs/webhooks';
+import { graphqlRoutes } from './transport/graphql/route';
+import { restRoutes } from './transport/rest-routes';
+import { createPlatformServer, type RouteGroup } from './transport/http/server';
+import { createLogger } from '../common/logger';
 import { type PlatformServices } from './services';
 
 /** Options of {@link startPlatform}. Every duration defaults to the spec's value. */
 export interface PlatformOptions {
-  /** Port to listen on; 0 picks a free one. Default 8080. */
+  /**
+   * Port to listen on; 0 picks a free one.
+   * @default 8080
+   */
   port?: number;
-  /** Default 127.0.0.1. */
+  /**
+   * Address to listen on.
+   * @default '127.0.0.1'
+   */
   host?: string;
-  /** Folder of the SQLite database and pod logs. Default `./.data/platform`. */
+  /**
+   * Folder of the SQLite database and pod logs.
+   * @default './.data/platform'
+   */
   dataDir?: string;
-  /** Key of the first user; default SLUICE_API_KEY, else the key stored in the data dir, else a new one. */
+  /**
+   * Key of the first user.
+   * @default SLUICE_API_KEY, else the key stored in the data dir, else a new one
+   */
   apiKey?: string;
+  /**
+   * The clock every deadline is computed from.
+   * @default systemClock
+   */
   clock?: Clock;
+  /**
+   * Result retention after a `/run` job finishes, in ms.
+   * @default 1800000 (30 min)
+   */
   retentionAsyncMs?: number;
+  /**
+   * Result retention after a `/runsync` job finishes, in ms.
+   * @default 60000 (1 min)
+   */
   retentionSyncMs?: number;
+  /** Webhook retries and timeouts (see {@link WebhookOptions}). */
   webhook?: WebhookOptions;
+  /** Rate limits (see {@link RateLimiterOptions}). */
   rateLimits?: RateLimiterOptions;
+  /** Worker pods (see {@link PodPoolOptions}). */
   pods?: Omit<PodPoolOptions, 'baseUrl' | 'dataDir' | 'logger'>;
-  /** Hold of an idle `job-take`/`job-stop` long-poll. Default 20000 (the stock SDK gives up at 90 s). */
+  /**
+   * Hold of an idle `job-take`/`job-stop` long-poll, in ms (the stock SDK gives up at 90 s).
+   * @default 20000
+   */
   takeWaitMs?: number;
-  /** Hold of an empty `/stream` request. Default 1000. */
+  /**
+   * Hold of an empty `/stream` request, in ms.
+   * @default 1000
+   */
   streamHoldMs?: number;
-  /** Period of the ttl/timeout/retention sweep. Default 250. */
+  /**
+   * Period of the ttl/timeout/retention sweep, in ms.
+   * @default 250
+   */
   sweepIntervalMs?: number;
-  /** Create the example endpoints (echo, stream, fail, sleep, flaky). Default true. */
+  /**
+   * Create the example endpoints (echo, stream, fail, sleep, flaky).
+   * @default true
+   */
   seedExamples?: boolean;
+  /**
+   * Where the platform logs.
+   * @default createLogger('platform')
+   */
   logger?: Logger;
-  /** What GraphQL `myself { serverlessDiscount }` returns. Default null (no discount). */
+  /**
+   * What GraphQL `myself { serverlessDiscount }` returns.
+   * @default null (no discount)
+   */
   serverlessDiscount?: ServerlessDiscount | null;
   /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];
@@ -70,7 +117,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const dataDir = resolve(options.dataDir ?? join('.data', 'platform'));
   const logger = options.logger ?? createLogger('platform');
   const clock = options.clock ?? systemClock;
-  const db = openDb(join(dataDir, 'platform.sqlite'));
+  const db = openDb(dbFileIn(dataDir));
   const users = new UserStore(db);
   const key = options.apiKey ?? process.env.SLUICE_API_KEY ?? getMeta(db, 'default_api_key') ?? newApiKey();
   setMeta(db, 'default_api_key', key);

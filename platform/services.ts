@@ -1,10 +1,11 @@
+/** The services the transports call, built once by the composition root. */
 import { type Logger } from 'pino';
-import { type Clock } from './domain/clock';
-import { type JobEngine } from './domain/job-engine';
-import { type PodPool } from './domain/pool';
-import { type RateLimiter } from './domain/rate-limiter';
-import { type Registry } from './domain/registry';
-import { type UserStore } from './domain/users';
+import { type Clock } from './core/clock';
+import { type JobEngine } from './jobs/engine';
+import { type PodPool } from './pods/pool';
+import { type RateLimiter } from './jobs/rate-limiter';
+import { type Registry } from './control-plane/registry';
+import { type UserStore } from './control-plane/users';
 
 /** The domain objects the transport calls; built once by the platform's composition root. */
 export interface PlatformServices {

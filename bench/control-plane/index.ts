@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { request } from 'undici';
-import { exampleCommand } from '../../platform/domain/seed';
-import { startPlatform, type Platform } from '../../platform/platform';
+import { exampleCommand } from '../../platform/control-plane/seed';
+import { startPlatform, type Platform } from '../../platform';
 import { burst, scaleUp, type Phases, type Sample } from './scenarios';
 
 interface Mode {

@@ -8,8 +8,8 @@
  *   submission to each worker taking its first job.
  */
 import { request } from 'undici';
-import { type WorkerPod } from '../../platform/domain/pod';
-import { type Platform } from '../../platform/platform';
+import { type WorkerPod } from '../../platform/pods/pod';
+import { type Platform } from '../../platform';
 
 /** One measurement: ms from the trigger until the first and until the last new worker took a job. */
 export interface Sample {
@@ -54,8 +54,8 @@ async function until(what: string, fn: () => boolean, ms = 30_000): Promise<void
 /** Start time of each worker's first job, from the platform's job records. */
 function firstStarts(p: Platform, endpointId: string): Map<string, number> {
   const first = new Map<string, number>();
-  for (const j of p.engine.jobs.values()) {
-    if (j.endpointId !== endpointId || j.workerId === undefined || j.startedAt === undefined) continue;
+  for (const j of p.engine.jobs.ofEndpoint(endpointId)) {
+    if (j.workerId === undefined || j.startedAt === undefined) continue;
     first.set(j.workerId, Math.min(first.get(j.workerId) ?? Infinity, j.startedAt));
   }
   return first;
@@ -64,7 +64,7 @@ function firstStarts(p: Platform, endpointId: string): Map<string, number> {
 /** Mean phase durations of the workers `ids` (all of which took a job). */
 function phases(p: Platform, endpointId: string, ids: string[], t0: number): Phases {
   const first = firstStarts(p, endpointId);
-  const mean = (f: (pod: WorkerPod) => number): number => ids.reduce((n, id) => n + f(p.pool.pods.get(id)!), 0) / ids.length;
+  const mean = (f: (pod: WorkerPod) => number): number => ids.reduce((n, id) => n + f(p.pool.pod(id)!), 0) / ids.length;
   return {
     spawn: mean((w) => w.createdAt - t0),
     cold: mean((w) => w.startedAt! - w.createdAt),
@@ -81,7 +81,7 @@ async function newEndpoint(p: Platform, templateId: string, n: string, fields: s
 /** Stops the scenario's work: queued jobs purged, running ones cancelled, endpoint deleted. */
 async function cleanUp(p: Platform, endpointId: string): Promise<void> {
   await post(p, `/v2/${endpointId}/purge-queue`, {});
-  for (const j of p.engine.jobs.values()) if (j.endpointId === endpointId && j.status === 'IN_PROGRESS') p.engine.cancel(j);
+  for (const j of p.engine.jobs.ofEndpoint(endpointId)) if (j.status === 'IN_PROGRESS') p.engine.cancel(j);
   await gql(p, `mutation { saveEndpoint(input: { id: "${endpointId}", workersMin: 0, workersMax: 0 }) { id } }`);
   await gql(p, `mutation { deleteEndpoint(id: "${endpointId}") }`);
   await until('the workers to stop', () => p.pool.podsOf(endpointId).every((x) => x.phase === 'exited'));

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { temporalBinary } from '../../common/tools';
 import { JobClient } from '../../client/job';
 import { type CompletionMode } from '../../contracts';
-import { startPlatform } from '../../platform/platform';
+import { startPlatform } from '../../platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon } from '../../worker/daemon';
 

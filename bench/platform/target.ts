@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startPlatform } from '../../platform/platform';
+import { startPlatform } from '../../platform';
 import { expectStatus, keepAlivePool, requestJson, type JsonReply } from './http';
 import { inProcessWorkers, processWorkers, type BenchWorkers, type WorkerMode } from './workers';
 

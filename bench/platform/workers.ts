@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Pool } from 'undici';
-import { apiKey, shortId } from '../../platform/domain/ids';
-import { type WorkerPod } from '../../platform/domain/pod';
-import { StopOrders } from '../../platform/domain/stop-orders';
-import { type Platform } from '../../platform/platform';
+import { apiKey, shortId } from '../../platform/core/ids';
+import { type WorkerPod } from '../../platform/pods/pod';
+import { StopOrders } from '../../platform/pods/stop-orders';
+import { type Platform } from '../../platform';
 import { expectStatus, keepAlivePool, requestJson } from './http';
 
 /** How the no-op worker runs: loops of this process over HTTP, or the project's worker SDK in pods the platform spawns. */
@@ -53,7 +53,7 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
     lastStatusChange: `bench pod at ${new Date(now).toISOString()}`,
   };
   // Registered before the endpoint exists, so the scaler's first look already counts it.
-  platform.pool.pods.set(pod.id, pod);
+  platform.pool.register(pod);
   saveEndpoint(platform, { id: endpointId, command: [process.execPath, '-e', 'process.exit(3)'], env: {}, workers: 1 });
   pod.templateId = platform.registry.endpoint(endpointId)!.templateId;
 

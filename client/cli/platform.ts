@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import { startPlatform, type Platform } from '../../platform/platform';
-import { openDb } from '../../platform/domain/db';
-import { UserStore } from '../../platform/domain/users';
+import { openUsers, startPlatform, type Platform } from '../../platform';
 import { UsageError } from './errors';
 
 const DEFAULT_DATA_DIR = join('.data', 'platform');
@@ -68,15 +66,15 @@ function usersCommand(argv: string[]): number {
   });
   const [verb, name] = positionals;
   if (verb !== 'add' || !name) throw new UsageError('usage: sluice platform users add NAME [--data-dir DIR] [--json]');
-  const db = openDb(join(resolve(values['data-dir'] ?? DEFAULT_DATA_DIR), 'platform.sqlite'));
+  const users = openUsers(resolve(values['data-dir'] ?? DEFAULT_DATA_DIR));
   try {
-    const user = new UserStore(db).add(name);
+    const user = users.add(name);
     if (values.json) console.log(JSON.stringify({ id: user.id, name: user.name, apiKey: user.apiKey }));
     else console.log(user.apiKey);
     return 0;
   } catch (err) {
     throw new UsageError((err as Error).message);
   } finally {
-    db.close();
+    users.close();
   }
 }

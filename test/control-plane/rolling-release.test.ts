@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pod } from '../../contracts';
-import { type WorkerPod } from '../../platform/domain/pod';
+import { type WorkerPod } from '../../platform/pods/pod';
 import { call, eventually, testPlatform, waitForStatus } from '../helpers/platform';
 import { gql, gqlEndpoint, restTemplate, taggedCommand } from './support';
 
@@ -77,12 +77,12 @@ describe('rolling release on a template update', () => {
     expect(records.length).toBeGreaterThan(20);
     const longRecord = records[records.length - 1];
     expect(longRecord.output.tag).toBe('v1');
-    expect(p.pool.pods.get(longRecord.workerId)?.version).toBe(1);
+    expect(p.pool.pod(longRecord.workerId)?.version).toBe(1);
 
     // Each job's tag matches the release of the worker that ran it, and both releases served.
     const tags = new Set(records.map((r) => r.output.tag));
     expect(tags).toEqual(new Set(['v1', 'v2']));
-    for (const r of records) expect(p.pool.pods.get(r.workerId)?.version, `job ${r.id}`).toBe(r.output.tag === 'v1' ? 1 : 2);
+    for (const r of records) expect(p.pool.pod(r.workerId)?.version, `job ${r.id}`).toBe(r.output.tag === 'v1' ? 1 : 2);
     // Jobs submitted last ran on the new command.
     expect(records.slice(-6, -1).every((r) => r.output.tag === 'v2')).toBe(true);
 

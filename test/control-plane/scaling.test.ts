@@ -4,7 +4,7 @@
  * FlashBoot's shorter cold start, lowPriority jobs, and the /health worker counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type WorkerPod } from '../../platform/domain/pod';
+import { type WorkerPod } from '../../platform/pods/pod';
 import { call, eventually, testPlatform, waitForStatus } from '../helpers/platform';
 import { gqlEndpoint, health, healthUntil, restTemplate, taggedCommand } from './support';
 

@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { temporalBinary } from '../../common/tools';
 import { JobClient } from '../../client/job';
-import { type PlatformOptions } from '../../platform/platform';
+import { type PlatformOptions } from '../../platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon } from '../../worker/daemon';
 import { testPlatform } from './platform';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { request } from 'undici';
-import { startPlatform, type Platform, type PlatformOptions } from '../../platform/platform';
+import { startPlatform, type Platform, type PlatformOptions } from '../../platform';
 
 /** A platform on port 0 in a fresh data dir, with test-friendly timings. */
 export async function testPlatform(options: PlatformOptions = {}): Promise<Platform & { dataDir: string; dispose(): Promise<void> }> {
@@ -98,7 +98,7 @@ export function addEndpoint(
 }
 
 /** The command that runs one of the project's example handlers (TypeScript worker runtime). */
-export { exampleCommand } from '../../platform/domain/seed';
+export { exampleCommand } from '../../platform/control-plane/seed';
 
 /** A TCP port free on 127.0.0.1 right now (for processes that need a fixed port up front). */
 export function freePort(): Promise<number> {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Platform } from '../../platform/platform';
+import { type Platform } from '../../platform';
 
 export const projectRoot = resolve(__dirname, '..', '..');
 /** The venv `npm install` creates (scripts/install-tools.mjs) with PyPI `runpod==1.12.0`. */

@@ -34,7 +34,8 @@ function sharedLiterals(): { name: string; literal: string; whole: boolean }[] {
       const sample = (v as (...a: unknown[]) => unknown)('\u0001', 7);
       const head = typeof sample === 'string' ? sample.split('\u0001')[0] : '';
       if (head && head.length >= 3) out.push({ name, literal: head, whole: false });
-    } else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${name}.${k}`, x);
+    } else if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) walk(`${name}.${k}`, x);
+    // Arrays list members of string-literal unions (statuses, reasons): the compiler checks their copies.
   };
   for (const [k, v] of Object.entries(names)) walk(k, v);
   return out.filter((l, i) => out.findIndex((o) => o.literal === l.literal) === i);
@@ -58,7 +59,7 @@ describe('the layout', () => {
     expect(copies).toEqual([]);
   });
 
-  it('keeps platform/ private: outside it only the commands that start the local platform import it', () => {
+  it('keeps platform/ private: outside it only the commands that start the local platform import it, through platform/index', () => {
     const allowed = new Set(['client/cli/platform.ts', 'client/cli/dev/stack.ts']);
     const offenders: string[] = [];
     for (const file of sources.filter((f) => !f.startsWith('platform/'))) {
@@ -66,7 +67,8 @@ describe('the layout', () => {
         const spec = m[1]!;
         if (!spec.startsWith('.')) continue;
         const target = relative(root, resolve(root, file, '..', spec)).split(sep).join('/');
-        if ((target === 'platform' || target.startsWith('platform/')) && !allowed.has(file)) offenders.push(`${file} imports ${spec}`);
+        const entry = target === 'platform' || target === 'platform/index';
+        if ((entry || target.startsWith('platform/')) && !(allowed.has(file) && entry)) offenders.push(`${file} imports ${spec}`);
       }
     }
     expect(offenders).toEqual([]);

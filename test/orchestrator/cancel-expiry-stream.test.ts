@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../platform/domain/clock';
+import { AdjustableClock } from '../../platform';
 import { failureType } from '../../client/failures';
 import { addEndpoint, call, eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';

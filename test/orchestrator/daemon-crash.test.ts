@@ -39,11 +39,11 @@ describe('the worker daemon as its own process', () => {
 
   it('SIGKILL mid-job, then restart: the workflow completes and the remote job ran once', async () => {
     const ep = s.platform.examples.sleep!.id;
-    const before = [...s.platform.engine.jobs.values()].filter((j) => j.endpointId === ep).length;
+    const before = s.platform.engine.jobs.ofEndpoint(ep).length;
     const first = await startChild();
     const sluice = new JobClient({ client: s.env.client, taskQueue: 'crash-test', resultsDir: s.resultsDir });
     const id = await sluice.start({ endpointId: ep, input: { ms: 4000 } });
-    await eventually(() => [...s.platform.engine.jobs.values()].some((j) => j.endpointId === ep && j.status === 'IN_PROGRESS'), 20_000);
+    await eventually(() => s.platform.engine.jobs.ofEndpoint(ep).some((j) => j.status === 'IN_PROGRESS'), 20_000);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     await startChild();
@@ -51,7 +51,7 @@ describe('the worker daemon as its own process', () => {
     expect(r.status).toBe('COMPLETED');
     expect(r.output).toEqual({ slept: 4000 });
     expect(r.attempts).toHaveLength(1);
-    const jobs = [...s.platform.engine.jobs.values()].filter((j) => j.endpointId === ep);
+    const jobs = s.platform.engine.jobs.ofEndpoint(ep);
     expect(jobs.length - before).toBe(1);
     const health = await call(s.platform.url, 'GET', `/v2/${ep}/health`);
     expect(health.body.jobs.inQueue + health.body.jobs.inProgress).toBe(0);

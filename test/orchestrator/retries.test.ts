@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../platform/domain/clock';
+import { AdjustableClock } from '../../platform';
 import { eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';
 
@@ -51,9 +51,9 @@ describe('job workflow: retries of FAILED and TIMED_OUT jobs', () => {
       policy: { executionTimeout: 5000 },
       options: { retry: { initialBackoffMs: 100 }, completion: 'poll', polling: { initialIntervalMs: 200, maxIntervalMs: 500 } },
     });
-    await eventually(async () => (await s.sluice.state(id)).state?.status === 'IN_QUEUE' && s.platform.engine.jobs.size > 0);
+    await eventually(async () => (await s.sluice.state(id)).state?.status === 'IN_QUEUE' && s.platform.engine.jobs.ofEndpoint(ep).length > 0);
     // The platform's clock moves past the executionTimeout while the first attempt hangs.
-    await eventually(() => [...s.platform.engine.jobs.values()].some((j) => j.status === 'IN_PROGRESS' && j.endpointId === ep));
+    await eventually(() => s.platform.engine.jobs.ofEndpoint(ep).some((j) => j.status === 'IN_PROGRESS'));
     clock.advance(6000);
     s.platform.sweep();
     const r = await s.sluice.result(id);

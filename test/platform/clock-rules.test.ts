@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdjustableClock } from '../../platform/domain/clock';
+import { AdjustableClock } from '../../platform';
 import { addEndpoint, call, eventually, testPlatform, waitForStatus } from '../helpers/platform';
 
 type P = Awaited<ReturnType<typeof testPlatform>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Deadlines } from '../../platform/domain/deadlines';
+import { Deadlines } from '../../platform/jobs/deadlines';
 
 describe('the deadline heap of the sweeper', () => {
   it('hands out due entries in time order and keeps the later ones', () => {

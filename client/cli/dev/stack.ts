@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { startPlatform, type Platform } from '../../../platform/platform';
+import { startPlatform, type Platform } from '../../../platform';
 import { createLogger } from '../../../common/logger';
 import { loadConfig } from '../../../worker/config';
 import { startDaemon, type Daemon } from '../../../worker/daemon';

@@ -1,0 +1,4 @@
+/** The local platform's public entry: what the commands that start it (and manage its users) need. */
+export { startPlatform, type Platform, type PlatformOptions } from './platform';
+export { openUsers, type User, type UserAdmin } from './control-plane/users';
+export { AdjustableClock, systemClock, type Clock } from './core/clock';

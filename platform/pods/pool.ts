@@ -1,0 +1,150 @@
+/** The worker pool of every endpoint: its public face, wiring pod lifecycle, worker protocol, reconcile loop and counts. */
+import { type Logger } from 'pino';
+import { type Registry } from '../control-plane/registry';
+import { type JobEngine } from '../jobs/engine';
+import { type Job } from '../jobs/job';
+import { CrashGuard } from './crash-guard';
+import { type WorkerPod } from './pod';
+import { PodLifecycle } from './pod-lifecycle';
+import { PodTable } from './pod-table';
+import { type PoolParts } from './pool-parts';
+import { Reconciler } from './reconciler';
+import { runningWorkers, workerCounts, type WorkerCounts } from './worker-counts';
+import { WorkerProtocol } from './worker-protocol';
+
+/** Options of {@link PodPool}; durations in ms. */
+export interface PodPoolOptions {
+  /** The platform's base URL, known once it listens. */
+  baseUrl: () => string;
+  dataDir: string;
+  logger: Logger;
+  /**
+   * Working directory of pod processes.
+   * @default process.cwd()
+   */
+  podCwd?: string;
+  /**
+   * Simulated cold start before a pod's process starts.
+   * @default 1000
+   */
+  coldStartMs?: number;
+  /**
+   * Cold start of endpoints with flashBootType FLASHBOOT.
+   * @default 100
+   */
+  flashBootColdStartMs?: number;
+  /**
+   * Time a stopping pod gets between SIGTERM and SIGKILL.
+   * @default 10000
+   */
+  stopGraceMs?: number;
+  /**
+   * Period of the reconcile loop (scaler).
+   * @default 200
+   */
+  reconcileIntervalMs?: number;
+  /**
+   * RUNPOD_PING_INTERVAL given to pods.
+   * @default 10000
+   */
+  pingIntervalMs?: number;
+}
+
+/** Starts, tracks and stops the worker processes of every endpoint, within workersMin..workersMax. */
+export class PodPool {
+  private readonly pods = new PodTable();
+  private readonly lifecycle: PodLifecycle;
+  private readonly protocol: WorkerProtocol;
+  private readonly reconciler: Reconciler;
+
+  constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
+    const o = {
+      podCwd: process.cwd(), coldStartMs: 1000, flashBootColdStartMs: 100, stopGraceMs: 10_000,
+      reconcileIntervalMs: 200, pingIntervalMs: 10_000, ...options,
+    };
+    const crashes = new CrashGuard();
+    const changed = (): void => this.reconciler.schedule();
+    const parts: PoolParts = { pods: this.pods, registry, engine, crashes, changed };
+    this.lifecycle = new PodLifecycle(parts, o);
+    this.protocol = new WorkerProtocol(parts, this.lifecycle);
+    this.reconciler = new Reconciler(parts, this.lifecycle, o.reconcileIntervalMs);
+    engine.on('queued', changed);
+    engine.on('released', (workerId, jobId) => this.protocol.released(workerId, jobId));
+    engine.on('stop', (workerId, jobId) => this.protocol.requestStop(workerId, jobId));
+    registry.on('endpoint', (e) => {
+      crashes.release(e.id, e.version);
+      // A release or a new worker count applies before the next request is served.
+      this.reconciler.reconcileAll();
+    });
+    registry.on('endpointDeleted', (e) => this.podsOf(e.id).forEach((p) => void this.lifecycle.stop(p, 'endpoint deleted')));
+  }
+
+  start(): void {
+    this.lifecycle.reapOrphans();
+    this.reconciler.start();
+  }
+
+  /** The pod `podId`, also for a while after it exited. */
+  pod(podId: string): WorkerPod | undefined {
+    return this.pods.get(podId);
+  }
+
+  /** Every pod tracked, exited ones included. */
+  allPods(): WorkerPod[] {
+    return this.pods.all();
+  }
+
+  podsOf(endpointId: string): WorkerPod[] {
+    return this.pods.ofEndpoint(endpointId);
+  }
+
+  /** Tracks a pod the pool did not spawn (benchmarks' synthetic workers, which run no process). */
+  register(pod: WorkerPod): void {
+    this.pods.add(pod);
+  }
+
+  /** Live workers of the endpoint (for the dynamic rate limit). */
+  runningWorkers(endpointId: string): number {
+    return runningWorkers(this.podsOf(endpointId));
+  }
+
+  /** The `/health` workers block. */
+  workerCounts(endpointId: string): WorkerCounts {
+    return workerCounts(this.podsOf(endpointId));
+  }
+
+  /** A worker's `job-take`: marks it ready and long-polls the engine for up to `max` jobs. */
+  take(pod: WorkerPod, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {
+    return this.protocol.take(pod, max, waitMs, isAlive);
+  }
+
+  /** The worker hung up while `jobs` were handed to it: they go back to the head of the queue. */
+  giveBack(pod: WorkerPod, jobs: Job[]): void {
+    this.protocol.giveBack(pod, jobs);
+  }
+
+  /** A worker's `job-stop` long-poll: the ids of jobs it must stop, or [] after `waitMs`. */
+  stopsFor(pod: WorkerPod, waitMs: number, signal: AbortSignal): Promise<string[]> {
+    return this.protocol.stopsFor(pod, waitMs, signal);
+  }
+
+  /** The worker asked to be replaced after its job (`refresh_worker`). */
+  refresh(pod: WorkerPod): void {
+    this.protocol.refresh(pod);
+  }
+
+  /** A worker's ping; `running` lists the jobs it runs (undefined: the ping did not say). */
+  ping(pod: WorkerPod, unhealthy: boolean, running?: string[]): void {
+    this.protocol.ping(pod, unhealthy, running);
+  }
+
+  /** Reconciles every endpoint soon (coalesced). */
+  schedule(): void {
+    this.reconciler.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.reconciler.close();
+    await this.lifecycle.close();
+  }
+}

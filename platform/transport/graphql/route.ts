@@ -1,0 +1,101 @@
+/** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
+import { execute, GraphQLError, parse, validate as validateDocument, type DocumentNode } from 'graphql';
+import { z } from 'zod';
+import { type ServerlessDiscount } from '../../../contracts';
+import { isPlatformError } from '../../core/errors';
+import { credential } from '../http/auth';
+import { parseJson, readBody } from '../http/body';
+import { sendJson } from '../http/respond';
+import { type Ctx } from '../http/router';
+import { type RouteGroup } from '../http/server';
+import { type PlatformServices } from '../../services';
+import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
+import { type GqlContext } from './resolvers';
+import { buildControlPlaneSchema } from './schema';
+
+/** Options of {@link graphqlRoutes}. */
+export interface GraphqlOptions {
+  /**
+   * What `myself { serverlessDiscount }` returns: no discount, as for most users of the service.
+   * @default null
+   */
+  serverlessDiscount?: ServerlessDiscount | null;
+}
+
+/** Largest GraphQL request body. */
+export const GRAPHQL_BODY_LIMIT = 1024 * 1024;
+
+const Request = z.object({
+  query: z.string({ error: 'the body needs a "query" string' }),
+  variables: z.record(z.string(), z.unknown()).nullable().optional(),
+  operationName: z.string().nullable().optional(),
+});
+
+/** Runs `fn`; a platform error (too large, not JSON) becomes a request failure with code BAD_REQUEST. */
+async function requestFailureOf<T>(fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isPlatformError(err)) throw new GraphqlRequestError(err.httpStatus, [envelopeError(err.message, 'BAD_REQUEST')]);
+    throw err;
+  }
+}
+
+/**
+ * `POST /graphql`: the control-plane GraphQL API. The key comes from `?api_key=` (the spec) or
+ * `Authorization: Bearer` (the official Python client). Answers are the standard envelope:
+ * `{data}` on success (no `errors` key at all: the Python client raises on its mere presence),
+ * `{data, errors}` when a field failed, `{errors}` with 400/401 when the request never ran.
+ */
+export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
+  const schema = buildControlPlaneSchema();
+  const serverlessDiscount = options.serverlessDiscount ?? null;
+
+  const prepare = async (ctx: Ctx, s: PlatformServices): Promise<{ document: DocumentNode; context: GqlContext; request: z.infer<typeof Request> }> => {
+    // Read first (a body left unread would poison the connection), then auth, then parse.
+    const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
+    const key = ctx.query.get('api_key') ?? credential(ctx.req);
+    const user = key ? s.users.byApiKey(key) : undefined;
+    if (!user) {
+      const message = key ? 'invalid API key' : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
+      throw new GraphqlRequestError(401, [envelopeError(message, 'UNAUTHENTICATED')]);
+    }
+    const raw = await requestFailureOf(() => parseJson(body));
+    const parsed = Request.safeParse(raw);
+    if (!parsed.success) throw new GraphqlRequestError(400, [envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST')]);
+    let document: DocumentNode;
+    try {
+      document = parse(parsed.data.query);
+    } catch (err) {
+      if (!(err instanceof GraphQLError)) throw err;
+      throw new GraphqlRequestError(400, [{ message: err.message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }]);
+    }
+    const invalid = validateDocument(schema, document);
+    if (invalid.length > 0) throw new GraphqlRequestError(400, invalid.map((e) => formatValidationError(e, document)));
+    return { document, context: { s, user, serverlessDiscount }, request: parsed.data };
+  };
+
+  return (router, s) => {
+    router.on('POST', '/graphql', async (ctx) => {
+      try {
+        const { document, context, request } = await prepare(ctx, s);
+        const result = await execute({
+          schema, document, contextValue: context,
+          variableValues: request.variables ?? undefined, operationName: request.operationName ?? undefined,
+        });
+        const errors = result.errors?.map((e) => formatExecutionError(e, s.logger));
+        if (result.data === undefined) {
+          // Nothing ran (bad variables, unknown operation name): a request error.
+          return sendJson(ctx.res, 400, { errors: errors ?? [envelopeError('the request did not run', 'BAD_REQUEST')] });
+        }
+        sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
+      } catch (err) {
+        // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
+        const close = !ctx.req.complete ? { connection: 'close' } : undefined;
+        if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
+        s.logger.error({ err }, 'GraphQL request failed');
+        sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);
+      }
+    });
+  };
+}

@@ -1,0 +1,44 @@
+/** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
+import { createServer, type Server } from 'node:http';
+import { type PlatformServices } from '../../services';
+import { sendError, sendJson } from './respond';
+import { RequestContext } from './context';
+import { Router, type Ctx } from './router';
+import { queueRoutes } from '../queue-routes';
+import { workerRoutes } from '../worker-routes';
+
+/** Extra route groups (GraphQL, REST) registered by the composition root. */
+export type RouteGroup = (router: Router, s: PlatformServices) => void;
+
+/** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
+export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] = []): Server {
+  const router = new Router();
+  router.on('GET', '/', (ctx) => sendJson(ctx.res, 200, { service: 'sluice-platform', queue: '/v2/{endpoint_id}/...', rest: '/v1', graphql: '/graphql' }));
+  router.on('GET', '/healthz', (ctx) => sendJson(ctx.res, 200, { ok: true }));
+  queueRoutes(router, s);
+  workerRoutes(router, s);
+  for (const g of groups) g(router, s);
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const ctx = new RequestContext(req, res, q);
+    try {
+      const { handler, params } = router.match(req.method ?? 'GET', q >= 0 ? url.slice(0, q) : url);
+      ctx.params = params;
+      const r = handler(ctx);
+      if (r instanceof Promise) r.catch((err: unknown) => failRequest(s, ctx, err));
+    } catch (err) {
+      failRequest(s, ctx, err);
+    }
+  });
+  return server;
+}
+
+/** Answers a failed request; a 500 (a bug of ours) is logged. */
+function failRequest(s: PlatformServices, ctx: Ctx, err: unknown): void {
+  // A body left unread (too large, bad JSON) would poison the keep-alive connection.
+  const close = !ctx.req.complete ? { connection: 'close' } : undefined;
+  const status = sendError(ctx.res, err, close);
+  if (status >= 500) s.logger.error({ err, method: ctx.req.method, url: ctx.req.url }, 'request failed');
+}

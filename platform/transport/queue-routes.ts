@@ -1,0 +1,121 @@
+/** The queue API of the spec: run, runsync, status, status-sync, stream, cancel, retry, purge-queue, health. */
+import { JobSubmission, LIMITS, TtlMs, isTerminal, type RateLimitedOperation } from '../../contracts';
+import { BadRequestError } from '../core/errors';
+import { toRecord, type Job } from '../jobs/job';
+import { authenticate, ownedEndpoint } from './http/auth';
+import { parseJson, readBody, validate } from './http/body';
+import { sendJson } from './http/respond';
+import { type Ctx, type Router } from './http/router';
+import { durableReply } from './http/durable';
+import { type PlatformServices } from '../services';
+
+/** The eight queue operations of the spec, plus `status-sync` which the official clients use. */
+export function queueRoutes(router: Router, s: PlatformServices): void {
+  const reply = durableReply(s);
+  /** Auth, endpoint ownership and the rate limit of `op`, in the order the service checks them. */
+  const admit = (ctx: Ctx, op: RateLimitedOperation | null) => {
+    const user = authenticate(s, ctx.req);
+    const endpoint = ownedEndpoint(s, user, ctx.params.endpointId);
+    if (op) ctx.onDone(s.limiter.admit(user.id, endpoint.id, op, s.pool.runningWorkers(endpoint.id)));
+    return { user, endpoint };
+  };
+  const jobOf = (ctx: Ctx, endpointId: string): Job => s.engine.jobs.get(endpointId, ctx.params.jobId ?? '');
+
+  const submit = async (ctx: Ctx, sync: boolean): Promise<Job> => {
+    const { user, endpoint } = admit(ctx, sync ? 'runsync' : 'run');
+    const limit = sync ? LIMITS.runsyncPayloadBytes : LIMITS.runPayloadBytes;
+    const body = validate(JobSubmission, parseJson(await readBody(ctx.req, limit, sync ? '/runsync' : '/run')));
+    return s.engine.submit(endpoint.id, user.id, body, sync);
+  };
+
+  /** Waits until the job is terminal (or gone) or `ms` passed. */
+  const awaitTerminal = async (job: Job, ms: number, signal: AbortSignal): Promise<void> => {
+    const deadline = Date.now() + ms;
+    while (!s.engine.jobs.isDone(job.id) && !signal.aborted && Date.now() < deadline) {
+      await s.engine.jobs.watch(job.id, deadline - Date.now(), signal);
+    }
+  };
+
+  const waitParam = (ctx: Ctx): number => {
+    const raw = ctx.query.get('wait');
+    if (raw === null) return LIMITS.runsyncWaitDefaultMs;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < LIMITS.runsyncWaitMinMs || n > LIMITS.runsyncWaitMaxMs) {
+      throw new BadRequestError(`wait must be an integer number of milliseconds from ${LIMITS.runsyncWaitMinMs} to ${LIMITS.runsyncWaitMaxMs}`, { field: 'wait' });
+    }
+    return n;
+  };
+
+  /** The answer of a sync wait: the whole record once finished, else id and status (200 either way). */
+  const syncAnswer = (ctx: Ctx, job: Job): Promise<void> | void => {
+    const current = s.engine.jobs.find(job.id);
+    if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` });
+    return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status });
+  };
+
+  router.on('POST', '/v2/:endpointId/run', async (ctx) => {
+    const job = await submit(ctx, false);
+    // Accepted into the queue: a waiting worker may already hold it, but the answer of /run is IN_QUEUE.
+    await reply(ctx.res, 200, { id: job.id, status: 'IN_QUEUE' });
+  });
+
+  router.on('POST', '/v2/:endpointId/runsync', async (ctx) => {
+    const wait = waitParam(ctx);
+    const job = await submit(ctx, true);
+    await awaitTerminal(job, wait, ctx.signal);
+    await syncAnswer(ctx, job);
+  });
+
+  router.on(['GET', 'POST'], '/v2/:endpointId/status/:jobId', async (ctx) => {
+    const { endpoint } = admit(ctx, 'status');
+    const job = jobOf(ctx, endpoint.id);
+    const ttl = ctx.query.get('ttl');
+    if (ttl !== null) s.engine.setTtl(job, validate(TtlMs, Number(ttl), 'query'));
+    await reply(ctx.res, 200, toRecord(job));
+  });
+
+  router.on(['GET', 'POST'], '/v2/:endpointId/status-sync/:jobId', async (ctx) => {
+    const { endpoint } = admit(ctx, 'status');
+    const wait = waitParam(ctx);
+    const job = jobOf(ctx, endpoint.id);
+    await awaitTerminal(job, wait, ctx.signal);
+    await syncAnswer(ctx, job);
+  });
+
+  router.on(['GET', 'POST'], '/v2/:endpointId/stream/:jobId', async (ctx) => {
+    const { endpoint } = admit(ctx, 'stream');
+    const job = jobOf(ctx, endpoint.id);
+    let chunks = s.engine.drainStream(job);
+    if (chunks.length === 0 && !isTerminal(job.status)) {
+      await s.engine.jobs.watch(job.id, s.streamHoldMs, ctx.signal);
+      const current = jobOf(ctx, endpoint.id);
+      chunks = s.engine.drainStream(current);
+    }
+    const current = jobOf(ctx, endpoint.id);
+    await reply(ctx.res, 200, { id: current.id, status: current.status, stream: chunks });
+  });
+
+  router.on('POST', '/v2/:endpointId/cancel/:jobId', async (ctx) => {
+    const { endpoint } = admit(ctx, 'cancel');
+    const job = s.engine.cancel(jobOf(ctx, endpoint.id));
+    await reply(ctx.res, 200, { id: job.id, status: job.status });
+  });
+
+  router.on('POST', '/v2/:endpointId/retry/:jobId', async (ctx) => {
+    // The spec lists no rate limit for /retry; it shares /run's, since it queues work.
+    const { endpoint } = admit(ctx, 'run');
+    const job = s.engine.retry(jobOf(ctx, endpoint.id));
+    // Re-queued; a waiting worker may take it before this answer is written (same as /run).
+    await reply(ctx.res, 200, { id: job.id, status: 'IN_QUEUE' });
+  });
+
+  router.on('POST', '/v2/:endpointId/purge-queue', async (ctx) => {
+    const { endpoint } = admit(ctx, 'purge-queue');
+    await reply(ctx.res, 200, { removed: s.engine.purge(endpoint.id), status: 'completed' });
+  });
+
+  router.on('GET', '/v2/:endpointId/health', (ctx) => {
+    const { endpoint } = admit(ctx, null);
+    sendJson(ctx.res, 200, { jobs: s.engine.jobs.counts(endpoint.id), workers: s.pool.workerCounts(endpoint.id) });
+  });
+}

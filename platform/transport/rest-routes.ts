@@ -1,0 +1,74 @@
+/** The REST control plane (`/v1`): pods and templates. */
+import { type PodIncludes } from '../../contracts';
+import { BadRequestError } from '../core/errors';
+import { podView, readPod } from '../control-plane/pod-view';
+import { createTemplate, readableTemplate, toWireTemplate, updateTemplate } from '../control-plane/templates';
+import { type PlatformServices } from '../services';
+import { authenticate } from './http/auth';
+import { parseJson, readBody } from './http/body';
+import { sendJson } from './http/respond';
+import { type Ctx, type Router } from './http/router';
+
+/** Largest REST body (a template is a few KB). */
+export const REST_BODY_LIMIT = 1024 * 1024;
+
+/** A boolean query flag: absent = false; `true`/`false` (or 1/0); anything else is a 400 naming it. */
+function flag(ctx: Ctx, name: string): boolean {
+  const v = ctx.query.get(name);
+  if (v === null || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1' || v === '') return true;
+  throw new BadRequestError(`invalid query: ${name} must be true or false, got "${v}"`, { field: name });
+}
+
+const includes = (ctx: Ctx): PodIncludes => ({
+  machine: flag(ctx, 'includeMachine'),
+  networkVolume: flag(ctx, 'includeNetworkVolume'),
+  savingsPlans: flag(ctx, 'includeSavingsPlans'),
+  template: flag(ctx, 'includeTemplate'),
+  workers: flag(ctx, 'includeWorkers'),
+});
+
+/**
+ * The REST half of the control plane (`/v1`, `Authorization: Bearer <API key>`): read pods,
+ * create, read and update templates. Thin: the domain functions do the work and the checks.
+ */
+export function restRoutes(router: Router, s: PlatformServices): void {
+  const body = async (ctx: Ctx, what: string): Promise<unknown> => parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
+
+  router.on('GET', '/v1/pods/:podId', (ctx) => {
+    const user = authenticate(s, ctx.req);
+    sendJson(ctx.res, 200, readPod((id) => s.pool.pod(id), s.registry, user, ctx.params.podId ?? '', includes(ctx)));
+  });
+
+  // Locally every pod is a serverless worker, so without includeWorkers the list is empty.
+  router.on('GET', '/v1/pods', (ctx) => {
+    const user = authenticate(s, ctx.req);
+    const include = includes(ctx);
+    const endpointId = ctx.query.get('endpointId');
+    const pods = include.workers
+      ? s.pool.allPods().filter((p) => p.userId === user.id && p.phase !== 'exited' && (endpointId === null || p.endpointId === endpointId))
+      : [];
+    sendJson(ctx.res, 200, pods.map((p) => podView(p, s.registry, include)));
+  });
+
+  router.on('POST', '/v1/templates', async (ctx) => {
+    const user = authenticate(s, ctx.req);
+    sendJson(ctx.res, 200, toWireTemplate(createTemplate(s.registry, user, await body(ctx, 'POST /v1/templates'))));
+  });
+
+  router.on('GET', '/v1/templates', (ctx) => {
+    const user = authenticate(s, ctx.req);
+    sendJson(ctx.res, 200, s.registry.templatesOf(user.id).filter((t) => t.userId === user.id).map(toWireTemplate));
+  });
+
+  router.on('GET', '/v1/templates/:templateId', (ctx) => {
+    const user = authenticate(s, ctx.req);
+    sendJson(ctx.res, 200, toWireTemplate(readableTemplate(s.registry, user, ctx.params.templateId ?? '')));
+  });
+
+  router.on('POST', '/v1/templates/:templateId/update', async (ctx) => {
+    const user = authenticate(s, ctx.req);
+    const { template } = updateTemplate(s.registry, user, ctx.params.templateId ?? '', await body(ctx, 'template update'), 'spec-defaults');
+    sendJson(ctx.res, 200, toWireTemplate(template));
+  });
+}

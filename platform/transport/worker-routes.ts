@@ -1,0 +1,88 @@
+/** The worker protocol of the stock RunPod SDK: job-take, job-done, job-stream, job-stop, ping. */
+import { JobDoneBody, JobStreamBody, type StreamChunk } from '../../contracts';
+import { NotFoundError, UnauthorizedError } from '../core/errors';
+import { toTakenJob } from '../jobs/job';
+import { type WorkerPod } from '../pods/pod';
+import { credential } from './http/auth';
+import { parseJson, readBody, validate } from './http/body';
+import { sendEmpty, sendJson } from './http/respond';
+import { type Ctx, type Router } from './http/router';
+import { durableReply } from './http/durable';
+import { type PlatformServices } from '../services';
+
+/** Largest job-done or job-stream body a worker may send (results over it are refused with 400). */
+export const WORKER_BODY_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The worker protocol of the stock RunPod worker SDK: job-take (long-poll), job-done,
+ * job-stream, job-stop (long-poll) and ping. Workers authenticate with their pod's own key,
+ * sent bare.
+ */
+export function workerRoutes(router: Router, s: PlatformServices): void {
+  const reply = durableReply(s);
+  const podOf = (ctx: Ctx): WorkerPod => {
+    const pod = s.pool.pod(ctx.params.podId ?? '');
+    if (!pod || pod.endpointId !== ctx.params.endpointId) throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
+    if (credential(ctx.req) !== pod.token) throw new UnauthorizedError('invalid worker key');
+    return pod;
+  };
+
+  const take = async (ctx: Ctx, batch: boolean): Promise<void> => {
+    const pod = podOf(ctx);
+    const max = batch ? Math.max(1, Math.min(100, Number(ctx.query.get('batch_size')) || 1)) : 1;
+    let alive = true;
+    ctx.onDone(() => (alive = false));
+    const jobs = await s.pool.take(pod, max, s.takeWaitMs, () => alive && !ctx.res.destroyed);
+    if (jobs.length === 0) return sendEmpty(ctx.res, 204);
+    // The hand-over is committed before the worker hears of it: a crash cannot make it run twice.
+    await s.engine.persisted();
+    if (!alive || ctx.res.destroyed) {
+      // The worker hung up while the hand-over happened: the jobs go back to the queue.
+      s.pool.giveBack(pod, jobs);
+      return;
+    }
+    sendJson(ctx.res, 200, batch ? jobs.map(toTakenJob) : toTakenJob(jobs[0]!));
+  };
+
+  router.on('GET', '/v2/:endpointId/job-take/:podId', (ctx) => take(ctx, false));
+  router.on('GET', '/v2/:endpointId/job-take-batch/:podId', (ctx) => take(ctx, true));
+
+  router.on('POST', '/v2/:endpointId/job-done/:podId/:jobId', async (ctx) => {
+    const pod = podOf(ctx);
+    const body = validate(JobDoneBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-done'), { allowEmpty: true }) ?? {});
+    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
+    if (body.status === 'IN_PROGRESS') {
+      s.engine.progress(pod.id, job, body.output);
+      return reply(ctx.res, 200, {});
+    }
+    const result: { output?: unknown; error?: unknown } = {};
+    if ('output' in body) result.output = body.output;
+    if ('error' in body) result.error = body.error;
+    const accepted = s.engine.complete(pod.id, job, result);
+    if (body.stopPod === true) s.pool.refresh(pod);
+    await reply(ctx.res, 200, accepted ? {} : { ignored: `job is ${job.status}` });
+  });
+
+  router.on('POST', '/v2/:endpointId/job-stream/:podId/:jobId', async (ctx) => {
+    const pod = podOf(ctx);
+    const body = validate(JobStreamBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-stream')));
+    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
+    s.engine.appendChunk(pod.id, job, body as StreamChunk);
+    await reply(ctx.res, 200, {});
+  });
+
+  router.on('GET', '/v2/:endpointId/job-stop/:podId', async (ctx) => {
+    const pod = podOf(ctx);
+    const ids = await s.pool.stopsFor(pod, s.takeWaitMs, ctx.signal);
+    if (ids.length === 0) return sendEmpty(ctx.res, 204);
+    sendJson(ctx.res, 200, { jobsToStop: ids });
+  });
+
+  router.on('GET', '/v2/:endpointId/ping/:podId', (ctx) => {
+    const pod = podOf(ctx);
+    // The stock SDK lists the jobs it runs in `job_id` (comma-separated) and leaves it out when idle.
+    const running = (ctx.query.get('job_id') ?? '').split(',').filter((x) => x.length > 0);
+    s.pool.ping(pod, ctx.query.get('status') === 'unhealthy', running);
+    sendJson(ctx.res, 200, {});
+  });
+}

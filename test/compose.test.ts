@@ -34,7 +34,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs commands the CLI has, and mounts every named volume that it declares', () => {
-    const help = readFileSync(join(root, 'client', 'cli.ts'), 'utf8');
+    const help = readFileSync(join(root, 'client', 'cli', 'main.ts'), 'utf8');
     for (const s of ['platform', 'worker']) {
       const cmd = compose.services[s]!.command!;
       expect(cmd.slice(0, 2)).toEqual(['node', 'bin/sluice.cjs']);

@@ -18,6 +18,8 @@ export interface AwaitRegistration extends RunScope {
 export interface CompletionHub {
   /** The URL the service calls when a job of the run finishes. */
   webhookUrl(run: RunScope, inlineLimit: number): string;
+  /** The URL the service calls when a job of a batch run finishes (the record goes to the batch inbox). */
+  batchWebhookUrl(run: RunScope): string;
   /**
    * Registers a waiting activity. Returns the outcome if the webhook came first (then nothing
    * stays registered); otherwise the hub completes the activity later by its task token.

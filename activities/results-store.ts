@@ -12,6 +12,8 @@ export interface ResultsStore {
   put(key: string, value: unknown): OutputRef;
   get(ref: OutputRef | string): unknown;
   has(key: string): boolean;
+  /** Writes JSON lines as one file, atomically and durably (a rewrite replaces it whole). */
+  putLines(key: string, values: unknown[]): OutputRef;
   /** Appends one JSON line durably (fsync) before returning: stream chunks are acknowledged after this. */
   append(key: string, value: unknown): void;
   /** Every line appended under `key`, parsed. */
@@ -28,9 +30,16 @@ export class FsResultsStore implements ResultsStore {
   }
 
   put(key: string, value: unknown): OutputRef {
+    return this.write(key, JSON.stringify(value ?? null));
+  }
+
+  putLines(key: string, values: unknown[]): OutputRef {
+    return this.write(key, values.map((v) => `${JSON.stringify(v ?? null)}\n`).join(''));
+  }
+
+  private write(key: string, text: string): OutputRef {
     const file = this.path(key);
     mkdirSync(dirname(file), { recursive: true });
-    const text = JSON.stringify(value ?? null);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, text);
     const fd = openSync(tmp, 'r');

@@ -1,7 +1,7 @@
 import { type QueueClient, isPlatformApiError } from '../platform-api';
 import { type ActivityMetrics } from './metrics';
 
-type QueueMethods = Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
+export type QueueMethods = Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
 
 /**
  * The queue client as activities use it: every call counted by operation and outcome, so the

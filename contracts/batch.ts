@@ -113,7 +113,7 @@ export const BatchCounts = z.strictObject({
   inFlight: z.number().int(),
   waitingRetry: z.number().int(),
   done: z.number().int(),
-  byStatus: z.record(BatchOutcomeStatus, z.number().int()),
+  byStatus: z.partialRecord(BatchOutcomeStatus, z.number().int()),
   retries: z.number().int(),
   rateLimited: z.number().int(),
   /** Submissions the service answered with a job it had already created for the same key (idempotency). */

@@ -6,6 +6,8 @@ import { type Client } from '@temporalio/client';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
+import { createBatchActivities } from '../activities/batch-activities';
+import { MemoryInbox } from '../activities/batch/inbox';
 import { FsResultsStore } from '../activities/results-store';
 import { QueueClient } from '../platform-api';
 import { createLogger } from '../common/logger';
@@ -70,8 +72,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
+  const inbox = new MemoryInbox();
   const hub = (live.hub = new WebhookHub({
-    secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics,
+    secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
   const worker = (live.worker = await Worker.create({
@@ -79,7 +82,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: createJobActivities({ queue, store, hub, metrics }),
+    activities: { ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics }) },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));

@@ -57,7 +57,7 @@ export function createDaemonServer(d: DaemonHttpDeps): Server {
           d.metrics.webhook('bad_request');
           return send(res, 400, { error: `webhook body is not a job record: ${(err as Error).message.slice(0, 200)}` });
         }
-        await hub.onWebhook(target.run, target.inlineLimit, record);
+        await hub.onWebhook(target, record);
         d.metrics.webhook('accepted');
         return send(res, 200, {});
       }

@@ -8,6 +8,7 @@ import { type AwaitRegistration, type CompletionHub } from '../activities/comple
 import { toOutcome } from '../activities/outcome';
 import { type ResultsStore } from '../activities/results-store';
 import { type ActivityMetrics } from '../activities/metrics';
+import { type MemoryInbox } from '../activities/batch/inbox';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 
 /** Options of {@link WebhookHub}; durations in ms. */
@@ -20,6 +21,8 @@ export interface WebhookHubOptions {
   queue: Pick<QueueClient, 'status'>;
   logger: Logger;
   metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
+  /** Where webhooks of batch jobs go until the batch's next step takes them. */
+  inbox?: MemoryInbox;
   /** First fallback `/status` poll of a wait whose webhook did not come. Default 30000. */
   fallbackFirstMs?: number;
   /** Longest interval between fallback polls. Default 300000. */
@@ -61,19 +64,26 @@ export class WebhookHub implements CompletionHub {
   }
 
   webhookUrl(run: RunScope, inlineLimit: number): string {
-    const scope = `${run.workflowId}\n${run.runId}`;
-    return `${this.o.publicUrl}/hooks/${b64(scope)}/${inlineLimit}/${this.sign(scope, inlineLimit)}`;
+    return this.url(`${run.workflowId}\n${run.runId}`, inlineLimit);
   }
 
-  /** The run of a webhook path, or undefined when its signature is wrong. */
-  verify(encodedScope: string, inlineLimit: string, signature: string): { run: RunScope; inlineLimit: number } | undefined {
+  batchWebhookUrl(run: RunScope): string {
+    return this.url(`${run.workflowId}\n${run.runId}\nbatch`, 0);
+  }
+
+  /** The run of a webhook path (and whether it is a batch's), or undefined when its signature is wrong. */
+  verify(encodedScope: string, inlineLimit: string, signature: string): { run: RunScope; inlineLimit: number; batch: boolean } | undefined {
     const scope = Buffer.from(encodedScope, 'base64url').toString();
-    const [workflowId, runId, ...rest] = scope.split('\n');
+    const [workflowId, runId, kind, ...rest] = scope.split('\n');
     const limit = Number(inlineLimit);
-    if (!workflowId || !runId || rest.length > 0 || !Number.isInteger(limit) || limit < 0) return undefined;
+    if (!workflowId || !runId || (kind !== undefined && kind !== 'batch') || rest.length > 0 || !Number.isInteger(limit) || limit < 0) return undefined;
     const want = Buffer.from(this.sign(scope, limit));
     const got = Buffer.from(signature);
-    return want.length === got.length && timingSafeEqual(want, got) ? { run: { workflowId, runId }, inlineLimit: limit } : undefined;
+    return want.length === got.length && timingSafeEqual(want, got) ? { run: { workflowId, runId }, inlineLimit: limit, batch: kind === 'batch' } : undefined;
+  }
+
+  private url(scope: string, inlineLimit: number): string {
+    return `${this.o.publicUrl}/hooks/${b64(scope)}/${inlineLimit}/${this.sign(scope, inlineLimit)}`;
   }
 
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
@@ -89,9 +99,15 @@ export class WebhookHub implements CompletionHub {
   }
 
   /** A webhook call from the service: the finished job's record. */
-  async onWebhook(run: RunScope, inlineLimit: number, record: JobRecord): Promise<void> {
+  async onWebhook(target: { run: RunScope; inlineLimit: number; batch?: boolean }, record: JobRecord): Promise<void> {
+    const { run, inlineLimit } = target;
     const { workflowId } = run;
     if (!isTerminal(record.status)) return;
+    if (target.batch) {
+      this.o.inbox?.put(run, record);
+      this.o.metrics.notice('webhook', 0);
+      return;
+    }
     const started = Date.now();
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);

@@ -1,2 +1,3 @@
 /** Workflows of sluice, bundled for the Temporal worker. Deterministic code only. */
 export { jobWorkflow, stateQuery } from './job';
+export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch';

@@ -91,6 +91,8 @@ export interface StepResult {
   completions: Completion[];
   /** Polled jobs the service no longer knows (ttl expired). */
   expired: string[];
+  /** Polled jobs still queued or running. */
+  polledRunning: string[];
   /** 429s met (the step then stops submitting). */
   rateLimited: number;
 }

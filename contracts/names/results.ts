@@ -37,4 +37,9 @@ export const batchKeys = {
   outcomes: (run: RunScope, seq: number): string => `${runKey(run)}/outcomes/${String(seq).padStart(9, '0')}.jsonl`,
   /** Folder of the outcome segments (merged into results.jsonl when the batch ends). */
   outcomesPrefix: (run: RunScope): string => `${runKey(run)}/outcomes/`,
+  /** The original lines of the inputs that failed, per step (merged into dead-letter.jsonl). */
+  deadLetter: (run: RunScope, seq: number): string => `${runKey(run)}/dead-letter/${String(seq).padStart(9, '0')}.jsonl`,
+  deadLetterPrefix: (run: RunScope): string => `${runKey(run)}/dead-letter/`,
+  /** The kept result of a finished step (a retried step returns it). */
+  stepResult: (run: RunScope, seq: number): string => `${runKey(run)}/steps/result-${seq}.json`,
 };

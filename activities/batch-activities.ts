@@ -1,0 +1,80 @@
+/**
+ * The batch activities, bound to their dependencies: open (check the input and the endpoint, count
+ * the lines, find the price), step (all per-job I/O, in bulk) and finish (outcome files).
+ */
+import { existsSync } from 'node:fs';
+import { Context } from '@temporalio/activity';
+import { FailureType } from '../contracts/names';
+import { isPlatformApiError } from '../platform-api';
+import { countLines } from './batch/input';
+import { type BatchInbox } from './batch/inbox';
+import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
+import { runStep } from './batch/step';
+import { type StepRequest, type StepResult } from './batch/types';
+import { type CompletionHub } from './completion-hub';
+import { fatal, toFailure } from './errors';
+import { noopMetrics, type ActivityMetrics } from './metrics';
+import { type ResultsStore } from './results-store';
+import { countedQueue, type QueueMethods } from './service-calls';
+
+export type { StepRequest, StepResult } from './batch/types';
+export type { FinishRequest, FinishResult } from './batch/finish';
+
+/** What the batch activities need; injected by the daemon (and by tests). */
+export interface BatchActivityDeps {
+  queue: QueueMethods;
+  store: ResultsStore;
+  /** Where webhooks of batch jobs wait; without it (or a hub), batches poll. */
+  inbox?: BatchInbox;
+  hub?: CompletionHub;
+  /** The price of one worker-hour of an endpoint (USD), when the service tells it. */
+  price?: (endpointId: string) => Promise<number | undefined>;
+  metrics?: ActivityMetrics;
+}
+
+export interface OpenRequest {
+  endpointId: string;
+  source: string;
+  pricePerHour?: number;
+}
+
+export interface OpenResult {
+  total: number;
+  bytes: number;
+  pricePerHour?: number;
+}
+
+const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
+
+export function createBatchActivities(deps: BatchActivityDeps) {
+  const metrics = deps.metrics ?? noopMetrics;
+  const queue = countedQueue(deps.queue, metrics);
+  const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
+  return {
+    /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
+    async openBatch(req: OpenRequest): Promise<OpenResult> {
+      if (!existsSync(req.source)) throw fatal(FailureType.BAD_REQUEST, `input file ${req.source} not found (it must be readable by the daemon)`, { source: req.source });
+      try {
+        await queue.health(req.endpointId);
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
+        throw toFailure(err);
+      }
+      const { lines, bytes } = countLines(req.source);
+      const price = req.pricePerHour ?? (await deps.price?.(req.endpointId).catch(() => undefined));
+      return { total: lines, bytes, ...(price !== undefined ? { pricePerHour: price } : {}) };
+    },
+
+    /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
+    async batchStep(req: StepRequest): Promise<StepResult> {
+      return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}) }, req);
+    },
+
+    /** Writes the last outcomes and the output files. */
+    async finishBatch(req: FinishRequest): Promise<FinishResult> {
+      return finishBatch(deps.store, req, beat({ finishing: true }));
+    },
+  };
+}
+
+export type BatchActivities = ReturnType<typeof createBatchActivities>;

@@ -1,0 +1,78 @@
+/**
+ * The end of a batch: the last outcomes, NOT_SUBMITTED for every input never sent (read from the
+ * file in pages), then results.jsonl, dead-letter.jsonl and summary.json in the output directory.
+ */
+import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { batchKeys } from '../../contracts/names';
+import { type BatchResultLine, type BatchState, type InputFormat, type Policy, type RunScope } from '../../contracts';
+import { type ResultsStore } from '../results-store';
+import { parseLine, readLineAt, readLines } from './input';
+import { mergeOutcomes, outcomeSegments } from './outcomes';
+import { type Cursor, type Final, type LineRef } from './types';
+
+export interface FinishRequest {
+  run: RunScope;
+  seq: number;
+  source: string;
+  inputFormat: InputFormat;
+  policy?: Policy;
+  outDir: string;
+  write: Final[];
+  /** Lines read but never submitted, and where reading stopped. */
+  deferred: LineRef[];
+  cursor: Cursor;
+  eof: boolean;
+  /** Why the rest was not submitted (cancelled, cost cap, deadline). */
+  reason: string;
+  /** The batch's state, for summary.json (counts are completed here). */
+  state: BatchState;
+}
+
+export interface FinishResult {
+  notSubmitted: number;
+  badInput: number;
+  results: number;
+  deadLetter: number;
+}
+
+const PAGE = 5000;
+
+export async function finishBatch(store: ResultsStore, req: FinishRequest, beat: () => void): Promise<FinishResult> {
+  outcomeSegments(store, req.run, req.seq, req.write, req.source);
+  let notSubmitted = 0;
+  let badInput = 0;
+  const now = Date.now();
+  const unsent = (i: number, text: string): BatchResultLine => {
+    const p = parseLine(text, req.inputFormat, req.policy);
+    if ('bad' in p) {
+      badInput++;
+      return { index: i, status: 'BAD_INPUT', error: `line ${i + 1}: ${p.bad}`, attempts: 0, remoteJobIds: [], endedAt: now };
+    }
+    notSubmitted++;
+    return { index: i, status: 'NOT_SUBMITTED', error: req.reason, attempts: 0, remoteJobIds: [], endedAt: now };
+  };
+  const restKey = (k: number): string => batchKeys.outcomes(req.run, req.seq).replace(/\.jsonl$/, `-rest-${String(k).padStart(6, '0')}.jsonl`);
+  let k = 0;
+  if (req.deferred.length > 0) store.putLines(restKey(k++), req.deferred.map((d) => unsent(d.i, readLineAt(req.source, d.o, d.l))));
+  let cursor = req.cursor;
+  let eof = req.eof;
+  while (!eof) {
+    beat();
+    const page = readLines(req.source, cursor, PAGE);
+    if (page.lines.length > 0) store.putLines(restKey(k++), page.lines.map((l) => unsent(l.i, l.text)));
+    cursor = page.cursor;
+    eof = page.eof || page.lines.length === 0;
+  }
+  const merged = await mergeOutcomes(store, req.run, req.outDir, beat);
+  const counts = { ...req.state.counts, byStatus: { ...req.state.counts.byStatus } };
+  counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
+  counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
+  counts.done += notSubmitted + badInput;
+  const summary: BatchState = { ...req.state, counts };
+  mkdirSync(req.outDir, { recursive: true });
+  const file = join(req.outDir, 'summary.json');
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+  return { notSubmitted, badInput, ...merged };
+}

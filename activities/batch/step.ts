@@ -1,0 +1,206 @@
+/**
+ * One step of a batch, in bulk: write the outcomes decided so far, submit new and deferred lines,
+ * retry or resubmit due jobs, cancel, poll late jobs, then collect finished jobs. Idempotent:
+ * submissions are journaled as they happen and the whole result is kept once the step is done.
+ */
+import { Context } from '@temporalio/activity';
+import { batchKeys, FailureType, idempotencyKey } from '../../contracts/names';
+import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts';
+import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { fatal, toFailure } from '../errors';
+import { errorText, errorType } from '../outcome';
+import { type ResultsStore } from '../results-store';
+import { type BatchInbox } from './inbox';
+import { keyOf, parseLine, readLineAt, readLines } from './input';
+import { outcomeSegments } from './outcomes';
+import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
+
+export interface StepDeps {
+  queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+  store: ResultsStore;
+  inbox?: BatchInbox;
+  /** The webhook URL of a batch run's jobs (absent: polling only). */
+  webhookUrl?: (req: StepRequest) => string;
+}
+
+type Journal = { i: number; a: number; id: string; how: 'submit' | 'retry' | 'resubmit'; dup?: boolean };
+
+const beat = (detail: unknown): void => {
+  try {
+    Context.current().heartbeat(detail);
+  } catch {
+    // outside an activity (unit use)
+  }
+};
+
+export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
+  const { store, queue } = deps;
+  const done = batchKeys.stepResult(req.run, req.seq);
+  if (store.has(done)) return store.get(done) as StepResult;
+
+  if (req.write.length > 0) outcomeSegments(store, req.run, req.seq, req.write, req.source);
+
+  const journalKey = batchKeys.submitJournal(req.run, req.seq);
+  const journal = new Map((store.lines(journalKey) as Journal[]).map((j) => [`${j.i}#${j.a}`, j]));
+  const res: StepResult = { submitted: [], deferred: [], bad: [], rejected: [], retried: [], cancelled: [], completions: [], expired: [], polledRunning: [], rateLimited: 0 };
+  let limited = false;
+  const scope = `${req.run.workflowId}/${req.run.runId}`;
+  const webhook = req.webhook ? deps.webhookUrl?.(req) : undefined;
+
+  /** Submits one input; undefined when the service is over its rate (the caller defers). */
+  const submit = async (ref: LineRef, body: JobSubmission, attempt: number, how: Journal['how']): Promise<Journal | { error: string } | undefined> => {
+    const seen = journal.get(`${ref.i}#${attempt}`);
+    if (seen) return seen;
+    if (limited) return undefined;
+    try {
+      const opts = { signal: undefined, idempotencyKey: idempotencyKey(scope, ref.i, attempt) };
+      const ack = await queue.run(req.endpointId, webhook ? { ...body, webhook } : body, opts);
+      const j: Journal = { i: ref.i, a: attempt, id: ack.id, how, ...((ack as { replayed?: boolean }).replayed ? { dup: true } : {}) };
+      store.append(journalKey, j);
+      journal.set(`${ref.i}#${attempt}`, j);
+      return j;
+    } catch (err) {
+      if (isPlatformApiError(err, 'RATE_LIMITED')) {
+        limited = true;
+        res.rateLimited++;
+        return undefined;
+      }
+      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
+      if (isPlatformApiError(err, 'BAD_REQUEST') || isPlatformApiError(err, 'PAYLOAD_TOO_LARGE')) return { error: (err as Error).message };
+      throw toFailure(err);
+    }
+  };
+  const record = (ref: LineRef, r: Awaited<ReturnType<typeof submit>>): void => {
+    if (r === undefined) res.deferred.push(ref);
+    else if ('error' in r) res.rejected.push({ i: ref.i, error: r.error });
+    else res.submitted.push({ ...ref, id: r.id, ...(r.dup ? { dup: true } : {}) });
+  };
+  const parsed = (ref: LineRef, text: string) => {
+    const p = parseLine(text, req.inputFormat, req.policy);
+    if ('bad' in p) res.bad.push({ i: ref.i, reason: `line ${ref.i + 1}: ${p.bad}` });
+    return 'body' in p ? p.body : undefined;
+  };
+
+  // Retries first (they hold their slot), then lines deferred earlier, then new lines.
+  for (const r of req.retry) {
+    beat({ seq: req.seq, phase: 'retry' });
+    if (r.how === 'retry') {
+      const seen = journal.get(`${r.i}#${r.a}`);
+      if (seen) {
+        res.retried.push({ i: r.i, id: seen.id, how: 'retry' });
+        continue;
+      }
+      try {
+        await queue.retry(req.endpointId, r.id);
+        const j: Journal = { i: r.i, a: r.a, id: r.id, how: 'retry' };
+        store.append(journalKey, j);
+        res.retried.push({ i: r.i, id: r.id, how: 'retry' });
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) res.retried.push({ i: r.i, id: r.id, how: 'retry', refused: true });
+        else if (isPlatformApiError(err, 'RATE_LIMITED')) res.rateLimited++;
+        else throw toFailure(err);
+      }
+      continue;
+    }
+    const body = parsed(r, readLineAt(req.source, r.o, r.l));
+    if (!body) continue;
+    const got = await submit(r, body, r.a, 'resubmit');
+    if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
+  }
+  for (const ref of req.submit) {
+    beat({ seq: req.seq, phase: 'submit' });
+    const body = parsed(ref, readLineAt(req.source, ref.o, ref.l));
+    if (body) record(ref, await submit(ref, body, 1, 'submit'));
+  }
+  if (req.read) {
+    const page = readLines(req.source, req.read.from, req.read.lines);
+    const counts = new Map(Object.entries(req.read.keyCounts));
+    let room = req.read.room;
+    for (const line of page.lines) {
+      beat({ seq: req.seq, phase: 'read' });
+      const ref: LineRef = { i: line.i, o: line.o, l: line.l };
+      const body = parsed(ref, line.text);
+      if (!body) continue;
+      if (req.read.keyPath) {
+        const k = keyOf(body.input, req.read.keyPath);
+        if (k !== undefined) ref.k = k;
+      }
+      const capped = req.read.keyLimit !== undefined && ref.k !== undefined && (counts.get(ref.k) ?? 0) >= req.read.keyLimit;
+      if (capped || room <= 0 || limited) {
+        res.deferred.push(ref);
+        continue;
+      }
+      const got = await submit(ref, body, 1, 'submit');
+      record(ref, got);
+      if (got && !('error' in got)) {
+        room--;
+        if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
+      }
+    }
+    res.read = { cursor: page.cursor, eof: page.eof };
+  }
+
+  for (const id of req.cancel) {
+    try {
+      await queue.cancel(req.endpointId, id);
+    } catch (err) {
+      if (!isPlatformApiError(err, 'NOT_FOUND') && !isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
+    }
+    res.cancelled.push(id);
+  }
+
+  const finished: JobRecord[] = [];
+  for (const id of req.poll) {
+    beat({ seq: req.seq, phase: 'poll' });
+    try {
+      const r = await queue.status(req.endpointId, id);
+      if (isTerminal(r.status)) finished.push(r);
+      else res.polledRunning.push(id);
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) res.expired.push(id);
+      else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
+    }
+  }
+  if (deps.inbox) {
+    if (req.collect.waitMs > 0 && finished.length === 0) {
+      const ctx = safeContext();
+      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 5000);
+      try {
+        await deps.inbox.wait(req.run, req.collect.min, req.collect.waitMs, ctx?.cancellationSignal);
+      } finally {
+        clearInterval(timer);
+      }
+    }
+    finished.push(...deps.inbox.take(req.run));
+  } else if (req.collect.waitMs > 0 && finished.length === 0) {
+    await new Promise((r) => setTimeout(r, req.collect.waitMs));
+  }
+  res.completions = collected(store, req, finished);
+  store.put(done, res);
+  return res;
+}
+
+/** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */
+function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]): Completion[] {
+  if (records.length === 0) return [];
+  const unique = [...new Map(records.map((r) => [`${r.id}#${r.retries ?? 0}`, r])).values()];
+  store.putLines(batchKeys.completions(req.run, req.seq), unique);
+  return unique.map((r, n) => {
+    const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
+    const e = errorText(r.error);
+    if (e !== undefined) c.e = e.length > 500 ? `${e.slice(0, 500)}…` : e;
+    const t = errorType(r.error);
+    if (t !== undefined) c.et = t;
+    if (r.executionTime !== undefined) c.x = r.executionTime;
+    if (r.delayTime !== undefined) c.d = r.delayTime;
+    return c;
+  });
+}
+
+function safeContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}

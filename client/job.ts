@@ -1,5 +1,6 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import {
   JobWorkflowInput, TASK_QUEUE, jobWorkflowId, streamPrefix,
@@ -117,6 +118,16 @@ export class JobClient {
   /** The stream chunks drained for the job (in order). */
   chunks(ref: OutputRef | undefined): unknown[] {
     return ref ? this.store.lines(ref.key) : [];
+  }
+
+  /** Every stream chunk stored for the job so far, in order (earlier attempts first). */
+  streamChunks(workflowId: string): unknown[] {
+    return this.store.keys(streamPrefix(workflowId)).flatMap((key) => this.store.lines(key));
+  }
+
+  /** The files holding the job's stream chunks (JSON lines, one file per attempt). */
+  streamFiles(workflowId: string): string[] {
+    return this.store.keys(streamPrefix(workflowId)).map((key) => join(this.store.dir, key));
   }
 
   /**

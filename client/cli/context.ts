@@ -14,9 +14,8 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-/** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir`. */
-export async function connectCli(dataDir: string): Promise<CliContext> {
-  const settings = resolveSettings(dataDir);
+/** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir` (or those given). */
+export async function connectCli(dataDir: string, settings: CliSettings = resolveSettings(dataDir)): Promise<CliContext> {
   const c = settings.config;
   const tls = tlsOptions(c);
   const connection = await Connection.connect({

@@ -11,7 +11,7 @@ import { EXIT_CODES } from './exit-codes';
 import { printFailure, printResult, watch } from './job-watch';
 import { dataDirOption, jsonOption, parsePositiveInt, withExit, type ExitState } from './options';
 import { exitCodeOfView, phaseLabel } from './output';
-import { describeSource } from './settings';
+import { describeSource, resolveSettings, type CliSettings } from './settings';
 
 function parseInput(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) throw new UsageError('--input is required (JSON, or @file with JSON)');
@@ -38,12 +38,16 @@ interface RunOptions {
   id?: string; maxAttempts?: number; executionTimeout?: number; ttl?: number; dataDir: string;
 }
 
+/** Names can be looked up only with the service's GraphQL URL and key: say so before anything connects. */
+function assertLookup(settings: CliSettings, nameOrId: string): void {
+  if (settings.config.SLUICE_GRAPHQL_URL && settings.config.SLUICE_API_KEY) return;
+  throw new UsageError(`cannot look up endpoint ${nameOrId}: no GraphQL URL and API key (${describeSource(settings)}); set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or run \`sluice dev\` and leave the variables unset`);
+}
+
 /** The endpoint's id, checked against the service before any workflow starts. */
 async function endpointIdOf(cli: CliContext, nameOrId: string): Promise<string> {
-  if (!cli.graphql) {
-    throw new UsageError(`cannot look up endpoint ${nameOrId}: no GraphQL URL and API key (${describeSource(cli.settings)}); set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or run \`sluice dev\` and leave the variables unset`);
-  }
-  return resolveEndpoint(nameOrId, cli.graphql).catch((err: unknown) => {
+  assertLookup(cli.settings, nameOrId);
+  return resolveEndpoint(nameOrId, cli.graphql!).catch((err: unknown) => {
     throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;
   });
 }
@@ -52,7 +56,9 @@ async function run(o: RunOptions): Promise<number> {
   if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
   if (o.webhook && o.poll) throw new UsageError('--webhook and --poll exclude each other');
   const input = parseInput(o.input);
-  const cli = await connectCli(o.dataDir);
+  const settings = resolveSettings(o.dataDir);
+  assertLookup(settings, o.endpoint);
+  const cli = await connectCli(o.dataDir, settings);
   try {
     const endpointId = await endpointIdOf(cli, o.endpoint);
     let workflowId: string;

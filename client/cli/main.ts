@@ -18,16 +18,17 @@ import { registerWorkerCommand } from './worker';
 
 export { EXIT_CODES as EXIT } from './exit-codes';
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+/** The command is named after the package (its `bin`), and shares its version. */
+const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** Every command group, in the order `sluice --help` lists them. */
 const REGISTER = [registerDevCommand, registerJobCommands, registerConfigCommand, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
 
 /** The program; `exit` receives the exit code of the action that ran. */
 export function buildProgram(exit: ExitState): Command {
-  const program = new Command('sluice')
+  const program = new Command(PACKAGE.name)
     .description('Durable orchestration for serverless GPU job queues, on Temporal.')
-    .version(VERSION, '-V, --version', 'print the version')
+    .version(PACKAGE.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')

@@ -1,9 +1,10 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import {
   JobWorkflowInput, TASK_QUEUE, jobWorkflowId, streamPrefix,
-  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
+  type JobRecord, type JobWorkflowInputInit, type RunScope, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
 } from '../contracts';
 import { FsResultsStore } from '../activities/results-store';
 import { type QueueClient } from '../platform-api';
@@ -129,6 +130,22 @@ export class JobClient {
   /** The stream chunks drained for the job (in order). */
   chunks(ref: OutputRef | undefined): unknown[] {
     return ref ? this.store.lines(ref.key) : [];
+  }
+
+  /** Every stream chunk stored for the job's latest run so far, in order (earlier attempts first). */
+  async streamChunks(workflowId: string): Promise<unknown[]> {
+    return this.store.keys(streamPrefix(await this.runOf(workflowId))).flatMap((key) => this.store.lines(key));
+  }
+
+  /** The files holding the job's stream chunks (JSON lines, one file per attempt). */
+  async streamFiles(workflowId: string): Promise<string[]> {
+    return this.store.keys(streamPrefix(await this.runOf(workflowId))).map((key) => join(this.store.dir, key));
+  }
+
+  /** The latest run of a workflow id: its records are keyed by it. */
+  private async runOf(workflowId: string): Promise<RunScope> {
+    const d = await this.o.client.workflow.getHandle(workflowId).describe();
+    return { workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
   }
 
   /**

@@ -1,3 +1,4 @@
+/** The settings of the daemon and the CLI: one zod schema over environment variables, shared by both. */
 import { z } from 'zod';
 import { TASK_QUEUE } from '../contracts';
 import { ConfigError } from './errors';
@@ -7,10 +8,10 @@ const port = z.coerce.number({ error: 'must be a port number from 0 to 65535' })
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /**
- * The daemon's configuration, from environment variables (the standard `TEMPORAL_*` ones, so
- * a cluster or Temporal Cloud works unchanged, and `SLUICE_*`). Parsed once at start-up.
+ * What every client of Temporal and the service needs: the daemon and the CLI read the same
+ * variables (the standard `TEMPORAL_*` ones, so a cluster or Temporal Cloud works unchanged).
  */
-const Schema = z.object({
+const connection = {
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' }).default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
@@ -21,11 +22,19 @@ const Schema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   SLUICE_TASK_QUEUE: z.string().min(1).default(TASK_QUEUE),
   /** Queue API base, e.g. https://api.runpod.ai/v2 or http://127.0.0.1:8080/v2. */
-  SLUICE_QUEUE_URL: url,
+  SLUICE_QUEUE_URL: url.optional(),
   SLUICE_REST_URL: url.optional(),
   SLUICE_GRAPHQL_URL: url.optional(),
-  SLUICE_API_KEY: z.string().min(1, { error: 'must not be empty' }),
+  SLUICE_API_KEY: z.string().min(1, { error: 'must not be empty' }).optional(),
   SLUICE_RESULTS_DIR: z.string().min(1).default('.data/results'),
+};
+
+const ClientSchema = z.object(connection);
+
+const DaemonSchema = z.object({
+  ...connection,
+  SLUICE_QUEUE_URL: url,
+  SLUICE_API_KEY: z.string().min(1, { error: 'must not be empty' }),
   SLUICE_DAEMON_HOST: z.string().min(1).default('127.0.0.1'),
   SLUICE_DAEMON_PORT: port.default(8288),
   /** Base URL the service can reach the daemon's webhook receiver at; default http://HOST:PORT. */
@@ -40,25 +49,47 @@ const Schema = z.object({
   SLUICE_SHUTDOWN_GRACE_MS: z.coerce.number({ error: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
 });
 
-export type DaemonConfig = z.infer<typeof Schema>;
+export type DaemonConfig = z.infer<typeof DaemonSchema>;
 export type DaemonEnv = Partial<Record<keyof DaemonConfig, string>>;
+/** The settings of a client (the CLI): Temporal, the service and the results store. */
+export type ClientConfig = z.infer<typeof ClientSchema>;
+export type ClientSettingName = keyof ClientConfig;
 
-/** Parses the environment; the first bad variable stops start-up with a message naming it. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): DaemonConfig {
+/** The variables a client reads, in the order help and `sluice config` list them. */
+export const CLIENT_SETTINGS = Object.keys(connection) as ClientSettingName[];
+
+/** Variables whose values are never printed whole. */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['TEMPORAL_API_KEY', 'SLUICE_API_KEY', 'SLUICE_WEBHOOK_SECRET']);
+
+/** `****` and the last four characters of a secret (nothing of a short one). */
+export function maskSecret(value: string): string {
+  return value.length >= 12 ? `****${value.slice(-4)}` : '****';
+}
+
+function parse<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
   const picked: Record<string, string> = {};
-  for (const key of Object.keys(Schema.shape)) {
+  for (const key of Object.keys(schema.shape)) {
     const v = env[key];
     if (v !== undefined && v !== '') picked[key] = v;
   }
-  const r = Schema.safeParse(picked);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
+  const r = schema.safeParse(picked);
+  const issues = r.success ? [] : r.error.issues.map((issue) => {
     const variable = String(issue.path[0] ?? 'environment');
-    const message = issue.code === 'invalid_type' && picked[variable] === undefined ? 'is required' : issue.message;
-    throw new ConfigError(variable, message);
+    return { variable, message: issue.code === 'invalid_type' && picked[variable] === undefined ? 'is required' : issue.message };
+  });
+  if (picked.TEMPORAL_TLS_CLIENT_CERT_PATH && !picked.TEMPORAL_TLS_CLIENT_KEY_PATH) {
+    issues.push({ variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', message: 'is required with TEMPORAL_TLS_CLIENT_CERT_PATH' });
   }
-  if (r.data.TEMPORAL_TLS_CLIENT_CERT_PATH && !r.data.TEMPORAL_TLS_CLIENT_KEY_PATH) {
-    throw new ConfigError('TEMPORAL_TLS_CLIENT_KEY_PATH', 'is required with TEMPORAL_TLS_CLIENT_CERT_PATH');
-  }
+  if (issues.length > 0 || !r.success) throw new ConfigError(issues);
   return r.data;
+}
+
+/** Parses the daemon's environment; every missing or bad variable is named at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): DaemonConfig {
+  return parse(DaemonSchema, env);
+}
+
+/** Parses a client's settings (no service URL or key required); every bad variable is named at once. */
+export function loadClientConfig(env: Record<string, string | undefined> = process.env): ClientConfig {
+  return parse(ClientSchema, env);
 }

@@ -17,7 +17,8 @@ export class DaemonMetrics implements ActivityMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'sluice_process_' });
+    // prom-client's names already start with process_ / nodejs_: the prefix is sluice_ alone.
+    collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
   }
 
   httpCall(operation: string, outcome: string): void {

@@ -1,11 +1,14 @@
+/** `sluice demo` (what `npm start` runs): the dev stack, then example jobs through the job workflow, shown live. */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { QueueClient } from '../../platform-api';
 import { devBanner, startDevStack } from './dev/stack';
 import { failureMessage, failureType } from '../failures';
 import { JobClient } from '../job';
-import { parsePort, untilSignal } from './platform';
+import { addStackOptions, checkStackPorts, STACK_ENV_HELP, type StackOptions } from './dev';
+import { withExit, type ExitState } from './options';
+import { untilSignal } from './platform';
 
 const say = (line: string): void => console.log(`[demo] ${line}`);
 
@@ -14,19 +17,11 @@ const say = (line: string): void => console.log(`[demo] ${line}`);
  * workflow, shown live — an echo, a stream, a flaky job that is retried, and one cancelled.
  * The stack keeps running afterwards for the Temporal UI and further `sluice run`s.
  */
-export async function demoCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { port: { type: 'string' }, 'temporal-port': { type: 'string' }, 'daemon-port': { type: 'string' }, 'data-dir': { type: 'string' }, exit: { type: 'boolean' } },
-  });
+async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
+  await checkStackPorts(o);
   // The demo's own lines are the story; the stack's info logs would drown them (SLUICE_LOG_LEVEL=info brings them back).
   process.env.SLUICE_LOG_LEVEL ??= 'warn';
-  const stack = await startDevStack({
-    port: parsePort(values.port, 8080),
-    temporalPort: parsePort(values['temporal-port'], 7233),
-    daemonPort: parsePort(values['daemon-port'], 8288),
-    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
-  });
+  const stack = await startDevStack({ port: o.port, temporalPort: o.temporalPort, daemonPort: o.daemonPort, dataDir: o.dataDir });
   console.log(devBanner(stack));
   const connection = await Connection.connect({ address: stack.temporal.address });
   const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
@@ -77,7 +72,20 @@ export async function demoCommand(argv: string[]): Promise<number> {
   }
   say(failures === 0 ? 'all demo jobs behaved as expected' : `${failures} demo job(s) failed unexpectedly`);
   say(`the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`);
-  if (!values.exit) await Promise.race([untilSignal(), stack.daemon.done]);
+  if (!o.exit) await Promise.race([untilSignal(), stack.daemon.done]);
   await stack.stop();
   return failures === 0 ? 0 : 1;
+}
+
+/** Registers `sluice demo`. */
+export function registerDemoCommand(program: Command, exit: ExitState): void {
+  addStackOptions(program.command('demo'))
+    .summary('start the stack and run example jobs through it, live (what `npm start` runs)')
+    .description('Starts the stack as `sluice dev` does, then runs an echo, a stream, a flaky job that is retried and one that is cancelled, showing each live. The stack keeps running afterwards (Ctrl-C stops it) unless --exit.')
+    .option('--exit', 'stop the stack after the example jobs')
+    .addHelpText('after', `${STACK_ENV_HELP}
+
+Example:
+  sluice demo --exit`)
+    .action(withExit(exit, demo));
 }

@@ -1,23 +1,69 @@
-import { parseArgs } from 'node:util';
+/** `sluice dev`: the Temporal dev server, the platform and the daemon in one process tree; Ctrl-C stops all. */
+import { type Command, Option } from 'commander';
 import { devBanner, startDevStack } from './dev/stack';
-import { parsePort, untilSignal } from './platform';
+import { parseTemporalMetricsPort } from './worker';
+import { dataDirOption, portOption, withExit, type ExitState } from './options';
+import { untilSignal } from './platform';
+import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
-/** `sluice dev`: Temporal dev server + platform + daemon in one process tree; Ctrl-C stops all. */
-export async function devCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { port: { type: 'string' }, 'temporal-port': { type: 'string' }, 'daemon-port': { type: 'string' }, 'data-dir': { type: 'string' }, 'api-key': { type: 'string' } },
-  });
-  const stack = await startDevStack({
-    port: parsePort(values.port, 8080),
-    temporalPort: parsePort(values['temporal-port'], 7233),
-    daemonPort: parsePort(values['daemon-port'], 8288),
-    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
-    ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
-  });
+/** The options `dev` and `demo` share. */
+export interface StackOptions {
+  port: number;
+  temporalPort: number;
+  daemonPort: number;
+  dataDir: string;
+  apiKey?: string;
+}
+
+/** Adds the stack's options (ports, data dir) to `dev` or `demo`. */
+export function addStackOptions(cmd: Command): Command {
+  return cmd
+    .addOption(portOption('--port <n>', 'the platform\'s port (queue, REST, GraphQL)', 8080))
+    .addOption(portOption('--temporal-port <n>', 'the embedded Temporal server\'s gRPC port; its Web UI listens on this + 1000', 7233))
+    .addOption(portOption('--daemon-port <n>', 'the daemon\'s port (webhooks, /healthz, /metrics)', 8288))
+    .addOption(dataDirOption());
+}
+
+export const STACK_ENV_HELP = `
+Environment:
+  SLUICE_DATA_DIR               as --data-dir
+  SLUICE_TEMPORAL_METRICS_PORT  Temporal's runtime metrics port (default 9464, 0: off)
+  TEMPORAL_ADDRESS              use this Temporal cluster instead of the embedded dev server
+  SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`;
+
+/** Every port the stack will listen on, checked before anything starts. */
+export async function checkStackPorts(o: StackOptions): Promise<void> {
+  const claims: PortClaim[] = [{ port: o.port, what: 'the platform', change: 'choose another with --port' }];
+  if (!process.env.TEMPORAL_ADDRESS) {
+    claims.push({ port: o.temporalPort, what: 'the Temporal dev server', change: 'choose another with --temporal-port' });
+    claims.push({ port: o.temporalPort + 1000, what: 'the Temporal Web UI (--temporal-port + 1000)', change: 'choose another --temporal-port' });
+  }
+  claims.push({ port: o.daemonPort, what: 'the daemon', change: 'choose another with --daemon-port' });
+  claims.push(temporalMetricsClaim(parseTemporalMetricsPort()));
+  await assertPortsFree(claims);
+}
+
+async function dev(o: StackOptions): Promise<number> {
+  await checkStackPorts(o);
+  const stack = await startDevStack({ port: o.port, temporalPort: o.temporalPort, daemonPort: o.daemonPort, dataDir: o.dataDir, ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
   console.log(devBanner(stack));
   await Promise.race([untilSignal(), stack.daemon.done]);
   console.log('sluice dev: stopping');
   await stack.stop();
   return 0;
+}
+
+/** Registers `sluice dev`. */
+export function registerDevCommand(program: Command, exit: ExitState): void {
+  addStackOptions(program.command('dev'))
+    .summary('the whole stack locally: Temporal dev server, platform, daemon')
+    .description('Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.')
+    .addOption(new Option('--api-key <key>', 'the platform\'s API key; default: generated once and kept'))
+    .addHelpText('after', `${STACK_ENV_HELP}
+
+Examples:
+  sluice dev
+  sluice dev --data-dir /tmp/sluice --port 9080 --temporal-port 9233 --daemon-port 9288
+  SLUICE_DATA_DIR=/tmp/sluice sluice run --endpoint echo --input '{}'   # in another shell`)
+    .action(withExit(exit, dev));
 }

@@ -1,14 +1,17 @@
+/** The job orchestration's commands — `sluice run`, `status`, `cancel`, `result` — registered on the program by main. */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { WorkflowFailedError } from '@temporalio/client';
-import { jobWorkflowId, type JobWorkflowResult } from '../../contracts';
-import { connectCli } from './context';
+import { type Command, Option } from 'commander';
+import { jobWorkflowId } from '../../contracts';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
+import { failureType } from '../failures';
+import { type JobClient } from '../job';
+import { connectCli, type CliContext } from './context';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
-import { failureMessage, failureType } from '../failures';
-import { type JobClient } from '../job';
-import { describeResult, exitCodeOf } from './output';
+import { printFailure, printResult, watch } from './job-watch';
+import { dataDirOption, jsonOption, parsePositiveInt, withExit, type ExitState } from './options';
+import { exitCodeOfView, phaseLabel } from './output';
+import { describeSource, resolveSettings, type CliSettings } from './settings';
 
 function parseInput(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) throw new UsageError('--input is required (JSON, or @file with JSON)');
@@ -30,171 +33,175 @@ function parseInput(raw: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** `sluice run`: starts a job workflow and (unless --detach) shows it live until it ends. */
-export async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      endpoint: { type: 'string' }, input: { type: 'string' }, stream: { type: 'boolean' }, webhook: { type: 'boolean' },
-      poll: { type: 'boolean' }, detach: { type: 'boolean' }, json: { type: 'boolean' }, id: { type: 'string' },
-      'max-attempts': { type: 'string' }, 'execution-timeout': { type: 'string' }, ttl: { type: 'string' },
-    },
+interface RunOptions {
+  endpoint?: string; input?: string; stream?: boolean; webhook?: boolean; poll?: boolean; detach?: boolean; json?: boolean;
+  id?: string; maxAttempts?: number; executionTimeout?: number; ttl?: number; dataDir: string;
+}
+
+/** Names can be looked up only with the service's GraphQL URL and key: say so before anything connects. */
+function assertLookup(settings: CliSettings, nameOrId: string): void {
+  if (settings.config.SLUICE_GRAPHQL_URL && settings.config.SLUICE_API_KEY) return;
+  throw new UsageError(`cannot look up endpoint ${nameOrId}: no GraphQL URL and API key (${describeSource(settings)}); set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or run \`sluice dev\` and leave the variables unset`);
+}
+
+/** The endpoint's id, checked against the service before any workflow starts. */
+async function endpointIdOf(cli: CliContext, nameOrId: string): Promise<string> {
+  assertLookup(cli.settings, nameOrId);
+  return resolveEndpoint(nameOrId, cli.graphql!).catch((err: unknown) => {
+    throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;
   });
-  if (!values.endpoint) throw new UsageError('--endpoint ID|NAME is required');
-  if (values.webhook && values.poll) throw new UsageError('--webhook and --poll exclude each other');
-  const input = parseInput(values.input);
-  const int = (name: string, v: string | undefined) => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer`);
-    return n;
-  };
-  const maxAttempts = int('max-attempts', values['max-attempts']);
-  const executionTimeout = int('execution-timeout', values['execution-timeout']);
-  const ttl = int('ttl', values.ttl);
-  const cli = await connectCli();
+}
+
+async function run(o: RunOptions): Promise<number> {
+  if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
+  if (o.webhook && o.poll) throw new UsageError('--webhook and --poll exclude each other');
+  const input = parseInput(o.input);
+  const settings = resolveSettings(o.dataDir);
+  assertLookup(settings, o.endpoint);
+  const cli = await connectCli(o.dataDir, settings);
   try {
-    if (!cli.graphql) throw new UsageError(`cannot look up endpoint ${values.endpoint}: no GraphQL URL and API key (set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or start \`sluice dev\`)`);
-    const endpointId = await resolveEndpoint(values.endpoint, cli.graphql).catch((err: unknown) => {
-      throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;
-    });
+    const endpointId = await endpointIdOf(cli, o.endpoint);
     let workflowId: string;
     try {
       workflowId = await cli.sluice.start({
-        ...(values.id ? { id: values.id } : {}),
+        ...(o.id ? { id: o.id } : {}),
         endpointId,
         input,
-        ...(executionTimeout || ttl ? { policy: { ...(executionTimeout ? { executionTimeout } : {}), ...(ttl ? { ttl } : {}) } } : {}),
-        options: { completion: values.poll ? 'poll' : 'webhook', stream: values.stream ?? false, ...(maxAttempts ? { retry: { maxAttempts } } : {}) },
+        ...(o.executionTimeout || o.ttl ? { policy: { ...(o.executionTimeout ? { executionTimeout: o.executionTimeout } : {}), ...(o.ttl ? { ttl: o.ttl } : {}) } } : {}),
+        options: { completion: o.poll ? 'poll' : 'webhook', stream: o.stream ?? false, ...(o.maxAttempts ? { retry: { maxAttempts: o.maxAttempts } } : {}) },
       });
     } catch (err) {
       if ((err as { name?: string }).name === 'ZodError') throw new UsageError(`invalid job: ${(err as Error).message}`);
       throw err;
     }
-    if (values.detach) {
-      console.log(values.json ? JSON.stringify({ workflowId, endpointId }) : workflowId);
+    if (o.detach) {
+      console.log(o.json ? JSON.stringify({ workflowId, endpointId }) : workflowId);
       return EXIT_CODES.ok;
     }
-    if (!values.json) console.log(`started ${workflowId} on endpoint ${endpointId}`);
-    return await watch(cli.sluice, workflowId, { json: values.json ?? false, stream: values.stream ?? false });
+    if (!o.json) console.log(`started ${workflowId} on endpoint ${endpointId}`);
+    return await watch(cli.sluice, workflowId, { json: o.json ?? false, stream: o.stream ?? false });
   } finally {
     await cli.close();
   }
 }
 
-/** Shows state changes (and stream chunks) until the job ends; returns the exit code. */
-async function watch(sluice: JobClient, workflowId: string, o: { json: boolean; stream: boolean }): Promise<number> {
-  let last = '';
-  let interrupted = false;
-  const onSigint = (): void => {
-    interrupted = true;
-  };
-  process.once('SIGINT', onSigint);
-  const resultP = sluice.result(workflowId).then((r) => ({ r }), (err: unknown) => ({ err }));
-  // Chunks are printed as the daemon stores them, beside the state lines.
-  const following = o.stream && !o.json
-    ? (async () => {
-        for await (const c of sluice.follow(workflowId)) console.log(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
-      })().catch(() => undefined)
-    : Promise.resolve();
-  try {
-    for (;;) {
-      const done = await Promise.race([resultP, new Promise<undefined>((r) => setTimeout(() => r(undefined), 300))]);
-      if (interrupted) {
-        console.error(`stopped watching; the job goes on: sluice status ${workflowId}`);
-        return EXIT_CODES.interrupted;
-      }
-      const view = await sluice.state(workflowId).catch(() => undefined);
-      const st = view?.state;
-      const remoteStatus = view?.remote?.status ?? st?.status ?? '';
-      const line = st ? `${st.phase} ${remoteStatus} attempt ${st.attempt}${st.remoteJobId ? ` remote ${st.remoteJobId}` : ''}${view?.progress !== undefined ? ` progress ${JSON.stringify(view.progress)}` : ''}` : '';
-      if (!o.json && line && line !== last) console.log(`  ${new Date().toISOString().slice(11, 23)}  ${line}`);
-      last = line || last;
-      if (!done) continue;
-      await following;
-      if ('err' in done) {
-        const type = failureType(done.err);
-        const message = done.err instanceof WorkflowFailedError ? failureMessage(done.err) : (done.err as Error).message;
-        if (o.json) console.log(JSON.stringify({ workflowId, status: type === 'CANCELLED' ? 'CANCELLED' : 'FAILED', failure: type, message }));
-        else console.log(`job ${type === 'CANCELLED' ? 'cancelled' : 'failed'}: ${message}`);
-        return type === 'CANCELLED' ? EXIT_CODES.cancelled : EXIT_CODES.failed;
-      }
-      return printResult(sluice, workflowId, done.r, o.json);
-    }
-  } finally {
-    process.off('SIGINT', onSigint);
-  }
-}
+interface IdOptions { json?: boolean; wait?: boolean; chunks?: boolean; dataDir: string }
 
-function printResult(sluice: JobClient, workflowId: string, r: JobWorkflowResult, json: boolean): number {
-  const output = sluice.output(r);
-  if (json) console.log(JSON.stringify({ workflowId, ...r, output }));
-  else console.log(describeResult(r, output));
-  return exitCodeOf(r.status);
-}
-
-function idArg(argv: string[], usage: string) {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, wait: { type: 'boolean' } } });
-  if (positionals.length !== 1) throw new UsageError(usage);
-  const id = positionals[0]!;
-  return { id: jobWorkflowId(id), json: values.json ?? false, wait: values.wait ?? false };
-}
-
-async function withExisting<T>(id: string, fn: (sluice: JobClient) => Promise<T>): Promise<T> {
-  const cli = await connectCli();
+/** Runs `fn` on an existing job (`no job ID` otherwise, exit 2). */
+async function withJob(rawId: string, o: IdOptions, fn: (sluice: JobClient, id: string) => Promise<number>): Promise<number> {
+  const id = jobWorkflowId(rawId);
+  const cli = await connectCli(o.dataDir);
   try {
     if (!(await cli.sluice.exists(id))) throw new UsageError(`no job ${id}`);
-    return await fn(cli.sluice);
+    return await fn(cli.sluice, id);
   } finally {
     await cli.close();
   }
 }
 
-/** `sluice status ID`: workflow status, live state, progress. */
-export async function statusCommand(argv: string[]): Promise<number> {
-  const a = idArg(argv, 'usage: sluice status ID [--json]');
-  return withExisting(a.id, async (sluice) => {
-    const v = await sluice.state(a.id);
-    if (a.json) console.log(JSON.stringify(v));
-    else {
-      console.log(`job         ${v.workflowId}\nworkflow    ${v.workflowStatus}`);
-      if (v.state) console.log(`phase       ${v.state.phase}\nremote job  ${v.state.remoteJobId ?? '-'} (${v.remote?.status ?? v.state.status ?? '-'})\nattempt     ${v.state.attempt}`);
-      if (v.progress !== undefined) console.log(`progress    ${JSON.stringify(v.progress)}`);
-      if (v.failure) console.log(`failure     ${v.failure}`);
-    }
-    return v.workflowStatus === 'RUNNING' ? EXIT_CODES.ok : v.result ? exitCodeOf(v.result.status) : v.workflowStatus === 'CANCELLED' ? EXIT_CODES.cancelled : EXIT_CODES.failed;
-  });
-}
+const status = (rawId: string, o: IdOptions) => withJob(rawId, o, async (sluice, id) => {
+  const v = await sluice.state(id);
+  if (o.json) console.log(JSON.stringify(v));
+  else {
+    console.log(`job         ${v.workflowId}\nworkflow    ${v.workflowStatus}`);
+    if (v.state) console.log(`phase       ${phaseLabel(v)}\nremote job  ${v.state.remoteJobId ?? '-'} (${v.remote?.status ?? v.state.status ?? '-'})\nattempt     ${v.state.attempt}`);
+    if (v.progress !== undefined) console.log(`progress    ${JSON.stringify(v.progress)}`);
+    if (v.failure) console.log(`failure     ${v.failure}`);
+  }
+  return exitCodeOfView(v);
+});
 
-/** `sluice cancel ID`: cancels the workflow, which cancels the remote job. */
-export async function cancelCommand(argv: string[]): Promise<number> {
-  const a = idArg(argv, 'usage: sluice cancel ID [--json]');
-  return withExisting(a.id, async (sluice) => {
-    await sluice.cancel(a.id);
-    const outcome = await sluice.result(a.id).then((r) => r.status, (err: unknown) => failureType(err) ?? 'FAILED');
-    if (a.json) console.log(JSON.stringify({ workflowId: a.id, status: outcome }));
-    else console.log(`${a.id}: ${outcome}`);
-    return outcome === 'CANCELLED' ? EXIT_CODES.cancelled : exitCodeOf(outcome);
-  });
-}
+const cancel = (rawId: string, o: IdOptions) => withJob(rawId, o, async (sluice, id) => {
+  const v = await sluice.state(id);
+  if (v.workflowStatus !== 'RUNNING') {
+    const ended = v.result?.status ?? v.workflowStatus;
+    if (o.json) console.log(JSON.stringify({ workflowId: id, status: ended, cancelled: false }));
+    else console.error(`sluice: ${id} already ended ${ended}; nothing to cancel`);
+    return EXIT_CODES.failed;
+  }
+  await sluice.cancel(id);
+  const outcome = await sluice.result(id).then((r) => r.status, (err: unknown) => failureType(err) ?? 'FAILED');
+  if (o.json) console.log(JSON.stringify({ workflowId: id, status: outcome }));
+  else console.log(outcome === 'CANCELLED' ? `${id}: CANCELLED (the remote job was cancelled)` : `${id}: ended ${outcome} before the cancel took effect`);
+  return outcome === 'CANCELLED' ? EXIT_CODES.ok : EXIT_CODES.failed;
+});
 
-/** `sluice result ID [--wait]`: the result of a finished job (exit 4 while it runs, unless --wait). */
-export async function resultCommand(argv: string[]): Promise<number> {
-  const a = idArg(argv, 'usage: sluice result ID [--wait] [--json]');
-  return withExisting(a.id, async (sluice) => {
-    const v = await sluice.state(a.id);
-    if (v.workflowStatus === 'RUNNING' && !a.wait) {
-      if (a.json) console.log(JSON.stringify({ workflowId: a.id, status: 'RUNNING' }));
-      else console.log(`${a.id} is still running`);
-      return EXIT_CODES.running;
-    }
-    try {
-      return printResult(sluice, a.id, await sluice.result(a.id), a.json);
-    } catch (err) {
-      const type = failureType(err);
-      if (a.json) console.log(JSON.stringify({ workflowId: a.id, status: type === 'CANCELLED' ? 'CANCELLED' : 'FAILED', failure: type, message: failureMessage(err) }));
-      else console.log(`job ${type === 'CANCELLED' ? 'cancelled' : 'failed'}: ${failureMessage(err)}`);
-      return type === 'CANCELLED' ? EXIT_CODES.cancelled : EXIT_CODES.failed;
-    }
-  });
+const result = (rawId: string, o: IdOptions) => withJob(rawId, o, async (sluice, id) => {
+  if (o.chunks) {
+    if (o.wait) await sluice.result(id).catch(() => undefined);
+    for (const c of await sluice.streamChunks(id)) console.log(JSON.stringify((c as { output?: unknown } | null)?.output ?? c));
+    return EXIT_CODES.ok;
+  }
+  const v = await sluice.state(id);
+  if (v.workflowStatus === 'RUNNING' && !o.wait) {
+    if (o.json) console.log(JSON.stringify({ workflowId: id, status: 'RUNNING' }));
+    else console.log(`${id} is still running (${v.state ? phaseLabel(v) : 'running'}); sluice result ${id} --wait waits for it`);
+    return EXIT_CODES.running;
+  }
+  try {
+    return await printResult(sluice, id, await sluice.result(id), o.json ?? false);
+  } catch (err) {
+    return printFailure(id, err, o.json ?? false);
+  }
+});
+
+const JOB_STATE_EXIT = 'Exit code: the job\'s state — 0 completed, 1 failed / timed out / expired, 3 cancelled, 4 still running; 2 usage (no such job).';
+
+/** Registers `run`, `status`, `cancel` and `result`. */
+export function registerJobCommands(program: Command, exit: ExitState): void {
+  program.command('run')
+    .summary('run a job through a durable workflow, shown live')
+    .description('Starts a job workflow on an endpoint (by id or name; an unknown endpoint is refused before anything starts, naming those that exist) and shows its phases, progress and (with --stream) its chunks until it ends.')
+    .addOption(new Option('--endpoint <id|name>', 'endpoint id or name (required)'))
+    .addOption(new Option('--input <json|@file>', 'the job input: a JSON object, or @file holding one (required)'))
+    .option('--stream', 'stream the job\'s output: print each chunk as it is stored')
+    .option('--webhook', 'learn of completion by webhook, with a polling fallback (the default)')
+    .option('--poll', 'learn of completion by polling /status')
+    .option('--detach', 'print the workflow id and return at once')
+    .addOption(jsonOption())
+    .option('--id <id>', 'workflow id (job/<id>); default a random UUID')
+    .addOption(new Option('--max-attempts <n>', 'attempts, retries of FAILED / TIMED_OUT included (default: the job options\' default, 3)').argParser(parsePositiveInt))
+    .addOption(new Option('--execution-timeout <ms>', 'the service\'s execution timeout of the job').argParser(parsePositiveInt))
+    .addOption(new Option('--ttl <ms>', 'the service\'s time to live of the job').argParser(parsePositiveInt))
+    .addOption(dataDirOption())
+    .addHelpText('after', `
+Examples:
+  sluice run --endpoint echo --input '{"hello":"world"}'
+  sluice run --endpoint stream --input '{"chunks":5}' --stream
+  sluice run --endpoint sleep --input @job.json --detach --json
+
+Exit code: 0 completed, 1 failed / timed out / expired, 2 usage, 3 cancelled, 130 interrupted (the job goes on).`)
+    .action(withExit(exit, (o: RunOptions) => run(o)));
+
+  program.command('status')
+    .summary('workflow status, phase, remote job, progress')
+    .argument('<id>', 'the job: job/<id> or <id>')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
+    .addHelpText('after', `\nExample:\n  sluice status job/4f7c...\n\n${JOB_STATE_EXIT}`)
+    .action(withExit(exit, status));
+
+  program.command('cancel')
+    .summary('cancel the job and its remote job')
+    .argument('<id>', 'the job: job/<id> or <id>')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
+    .addHelpText('after', `\nCancels the workflow, which cancels the remote job, and waits until it has ended.
+
+Example:
+  sluice cancel job/4f7c...
+
+Exit code: 0 the job was cancelled, 1 it had already ended (or ended otherwise before the cancel took effect), 2 usage.
+Afterwards \`sluice status\` and \`sluice result\` report it CANCELLED (exit 3).`)
+    .action(withExit(exit, cancel));
+
+  program.command('result')
+    .summary('the job\'s result (exit 4 while it still runs)')
+    .argument('<id>', 'the job: job/<id> or <id>')
+    .option('--wait', 'wait for a running job to end')
+    .option('--chunks', 'print the stream chunks stored for the job, one JSON per line')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
+    .addHelpText('after', `\nExamples:\n  sluice result job/4f7c... --json\n  sluice result job/4f7c... --chunks\n\n${JOB_STATE_EXIT}`)
+    .action(withExit(exit, result));
 }

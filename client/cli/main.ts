@@ -1,67 +1,77 @@
+/**
+ * The `sluice` command: commander parses, helps and versions; each orchestration's commands
+ * (`job.ts`, later `batch.ts`, `scaling.ts`) and the stack's commands register themselves here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../../worker/errors';
+import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
+import { registerDemoCommand } from './demo';
+import { registerDevCommand } from './dev';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
-import { platformCommand } from './platform';
-import { demoCommand } from './demo';
-import { workerCommand } from './worker';
-import { devCommand } from './dev';
-import { cancelCommand, resultCommand, runCommand, statusCommand } from './job';
+import { registerJobCommands } from './job';
+import { EXIT_CODES_HELP, type ExitState } from './options';
+import { registerPlatformCommands } from './platform';
+import { registerWorkerCommand } from './worker';
 
 export { EXIT_CODES as EXIT } from './exit-codes';
 
-const HELP = `sluice — durable orchestration for serverless GPU job queues
+/** The command is named after the package (its `bin`), and shares its version. */
+const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
 
-Usage:
-  sluice dev [--port 8080] [--temporal-port 7233] [--daemon-port 8288] [--data-dir .data]
-                                   Temporal dev server + platform + daemon; prints every URL and key
-  sluice run --endpoint ID|NAME --input JSON|@file [--stream] [--webhook|--poll] [--detach] [--json]
-             [--id ID] [--max-attempts N] [--execution-timeout MS] [--ttl MS]
-                                   run a job through a durable workflow, shown live
-  sluice status ID [--json]        workflow status, remote job, progress
-  sluice cancel ID [--json]        cancel the job (and the remote job)
-  sluice result ID [--wait] [--json]
-                                   the job's result (exit 4 while it still runs)
-  sluice platform [--port N] [--data-dir DIR] [--api-key KEY]   start the local serverless platform
-  sluice platform users add NAME [--data-dir DIR] [--json]      create a user and print its API key
-  sluice worker                                                 run the orchestrator daemon (env: TEMPORAL_*, SLUICE_*)
-  sluice demo [--port N] [--data-dir DIR]                       start the platform and run example jobs
+/** Every command group, in the order `sluice --help` lists them. */
+const REGISTER = [registerDevCommand, registerJobCommands, registerConfigCommand, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
 
-Exit codes: 0 completed, 1 failed/timed out/expired, 2 usage, 3 cancelled, 4 still running, 130 interrupted.
-Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, SLUICE_API_KEY, SLUICE_RESULTS_DIR,
-SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY; without them the commands use what "sluice dev" wrote to .data/dev.json.`;
+/** The program; `exit` receives the exit code of the action that ran. */
+export function buildProgram(exit: ExitState): Command {
+  const program = new Command(PACKAGE.name)
+    .description('Durable orchestration for serverless GPU job queues, on Temporal.')
+    .version(PACKAGE.version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'sluice: ')) })
+    .addHelpText('after', `
+Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
+Every command has --help; run, status, cancel, result, config and platform users add take --json.
+
+${EXIT_CODES_HELP}
+
+${SETTINGS_SOURCE_HELP}
+Environment:
+  SLUICE_DATA_DIR                 as --data-dir (.data)
+${CLIENT_ENV_HELP}
+  SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`);
+  for (const register of REGISTER) register(program, exit);
+  return program;
+}
 
 /** Entry point of the `sluice` command; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const exit: ExitState = { code: EXIT_CODES.ok };
+  const program = buildProgram(exit);
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return EXIT_CODES.usage;
+  }
   try {
-    switch (command) {
-      case 'platform':
-        return await platformCommand(rest);
-      case 'dev':
-        return await devCommand(rest);
-      case 'run':
-        return await runCommand(rest);
-      case 'status':
-        return await statusCommand(rest);
-      case 'cancel':
-        return await cancelCommand(rest);
-      case 'result':
-        return await resultCommand(rest);
-      case 'worker':
-        return await workerCommand(rest);
-      case 'demo':
-        return await demoCommand(rest);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        console.log(HELP);
-        return EXIT_CODES.ok;
-      default:
-        throw new UsageError(`unknown command "${command}"; run "sluice help"`);
-    }
+    await program.parseAsync(argv, { from: 'user' });
+    return exit.code;
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (err as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      console.error(`sluice: ${(err as Error).message}`);
+    // Commander has printed its message (or the help) already.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    if (err instanceof UsageError) {
+      console.error(`sluice: ${err.message}`);
+      return EXIT_CODES.usage;
+    }
+    if (err instanceof ConfigError) {
+      console.error(`sluice: invalid settings:\n${err.issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n')}`);
+      return EXIT_CODES.usage;
+    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error(`sluice: ${(err as Error).message}: a port is in use; see \`sluice ${argv[0]} --help\` for the options and variables that choose ports`);
       return EXIT_CODES.usage;
     }
     throw err;

@@ -1,36 +1,13 @@
-import { parseArgs } from 'node:util';
+/** `sluice platform` (the local serverless platform alone) and `sluice platform users add`. */
 import { join, resolve } from 'node:path';
+import { type Command, Option } from 'commander';
 import { openUsers, startPlatform, type Platform } from '../../platform';
 import { UsageError } from './errors';
+import { dataDirOption, jsonOption, portOption, withExit, type ExitState } from './options';
+import { assertPortsFree } from './ports';
 
-const DEFAULT_DATA_DIR = join('.data', 'platform');
-
-/** Parses `--port`; a bad value is a usage error, not a crash. */
-export function parsePort(raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
-  return n;
-}
-
-/** `sluice platform ...` */
-export async function platformCommand(argv: string[]): Promise<number> {
-  if (argv[0] === 'users') return usersCommand(argv.slice(1));
-  const { values } = parseArgs({
-    args: argv,
-    options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, 'api-key': { type: 'string' }, host: { type: 'string' } },
-  });
-  const platform = await startPlatform({
-    port: parsePort(values.port, 8080),
-    dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR,
-    ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
-    ...(values.host ? { host: values.host } : {}),
-  });
-  printBanner(platform);
-  await untilSignal();
-  await platform.close();
-  return 0;
-}
+/** The platform's state within the data dir (as `sluice dev` keeps it). */
+const platformDir = (dataDir: string): string => join(resolve(dataDir), 'platform');
 
 /** What a person needs to use the platform: URLs, key, example endpoints. */
 export function printBanner(p: Platform): void {
@@ -58,18 +35,20 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-function usersCommand(argv: string[]): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
-  });
-  const [verb, name] = positionals;
-  if (verb !== 'add' || !name) throw new UsageError('usage: sluice platform users add NAME [--data-dir DIR] [--json]');
-  const users = openUsers(resolve(values['data-dir'] ?? DEFAULT_DATA_DIR));
+async function platform(o: { port: number; host: string; dataDir: string; apiKey?: string }): Promise<number> {
+  await assertPortsFree([{ port: o.port, host: o.host, what: 'the platform', change: 'choose another with --port' }]);
+  const p = await startPlatform({ port: o.port, host: o.host, dataDir: platformDir(o.dataDir), ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
+  printBanner(p);
+  await untilSignal();
+  await p.close();
+  return 0;
+}
+
+function addUser(name: string, o: { dataDir: string; json?: boolean }): number {
+  const users = openUsers(platformDir(o.dataDir));
   try {
     const user = users.add(name);
-    if (values.json) console.log(JSON.stringify({ id: user.id, name: user.name, apiKey: user.apiKey }));
+    if (o.json) console.log(JSON.stringify({ id: user.id, name: user.name, apiKey: user.apiKey }));
     else console.log(user.apiKey);
     return 0;
   } catch (err) {
@@ -77,4 +56,29 @@ function usersCommand(argv: string[]): number {
   } finally {
     users.close();
   }
+}
+
+/** Registers `sluice platform` and `sluice platform users add`. */
+export function registerPlatformCommands(program: Command, exit: ExitState): void {
+  const cmd = program.command('platform')
+    .summary('run the local serverless platform alone (queue, REST, GraphQL, worker pods)')
+    .description('Runs the local RunPod-compatible platform, its state in <data-dir>/platform (the same place `sluice dev` keeps it). Ctrl-C stops it.')
+    .addOption(portOption('--port <n>', 'port to listen on (0: any free port)', 8080))
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--api-key <key>', 'the first user\'s API key; default: generated once and kept'))
+    .addOption(dataDirOption())
+    .addHelpText('after', `
+Examples:
+  sluice platform --port 8080
+  sluice platform --host 0.0.0.0 --data-dir /data
+  sluice platform users add alice`)
+    .action(withExit(exit, platform));
+  const users = cmd.command('users').summary('manage the platform\'s users');
+  users.command('add')
+    .summary('create a user and print its API key')
+    .argument('<name>', 'the user\'s name')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
+    .addHelpText('after', '\nExample:\n  sluice platform users add alice --json')
+    .action(withExit(exit, addUser));
 }

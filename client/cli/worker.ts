@@ -1,32 +1,56 @@
+/** `sluice worker`: the orchestrator daemon alone, configured by environment variables (TEMPORAL_*, SLUICE_*). */
+import { join } from 'node:path';
+import { type Command } from 'commander';
 import { loadConfig } from '../../worker/config';
 import { ConfigError } from '../../worker/errors';
 import { startDaemon } from '../../worker/daemon';
 import { installTemporalRuntime } from '../../worker/runtime';
+import { dataDirOption, withExit, type ExitState } from './options';
 import { untilSignal } from './platform';
+import { assertPortsFree, temporalMetricsClaim } from './ports';
+import { CLIENT_ENV_HELP } from './config';
 
-/**
- * `sluice worker`: the orchestrator daemon alone, configured by environment variables
- * (TEMPORAL_*, SLUICE_*). A bad variable stops it with a message naming it (exit 2).
- */
-export async function workerCommand(argv: string[]): Promise<number> {
-  if (argv.includes('--help')) {
-    console.log('usage: sluice worker   (configured by TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, SLUICE_QUEUE_URL, SLUICE_API_KEY, SLUICE_RESULTS_DIR, SLUICE_DAEMON_PORT, SLUICE_PUBLIC_URL, ...; see docs/orchestrator.md)');
-    return 0;
-  }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`sluice worker: invalid configuration: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
+/** SLUICE_TEMPORAL_METRICS_PORT as the daemon reads it (bad values are a ConfigError naming it). */
+export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SLUICE_TEMPORAL_METRICS_PORT;
+  if (raw === undefined || raw === '') return 9464;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError([{ variable: 'SLUICE_TEMPORAL_METRICS_PORT', message: 'must be a port number from 0 to 65535' }]);
+  return n;
+}
+
+async function worker(o: { dataDir: string }): Promise<number> {
+  const config = loadConfig({ ...process.env, SLUICE_RESULTS_DIR: process.env.SLUICE_RESULTS_DIR || join(o.dataDir, 'results') });
+  await assertPortsFree([
+    { port: config.SLUICE_DAEMON_PORT, host: config.SLUICE_DAEMON_HOST, what: 'the daemon', change: 'set SLUICE_DAEMON_PORT to another port' },
+    temporalMetricsClaim(config.SLUICE_TEMPORAL_METRICS_PORT),
+  ]);
   const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
   console.log(`sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics`);
   await Promise.race([untilSignal(), daemon.done]);
   await daemon.close();
   return 0;
+}
+
+/** Registers `sluice worker`. */
+export function registerWorkerCommand(program: Command, exit: ExitState): void {
+  program.command('worker')
+    .summary('run the orchestrator daemon (configured by TEMPORAL_*, SLUICE_*)')
+    .description('Runs the daemon: the Temporal worker of the job workflows, the webhook receiver, /healthz, /readyz and /metrics. Configured by environment variables; every missing or invalid one is reported at once (exit 2).')
+    .addOption(dataDirOption())
+    .addHelpText('after', `
+Environment (required: SLUICE_QUEUE_URL, SLUICE_API_KEY):
+${CLIENT_ENV_HELP}
+  SLUICE_DAEMON_HOST, SLUICE_DAEMON_PORT  where it listens (127.0.0.1, 8288)
+  SLUICE_PUBLIC_URL               base URL the service calls webhooks on (default http://HOST:PORT)
+  SLUICE_WEBHOOK_SECRET           HMAC secret of webhook URLs, >= 16 characters (default: generated, kept in the results dir)
+  SLUICE_WEBHOOK_FALLBACK_MS      first fallback poll of a webhook wait (30000)
+  SLUICE_TEMPORAL_METRICS_PORT    Temporal's runtime metrics, merged into /metrics (9464, 0: off)
+  SLUICE_MAX_CONCURRENT_ACTIVITIES, SLUICE_SHUTDOWN_GRACE_MS  (200, 10000)
+  See docs/orchestrator.md.
+
+Example:
+  TEMPORAL_ADDRESS=temporal:7233 SLUICE_QUEUE_URL=https://api.runpod.ai/v2 SLUICE_API_KEY=... sluice worker`)
+    .action(withExit(exit, worker));
 }

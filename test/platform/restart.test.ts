@@ -45,12 +45,14 @@ describe('persistence across a restart', () => {
 });
 
 describe('a crash of the platform process (SIGKILL)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-crash-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // `--data-dir` is the root of the local state; the platform keeps its own in <root>/platform.
+  const root = mkdtempSync(join(tmpdir(), 'sluice-crash-'));
+  const dataDir = join(root, 'platform');
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('keeps queued jobs, fails the running ones with a clear error, and reaps the orphaned workers', async () => {
     const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-    const child = spawn(process.execPath, [bin, 'platform', '--port', '0', '--data-dir', dataDir, '--api-key', 'crash-key'], {
+    const child = spawn(process.execPath, [bin, 'platform', '--port', '0', '--data-dir', root, '--api-key', 'crash-key'], {
       env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -45,4 +45,15 @@ describe('daemon configuration', () => {
       expect((err as Error).message).toMatch(message);
     });
   }
+
+  it('names every missing or invalid variable at once', () => {
+    let err: unknown;
+    try {
+      loadConfig({ TEMPORAL_ADDRESS: 'no-port', SLUICE_DAEMON_PORT: 'abc' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues.map((i) => i.variable).sort()).toEqual(['SLUICE_API_KEY', 'SLUICE_DAEMON_PORT', 'SLUICE_QUEUE_URL', 'TEMPORAL_ADDRESS']);
+  });
 });

@@ -4,7 +4,7 @@ import { createLogger } from '../../../common/logger';
 import { loadConfig } from '../../../worker/config';
 import { startDaemon, type Daemon } from '../../../worker/daemon';
 import { installTemporalRuntime } from '../../../worker/runtime';
-import { writeDevState, type DevState } from '../context';
+import { writeDevState, type DevState } from '../settings';
 import { startTemporalDevServer, type TemporalDevServer } from './temporal-server';
 
 /** Options of {@link startDevStack}. */

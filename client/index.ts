@@ -1,6 +1,7 @@
 /** The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/. */
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
+export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView } from './batch';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
 export type {

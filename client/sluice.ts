@@ -1,18 +1,22 @@
 /** The library's front door: one object per connection, one member per orchestration. */
+import { BatchClient } from './batch';
 import { JobClient, type JobClientOptions } from './job';
 
 /** Options of {@link SluiceClient}: shared by every orchestration. */
 export type SluiceClientOptions = JobClientOptions;
 
 /**
- * What pipelines import: `sluice.job` runs single remote jobs durably (batches and the endpoint
- * scaler join it as `sluice.batch` and `sluice.scaling`).
+ * What pipelines import: `sluice.job` runs single remote jobs durably, `sluice.batch` runs batches
+ * of them (the endpoint scaler joins as `sluice.scaling`).
  */
 export class SluiceClient {
   /** Single remote jobs through the job workflow. */
   readonly job: JobClient;
+  /** Batches of jobs from JSONL files through the batch workflow. */
+  readonly batch: BatchClient;
 
   constructor(options: SluiceClientOptions) {
     this.job = new JobClient(options);
+    this.batch = new BatchClient(options);
   }
 }

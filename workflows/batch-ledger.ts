@@ -4,6 +4,7 @@
  * continue-as-new as JSON); every index gets exactly one outcome.
  */
 import type { BatchCounts, BatchOutcomeStatus, BatchWorkflowInput, JobStatus } from '../contracts';
+import { FailureType } from '../contracts/names';
 import type { Completion, Cursor, Final, LineRef, RetryOrder, StepResult } from '../activities/batch/types';
 
 /** A remote job of one input that has not finished yet. */
@@ -105,7 +106,7 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: BatchW
     const f = d.inFlight.find((x) => x.id === id);
     if (!f) continue;
     d.inFlight = d.inFlight.filter((x) => x !== f);
-    finalize(d, { i: f.i, s: 'JOB_EXPIRED', a: f.a, ids: f.ids, e: `job ${f.id} no longer exists on the service (its ttl expired)`, t0: f.t0, t1: now, o: f.o, l: f.l });
+    finalize(d, { i: f.i, s: FailureType.JOB_EXPIRED, a: f.a, ids: f.ids, e: `job ${f.id} no longer exists on the service (its ttl expired)`, t0: f.t0, t1: now, o: f.o, l: f.l });
   }
   // Jobs polled and found still running: poll again later, less often.
   const polled = new Set(res.polledRunning ?? []);

@@ -166,8 +166,8 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     }),
   );
   ledger.finals = [];
-  ledger.counts.byStatus.NOT_SUBMITTED = (ledger.counts.byStatus.NOT_SUBMITTED ?? 0) + fin.notSubmitted;
-  ledger.counts.byStatus.BAD_INPUT = (ledger.counts.byStatus.BAD_INPUT ?? 0) + fin.badInput;
+  if (fin.notSubmitted > 0) ledger.counts.byStatus.NOT_SUBMITTED = (ledger.counts.byStatus.NOT_SUBMITTED ?? 0) + fin.notSubmitted;
+  if (fin.badInput > 0) ledger.counts.byStatus.BAD_INPUT = (ledger.counts.byStatus.BAD_INPUT ?? 0) + fin.badInput;
   ledger.counts.done += fin.notSubmitted + fin.badInput;
   ledger.deferred = [];
   phase = 'done';

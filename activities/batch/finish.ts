@@ -66,8 +66,8 @@ export async function finishBatch(store: ResultsStore, req: FinishRequest, beat:
   }
   const merged = await mergeOutcomes(store, req.run, req.outDir, beat);
   const counts = { ...req.state.counts, byStatus: { ...req.state.counts.byStatus } };
-  counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
-  counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
+  if (notSubmitted > 0) counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
+  if (badInput > 0) counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
   counts.done += notSubmitted + badInput;
   const summary: BatchState = { ...req.state, counts };
   mkdirSync(req.outDir, { recursive: true });

@@ -5,7 +5,7 @@
  */
 import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { batchKeys } from '../../contracts/names';
+import { batchKeys, FailureType } from '../../contracts/names';
 import { type BatchResultLine, type JobRecord, type RunScope } from '../../contracts';
 import { type ResultsStore } from '../results-store';
 import { readLineAt } from './input';
@@ -35,7 +35,7 @@ export function outcomeSegments(store: ResultsStore, run: RunScope, seq: number,
     if (f.d !== undefined) line.delayTime = f.d;
     if (f.t0 !== undefined) line.submittedAt = f.t0;
     lines.push(line);
-    if ((f.s === 'FAILED' || f.s === 'TIMED_OUT' || f.s === 'JOB_EXPIRED') && f.o !== undefined && f.l !== undefined) {
+    if ((f.s === 'FAILED' || f.s === 'TIMED_OUT' || f.s === FailureType.JOB_EXPIRED) && f.o !== undefined && f.l !== undefined) {
       dead.push(JSON.parse(readLineAt(source, f.o, f.l)));
     }
   }

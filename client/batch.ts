@@ -1,0 +1,147 @@
+/** The library's batch orchestration: many jobs from a JSONL file, durably, through the batch workflow. */
+import { randomUUID } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  BatchConfigure, BatchWorkflowInput, TASK_QUEUE, batchWorkflowId,
+  type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
+} from '../contracts';
+import { FsResultsStore } from '../activities/results-store';
+import { outcomesSoFar } from '../activities/batch/outcomes';
+import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
+
+/** Options of {@link BatchClient}. */
+export interface BatchClientOptions {
+  client: Client;
+  /**
+   * The task queue the daemon polls.
+   * @default 'sluice' (TASK_QUEUE)
+   */
+  taskQueue?: string;
+  /**
+   * The daemon's results dir (outcomes of a running batch are read there).
+   * @default '.data/results'
+   */
+  resultsDir?: string;
+}
+
+/** What `start` takes: the workflow input, an optional id, paths resolved here. */
+export type BatchStart = BatchWorkflowInputInit & { id?: string };
+
+/** A batch's workflow status and live state. */
+export interface BatchView {
+  workflowId: string;
+  workflowStatus: string;
+  state?: BatchState;
+  failure?: string;
+}
+
+/**
+ * Batches from a pipeline: start, watch progress, pause, resume, reconfigure, cancel, read results.
+ * The `sluice batch` commands are built on it.
+ */
+export class BatchClient {
+  private readonly taskQueue: string;
+  private readonly store: FsResultsStore;
+
+  constructor(private readonly o: BatchClientOptions) {
+    this.taskQueue = o.taskQueue ?? TASK_QUEUE;
+    this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
+  }
+
+  /** Starts a batch; the input file and output dir are made absolute (the daemon reads and writes them). */
+  async start(init: BatchStart): Promise<string> {
+    const { id, ...rest } = init;
+    const input = BatchWorkflowInput.parse({ ...rest, source: resolve(rest.source), outDir: resolve(rest.outDir) });
+    if (!existsSync(input.source)) throw new Error(`input file ${input.source} not found`);
+    const workflowId = batchWorkflowId(id ?? randomUUID());
+    await this.o.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    return workflowId;
+  }
+
+  /** The batch's live state (counts, rates, ETA, spend, why it waits). */
+  async state(id: string): Promise<BatchState> {
+    return this.handle(id).query(batchStateQuery);
+  }
+
+  /** Workflow status and state (the state of a closed batch comes from its summary.json when no daemon answers). */
+  async view(id: string): Promise<BatchView> {
+    const h = this.handle(id);
+    const d = await h.describe();
+    const view: BatchView = { workflowId: h.workflowId, workflowStatus: d.status.name };
+    try {
+      view.state = await h.query(batchStateQuery);
+    } catch {
+      // closed, and no daemon to answer
+    }
+    return view;
+  }
+
+  /** Stops new submissions; resolves once nothing more is submitted (in-flight jobs finish). */
+  async pause(id: string): Promise<BatchState> {
+    return this.handle(id).executeUpdate(pauseUpdate);
+  }
+
+  async resume(id: string): Promise<BatchState> {
+    return this.handle(id).executeUpdate(resumeUpdate);
+  }
+
+  /** Live changes: concurrency, key cap, cost cap, deadline. */
+  async configure(id: string, change: BatchConfigure): Promise<BatchState> {
+    return this.handle(id).executeUpdate(configureUpdate, { args: [BatchConfigure.parse(change)] });
+  }
+
+  /** Cancels the batch: in-flight jobs are cancelled, unsent inputs recorded NOT_SUBMITTED, outcome files written. */
+  async cancel(id: string): Promise<void> {
+    await this.handle(id).cancel();
+  }
+
+  /** Waits for the end; resolves with the final state (summary). */
+  async result(id: string): Promise<BatchState> {
+    return this.handle(id).result();
+  }
+
+  /** Yields the state every `everyMs` until the batch closes (the last one is the final state). */
+  async *watch(id: string, everyMs = 1000): AsyncGenerator<BatchState> {
+    const h = this.handle(id);
+    for (;;) {
+      const d = await h.describe();
+      const s = await h.query(batchStateQuery).catch(() => undefined);
+      if (s) yield s;
+      if (d.status.name !== 'RUNNING') return;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  }
+
+  /** Outcomes so far: results.jsonl once the batch ended, else what its steps have written. */
+  async *results(id: string): AsyncGenerator<BatchResultLine> {
+    const h = this.handle(id);
+    const d = await h.describe();
+    const input = (await h.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    const outDir = input ? (JSON.parse(Buffer.from(input).toString()) as BatchWorkflowInput).outDir : undefined;
+    const file = outDir ? resolve(outDir, 'results.jsonl') : undefined;
+    if (d.status.name !== 'RUNNING' && file && existsSync(file)) {
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (line) yield JSON.parse(line) as BatchResultLine;
+      return;
+    }
+    const run = { workflowId: h.workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
+    yield* outcomesSoFar(this.store, run);
+  }
+
+  /** True when a batch with this id exists. */
+  async exists(id: string): Promise<boolean> {
+    try {
+      await this.handle(id).describe();
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
+    }
+  }
+
+  private handle(id: string) {
+    return this.o.client.workflow.getHandle<typeof batchWorkflow>(batchWorkflowId(id));
+  }
+}

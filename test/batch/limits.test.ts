@@ -1,0 +1,82 @@
+/** Batch limits on the real stack: per-key caps (measured by the handler), cost cap and deadline. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchClient } from '../../client/batch';
+import { orchestratorStack } from '../helpers/orchestrator';
+import { inputFile, mixedEndpoint, platformJobs, resultsOf, type Stack } from './helpers';
+
+/** Most jobs of one key running at once, from the handler's start/end trace. */
+function maxConcurrentPerKey(traceFile: string): Map<string, number> {
+  const running = new Map<string, number>();
+  const max = new Map<string, number>();
+  const events = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => {
+    const [what, key, at] = l.split(' ');
+    return { what: what!, key: key!, at: Number(at) };
+  });
+  // Ends before starts at the same millisecond: a slot freed and taken again is not two at once.
+  events.sort((a, b) => a.at - b.at || (a.what === 'end' ? -1 : 1));
+  for (const e of events) {
+    const n = (running.get(e.key) ?? 0) + (e.what === 'start' ? 1 : -1);
+    running.set(e.key, n);
+    max.set(e.key, Math.max(max.get(e.key) ?? 0, n));
+  }
+  return max;
+}
+
+describe('batch limits', () => {
+  let s: Stack;
+  let batch: BatchClient;
+  beforeAll(async () => {
+    s = await orchestratorStack();
+    batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
+  });
+  afterAll(() => s?.dispose());
+
+  it('a per-key cap is never exceeded (as the handler sees it), while keys run side by side', async () => {
+    const ep = mixedEndpoint(s, 'batch-keys', 8);
+    const { dir } = inputFile([]);
+    const traceFile = join(dir, 'trace.log');
+    const lines = Array.from({ length: 48 }, (_, i) => ({ kind: 'sleep', ms: 150, tenant: `t${i % 3}`, key: `t${i % 3}`, traceFile }));
+    const { file } = inputFile(lines);
+    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 2 } });
+    const summary = await batch.result(id);
+    expect(summary.counts.byStatus).toEqual({ COMPLETED: 48 });
+    const max = maxConcurrentPerKey(traceFile);
+    expect([...max.keys()].sort()).toEqual(['t0', 't1', 't2']);
+    for (const [key, n] of max) expect(n, key).toBeLessThanOrEqual(2);
+    // The cap is what limits: with 3 keys x 2, more than 2 jobs ran at once overall.
+    expect(Math.max(...max.values())).toBe(2);
+  }, 90_000);
+
+  it('max-cost stops new submissions once the estimated spend reaches it; the rest is NOT_SUBMITTED (cost cap)', async () => {
+    const ep = mixedEndpoint(s, 'batch-cost', 2);
+    const lines = Array.from({ length: 60 }, () => ({ kind: 'sleep', ms: 200 }));
+    const { file, dir } = inputFile(lines);
+    // 3600 USD per worker-hour: one USD per second of execution; each job costs about 0.2.
+    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
+    const summary = await batch.result(id);
+    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    const sent = [...results.values()].filter((r) => r.status === 'COMPLETED').length;
+    expect(sent).toBeGreaterThanOrEqual(5);
+    expect(sent).toBeLessThan(15);
+    expect(summary.spend).toBeGreaterThanOrEqual(1);
+    expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(60 - sent);
+    expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
+    expect(platformJobs(s, ep)).toHaveLength(sent);
+  }, 60_000);
+
+  it('a deadline stops submitting at its time; in-flight jobs finish', async () => {
+    const ep = mixedEndpoint(s, 'batch-deadline', 2);
+    const lines = Array.from({ length: 80 }, () => ({ kind: 'sleep', ms: 200 }));
+    const { file, dir } = inputFile(lines);
+    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, deadline: Date.now() + 2500 } });
+    const summary = await batch.result(id);
+    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    const done = [...results.values()].filter((r) => r.status === 'COMPLETED');
+    expect(done.length).toBeGreaterThan(2);
+    expect(done.length).toBeLessThan(60);
+    expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(80 - done.length);
+    expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
+  }, 60_000);
+});

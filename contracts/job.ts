@@ -22,15 +22,30 @@ export const RetryableRemoteStatus = z.enum(['FAILED', 'TIMED_OUT']);
 
 /** Retry of the remote job (not of HTTP calls, which activities retry on their own). */
 export const JobRetryOptions = z.strictObject({
-  /** Total attempts including the first. Default 3. */
+  /**
+   * Total attempts including the first.
+   * @default 3
+   */
   maxAttempts: z.number().int().min(1).max(100).default(3),
-  /** Wait before the first retry. Default 1000 ms. */
+  /**
+   * Wait before the first retry.
+   * @default 1000
+   */
   initialBackoffMs: z.number().int().min(0).max(3_600_000).default(1000),
-  /** Growth of the wait per retry. Default 2. */
+  /**
+   * Growth of the wait per retry.
+   * @default 2
+   */
   backoffCoefficient: z.number().min(1).max(10).default(2),
-  /** Longest wait between attempts. Default 60000 ms. */
+  /**
+   * Longest wait between attempts.
+   * @default 60000
+   */
   maxBackoffMs: z.number().int().min(0).max(86_400_000).default(60_000),
-  /** Terminal states that are retried. Default both FAILED and TIMED_OUT. */
+  /**
+   * Terminal states that are retried.
+   * @default ['FAILED', 'TIMED_OUT']
+   */
   retryOn: z.array(RetryableRemoteStatus).default(['FAILED', 'TIMED_OUT']),
   /**
    * Error types never retried, like Temporal's `nonRetryableErrorTypes`: the stock worker SDK
@@ -52,11 +67,20 @@ export const CompletionMode = z.enum(['webhook', 'poll']);
 export type CompletionMode = z.infer<typeof CompletionMode>;
 
 export const PollingOptions = z.strictObject({
-  /** First interval between `/status` polls. Default 1000 ms. */
+  /**
+   * First interval between `/status` polls.
+   * @default 1000
+   */
   initialIntervalMs: z.number().int().min(100).max(600_000).default(1000),
-  /** Longest interval between polls. Default 30000 ms. */
+  /**
+   * Longest interval between polls.
+   * @default 30000
+   */
   maxIntervalMs: z.number().int().min(100).max(3_600_000).default(30_000),
-  /** Growth of the interval. Default 1.5. */
+  /**
+   * Growth of the interval.
+   * @default 1.5
+   */
   backoffCoefficient: z.number().min(1).max(10).default(1.5),
 });
 export type PollingOptions = z.infer<typeof PollingOptions>;
@@ -64,16 +88,31 @@ export type PollingOptions = z.infer<typeof PollingOptions>;
 /** Options of one job workflow; every field has a documented default. */
 export const JobOptions = z.strictObject({
   retry: JobRetryOptions.default(JobRetryOptions.parse({})),
-  /** `webhook` (polling as fallback) or `poll` only. Default `webhook`. */
+  /**
+   * `webhook` (polling as fallback) or `poll` only.
+   * @default 'webhook'
+   */
   completion: CompletionMode.default('webhook'),
   polling: PollingOptions.default(PollingOptions.parse({})),
-  /** Drain `/stream` into the results store. Default false. */
+  /**
+   * Drain `/stream` into the results store.
+   * @default false
+   */
   stream: z.boolean().default(false),
-  /** Submit with `/runsync?wait=` (short jobs: fewer calls); 0 uses `/run`. Default 0. */
+  /**
+   * Submit with `/runsync?wait=` (short jobs: fewer calls); 0 uses `/run`.
+   * @default 0
+   */
   syncWaitMs: z.union([z.literal(0), z.number().int().min(1000).max(300_000)]).default(0),
-  /** Outputs larger than this (JSON bytes) go to the results store, not into history. Default 64 KiB. */
+  /**
+   * Outputs larger than this (JSON bytes) go to the results store, not into history.
+   * @default 65536 (64 KiB)
+   */
   inlineOutputLimitBytes: z.number().int().min(0).max(1_000_000).default(64 * 1024),
-  /** Result retention the remote service applies after a `/run` job finishes. Default 30 min. */
+  /**
+   * Result retention the remote service applies after a `/run` job finishes.
+   * @default 1800000 (30 min)
+   */
   resultRetentionMs: z.number().int().min(0).default(LIMITS.retentionAsyncMs),
 });
 export type JobOptions = z.infer<typeof JobOptions>;

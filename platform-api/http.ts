@@ -27,11 +27,20 @@ export interface HttpCoreOptions {
   baseUrl: string;
   apiKey: string;
   authStyle?: AuthStyle;
-  /** Default deadline of one request (connect + send + answer + body), ms. Default 30000. */
+  /**
+   * Deadline of one request (connect + send + answer + body), ms.
+   * @default 30000
+   */
   requestTimeoutMs?: number;
-  /** Max sockets of the pool. Default 64. Ignored when `dispatcher` is given. */
+  /**
+   * Max sockets of the pool. Ignored when `dispatcher` is given.
+   * @default 64
+   */
   connections?: number;
-  /** Idle keep-alive time when the server sends no hint, ms. Default 4000 (below Node's 5 s server default). */
+  /**
+   * Idle keep-alive time when the server sends no hint, ms.
+   * @default 4000 (below Node's 5 s server default)
+   */
   keepAliveTimeout?: number;
   /** Use this dispatcher instead of an own pool; it is not closed by {@link HttpCore.close}. */
   dispatcher?: Dispatcher;

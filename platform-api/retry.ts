@@ -17,15 +17,25 @@ import { sleep } from './sleep';
 
 /** Backoff settings. Delays are milliseconds. */
 export interface RetryOptions {
-  /** Attempts in total, the first included. Default 5. */
+  /**
+   * Attempts in total, the first included.
+   * @default 5
+   */
   maxAttempts: number;
-  /** Cap of the first backoff window; window n is `baseDelayMs * 2^(n-1)`. Default 200. */
+  /**
+   * Cap of the first backoff window; window n is `baseDelayMs * 2^(n-1)`.
+   * @default 200
+   */
   baseDelayMs: number;
-  /** Cap of any backoff window. Default 10000. */
+  /**
+   * Cap of any backoff window.
+   * @default 10000
+   */
   maxDelayMs: number;
   /**
    * A `Retry-After` longer than this is not waited out in-process: the error is thrown (with
-   * `retryAfterMs`) so the caller, e.g. a Temporal retry policy, can schedule the next try. Default 60000.
+   * `retryAfterMs`) so the caller, e.g. a Temporal retry policy, can schedule the next try.
+   * @default 60000
    */
   maxRetryAfterMs: number;
 }

@@ -42,11 +42,20 @@ export type Handler<I = Record<string, unknown>> = (job: Job<I>) => HandlerResul
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
-  /** Jobs run at the same time; default 1 (take is then polled only while idle). */
+  /**
+   * Jobs run at the same time (with 1, take is polled only while idle).
+   * @default 1
+   */
   concurrency?: number;
-  /** Send all streamed chunks again as the final `output` (default false: `[]`). */
+  /**
+   * Send all streamed chunks again as the final `output` (else the final output is `[]`).
+   * @default false
+   */
   returnAggregateStream?: boolean;
-  /** How long running jobs may finish after SIGTERM/SIGINT before they are abandoned; default 10000 ms. */
+  /**
+   * How long running jobs may finish after SIGTERM/SIGINT before they are abandoned.
+   * @default 10000
+   */
   shutdownGraceMs?: number;
   /** Environment to read; default `process.env`. */
   env?: NodeJS.ProcessEnv;
@@ -54,7 +63,10 @@ export interface ServeOptions {
   argv?: readonly string[];
   /** Stops the worker like SIGTERM does, when aborted. */
   signal?: AbortSignal;
-  /** Install SIGTERM/SIGINT handlers; default true. */
+  /**
+   * Install SIGTERM/SIGINT handlers.
+   * @default true
+   */
   handleSignals?: boolean;
   /**
    * End the process when the worker stops (exit 0 after shutdown; in test mode 0 on success, 1 on

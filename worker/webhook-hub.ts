@@ -23,11 +23,20 @@ export interface WebhookHubOptions {
   metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
   /** Where webhooks of batch jobs go until the batch's next step takes them. */
   inbox?: MemoryInbox;
-  /** First fallback `/status` poll of a wait whose webhook did not come. Default 30000. */
+  /**
+   * First fallback `/status` poll of a wait whose webhook did not come.
+   * @default 30000
+   */
   fallbackFirstMs?: number;
-  /** Longest interval between fallback polls. Default 300000. */
+  /**
+   * Longest interval between fallback polls.
+   * @default 300000
+   */
   fallbackMaxMs?: number;
-  /** Heartbeat period of waiting activities (their heartbeat timeout is 30 s). Default 10000. */
+  /**
+   * Heartbeat period of waiting activities (their heartbeat timeout is 30 s).
+   * @default 10000
+   */
   heartbeatEveryMs?: number;
 }
 

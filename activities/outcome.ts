@@ -42,12 +42,19 @@ export function toOutcome(
     if (bytes > ctx.inlineLimit) outcome.outputRef = ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
     else outcome.output = record.output;
   }
-  const error = errorText(record.error);
-  if (error !== undefined) outcome.error = error.length > 8192 ? `${error.slice(0, 8192)}…` : error;
-  const type = errorType(record.error);
-  if (type !== undefined) outcome.errorType = type;
-  if (record.delayTime !== undefined) outcome.delayTime = record.delayTime;
-  if (record.executionTime !== undefined) outcome.executionTime = record.executionTime;
+  Object.assign(outcome, runEndOf(record, 8192));
   ctx.metrics?.remoteJobFinished(outcome.status, ctx.via);
   return outcome;
+}
+
+/** How a finished job ended, beside its status: error text (cut at `maxError` chars), error type, times. */
+export function runEndOf(record: JobRecord, maxError: number): { error?: string; errorType?: string; executionTime?: number; delayTime?: number } {
+  const end: ReturnType<typeof runEndOf> = {};
+  const error = errorText(record.error);
+  if (error !== undefined) end.error = error.length > maxError ? `${error.slice(0, maxError)}…` : error;
+  const type = errorType(record.error);
+  if (type !== undefined) end.errorType = type;
+  if (record.executionTime !== undefined) end.executionTime = record.executionTime;
+  if (record.delayTime !== undefined) end.delayTime = record.delayTime;
+  return end;
 }

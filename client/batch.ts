@@ -3,29 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   BatchConfigure, BatchWorkflowInput, TASK_QUEUE, batchWorkflowId,
   type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
 } from '../contracts';
 import { FsResultsStore } from '../activities/results-store';
 import { outcomesSoFar } from '../activities/batch/outcomes';
+import { type ClientOptions } from './options';
 import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
 
 /** Options of {@link BatchClient}. */
-export interface BatchClientOptions {
-  client: Client;
-  /**
-   * The task queue the daemon polls.
-   * @default 'sluice' (TASK_QUEUE)
-   */
-  taskQueue?: string;
-  /**
-   * The daemon's results dir (outcomes of a running batch are read there).
-   * @default '.data/results'
-   */
-  resultsDir?: string;
-}
+export type BatchClientOptions = ClientOptions;
 
 /** What `start` takes: the workflow input, an optional id, paths resolved here. */
 export type BatchStart = BatchWorkflowInputInit & { id?: string };

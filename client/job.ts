@@ -1,7 +1,7 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   JobWorkflowInput, TASK_QUEUE, jobWorkflowId, streamPrefix,
   type JobRecord, type JobWorkflowInputInit, type RunScope, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
@@ -10,20 +10,10 @@ import { FsResultsStore } from '../activities/results-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';
+import { type ClientOptions } from './options';
 
 /** Options of {@link JobClient}. */
-export interface JobClientOptions {
-  client: Client;
-  /**
-   * The task queue the daemon polls.
-   * @default 'sluice' (TASK_QUEUE)
-   */
-  taskQueue?: string;
-  /**
-   * The daemon's results dir, to read outputs and streams stored there.
-   * @default '.data/results'
-   */
-  resultsDir?: string;
+export interface JobClientOptions extends ClientOptions {
   /** A queue client for the service: `state()` then also reads the remote job's live status. */
   queue?: Pick<QueueClient, 'status'>;
 }

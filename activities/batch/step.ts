@@ -8,7 +8,7 @@ import { batchKeys, FailureType, idempotencyKey } from '../../contracts/names';
 import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
-import { errorText, errorType } from '../outcome';
+import { runEndOf } from '../outcome';
 import { type ResultsStore } from '../results-store';
 import { type BatchInbox } from './inbox';
 import { keyOf, parseLine, readLineAt, readLines } from './input';
@@ -187,12 +187,11 @@ function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]):
   store.putLines(batchKeys.completions(req.run, req.seq), unique);
   return unique.map((r, n) => {
     const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
-    const e = errorText(r.error);
-    if (e !== undefined) c.e = e.length > 500 ? `${e.slice(0, 500)}…` : e;
-    const t = errorType(r.error);
-    if (t !== undefined) c.et = t;
-    if (r.executionTime !== undefined) c.x = r.executionTime;
-    if (r.delayTime !== undefined) c.d = r.delayTime;
+    const end = runEndOf(r, 500);
+    if (end.error !== undefined) c.e = end.error;
+    if (end.errorType !== undefined) c.et = end.errorType;
+    if (end.executionTime !== undefined) c.x = end.executionTime;
+    if (end.delayTime !== undefined) c.d = end.delayTime;
     return c;
   });
 }

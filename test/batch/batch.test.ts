@@ -5,23 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchClient } from '../../client/batch';
-import { orchestratorStack } from '../helpers/orchestrator';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/platform';
-import { inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf, type Stack } from './helpers';
+import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
 
 describe('batch workflow (bulk mode)', () => {
-  let s: Stack;
-  let batch: BatchClient;
-  beforeAll(async () => {
-    s = await orchestratorStack();
-    batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-  });
-  afterAll(() => s?.dispose());
+  const ctx = batchStack();
 
   it('1,000 inputs with mixed outcomes: one result line per input, the summary adds up, no duplicate remote job', async () => {
-    const ep = mixedEndpoint(s, 'batch-mixed');
+    const ep = mixedEndpoint(ctx.s, 'batch-mixed');
     const { dir } = inputFile([]);
     const lines: (object | string)[] = [];
     const expected = new Map<number, string>();
@@ -45,8 +37,8 @@ describe('batch workflow (bulk mode)', () => {
     }
     const { file } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 40, retry: { maxAttempts: 2, initialBackoffMs: 50 } } });
-    const summary = await batch.result(id);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 40, retry: { maxAttempts: 2, initialBackoffMs: 50 } } });
+    const summary = await ctx.batch.result(id);
 
     const results = resultsOf(outDir, [...expected.keys()]);
     for (const [i, status] of expected) expect(results.get(i)!.status, `index ${i}`).toBe(status);
@@ -64,49 +56,49 @@ describe('batch workflow (bulk mode)', () => {
     // The dead letter holds the failed inputs' lines, runnable as a batch as they are.
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toHaveLength(count('FAILED'));
     // One remote job per valid input (a retry reruns the same job): no duplicate.
-    expect(platformJobs(s, ep)).toHaveLength(1000 - count('BAD_INPUT'));
+    expect(platformJobs(ctx.s, ep)).toHaveLength(1000 - count('BAD_INPUT'));
     // History stays small: well under one event per job.
-    const events = (await s.env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
+    const events = (await ctx.s.env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
     expect(events).toBeLessThan(1000);
   }, 120_000);
 
   it('continues as new several times with pause and resume around it; nothing is submitted while paused', async () => {
-    const ep = mixedEndpoint(s, 'batch-can', 2);
+    const ep = mixedEndpoint(ctx.s, 'batch-can', 2);
     const lines = Array.from({ length: 240 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 6, stepsPerRun: 4 } });
-    await eventually(async () => (await batch.state(id)).counts.done >= 40, 30_000);
-    const paused = await batch.pause(id);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 6, stepsPerRun: 4 } });
+    await eventually(async () => (await ctx.batch.state(id)).counts.done >= 40, 30_000);
+    const paused = await ctx.batch.pause(id);
     expect(paused.phase).toBe('paused');
-    const atPause = platformJobs(s, ep).length;
+    const atPause = platformJobs(ctx.s, ep).length;
     await new Promise((r) => setTimeout(r, 1500));
-    expect(platformJobs(s, ep).length).toBe(atPause);
-    const during = await batch.state(id);
+    expect(platformJobs(ctx.s, ep).length).toBe(atPause);
+    const during = await ctx.batch.state(id);
     expect(during.waiting).toContain('paused');
-    await batch.resume(id);
-    const summary = await batch.result(id);
+    await ctx.batch.resume(id);
+    const summary = await ctx.batch.result(id);
     expect(summary.runs).toBeGreaterThan(3);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 240 });
     resultsOf(outDir, lines.map((_, i) => i));
-    expect(platformJobs(s, ep)).toHaveLength(240);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(240);
   }, 120_000);
 
   it('cancel: in-flight remote jobs are cancelled, unsent inputs are NOT_SUBMITTED, each index once', async () => {
-    const ep = mixedEndpoint(s, 'batch-cancel', 2);
+    const ep = mixedEndpoint(ctx.s, 'batch-cancel', 2);
     const lines = Array.from({ length: 100 }, () => ({ kind: 'sleep', ms: 20_000 }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 5 } });
-    await eventually(async () => (await batch.state(id)).counts.inFlight === 5, 30_000);
-    await batch.cancel(id);
-    const err = await batch.result(id).then(() => undefined, (e: unknown) => e);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 5 } });
+    await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 5, 30_000);
+    await ctx.batch.cancel(id);
+    const err = await ctx.batch.result(id).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     const results = resultsOf(outDir, lines.map((_, i) => i));
     const by = (st: string) => [...results.values()].filter((r) => r.status === st).length;
     expect(by('CANCELLED')).toBe(5);
     expect(by('NOT_SUBMITTED')).toBe(95);
-    expect(platformJobs(s, ep).filter((j) => j.status === 'IN_QUEUE' || j.status === 'IN_PROGRESS')).toEqual([]);
+    expect(platformJobs(ctx.s, ep).filter((j) => j.status === 'IN_QUEUE' || j.status === 'IN_PROGRESS')).toEqual([]);
   }, 60_000);
 });

@@ -2,8 +2,10 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { BatchClient } from '../../client/batch';
 import { type BatchResultLine } from '../../contracts';
-import { type orchestratorStack } from '../helpers/orchestrator';
+import { orchestratorStack } from '../helpers/orchestrator';
 import { addEndpoint, exampleCommand } from '../helpers/platform';
 
 export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
@@ -42,3 +44,14 @@ export function resultsOf(outDir: string, indices: number[]): Map<number, BatchR
 
 /** Remote jobs the platform created for an endpoint (counted by the platform, not by sluice). */
 export const platformJobs = (s: Stack, endpointId: string) => s.platform.engine.jobs.ofEndpoint(endpointId);
+
+/** A real stack and a batch client for one test file (stopped in afterAll). */
+export function batchStack(): { readonly s: Stack; readonly batch: BatchClient } {
+  const ctx = {} as { s: Stack; batch: BatchClient };
+  beforeAll(async () => {
+    ctx.s = await orchestratorStack();
+    ctx.batch = new BatchClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir });
+  });
+  afterAll(() => ctx.s?.dispose());
+  return ctx;
+}

@@ -1,10 +1,8 @@
 /** Batch limits on the real stack: per-key caps (measured by the handler), cost cap and deadline. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchClient } from '../../client/batch';
-import { orchestratorStack } from '../helpers/orchestrator';
-import { inputFile, mixedEndpoint, platformJobs, resultsOf, type Stack } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { batchStack, inputFile, mixedEndpoint, platformJobs, resultsOf } from './helpers';
 
 /** Most jobs of one key running at once, from the handler's start/end trace. */
 function maxConcurrentPerKey(traceFile: string): Map<string, number> {
@@ -25,22 +23,16 @@ function maxConcurrentPerKey(traceFile: string): Map<string, number> {
 }
 
 describe('batch limits', () => {
-  let s: Stack;
-  let batch: BatchClient;
-  beforeAll(async () => {
-    s = await orchestratorStack();
-    batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-  });
-  afterAll(() => s?.dispose());
+  const ctx = batchStack();
 
   it('a per-key cap is never exceeded (as the handler sees it), while keys run side by side', async () => {
-    const ep = mixedEndpoint(s, 'batch-keys', 8);
+    const ep = mixedEndpoint(ctx.s, 'batch-keys', 8);
     const { dir } = inputFile([]);
     const traceFile = join(dir, 'trace.log');
     const lines = Array.from({ length: 48 }, (_, i) => ({ kind: 'sleep', ms: 150, tenant: `t${i % 3}`, key: `t${i % 3}`, traceFile }));
     const { file } = inputFile(lines);
-    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 2 } });
-    const summary = await batch.result(id);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 2 } });
+    const summary = await ctx.batch.result(id);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 48 });
     const max = maxConcurrentPerKey(traceFile);
     expect([...max.keys()].sort()).toEqual(['t0', 't1', 't2']);
@@ -50,12 +42,12 @@ describe('batch limits', () => {
   }, 90_000);
 
   it('max-cost stops new submissions once the estimated spend reaches it; the rest is NOT_SUBMITTED (cost cap)', async () => {
-    const ep = mixedEndpoint(s, 'batch-cost', 2);
+    const ep = mixedEndpoint(ctx.s, 'batch-cost', 2);
     const lines = Array.from({ length: 60 }, () => ({ kind: 'sleep', ms: 200 }));
     const { file, dir } = inputFile(lines);
     // 3600 USD per worker-hour: one USD per second of execution; each job costs about 0.2.
-    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
-    const summary = await batch.result(id);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
+    const summary = await ctx.batch.result(id);
     const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
     const sent = [...results.values()].filter((r) => r.status === 'COMPLETED').length;
     expect(sent).toBeGreaterThanOrEqual(5);
@@ -63,15 +55,15 @@ describe('batch limits', () => {
     expect(summary.spend).toBeGreaterThanOrEqual(1);
     expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(60 - sent);
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
-    expect(platformJobs(s, ep)).toHaveLength(sent);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(sent);
   }, 60_000);
 
   it('a deadline stops submitting at its time; in-flight jobs finish', async () => {
-    const ep = mixedEndpoint(s, 'batch-deadline', 2);
+    const ep = mixedEndpoint(ctx.s, 'batch-deadline', 2);
     const lines = Array.from({ length: 80 }, () => ({ kind: 'sleep', ms: 200 }));
     const { file, dir } = inputFile(lines);
-    const id = await batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, deadline: Date.now() + 2500 } });
-    const summary = await batch.result(id);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, deadline: Date.now() + 2500 } });
+    const summary = await ctx.batch.result(id);
     const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
     const done = [...results.values()].filter((r) => r.status === 'COMPLETED');
     expect(done.length).toBeGreaterThan(2);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type ServerlessDiscount } from '../../../contracts';
 import { isPlatformError } from '../../core/errors';
 import { credential } from '../http/auth';
-import { parseJson, readBody } from '../http/body';
+import { discardUnread, parseJson, readBody } from '../http/body';
 import { sendJson } from '../http/respond';
 import { type Ctx } from '../http/router';
 import { type RouteGroup } from '../http/server';
@@ -91,7 +91,7 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {
         // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
-        const close = !ctx.req.complete ? { connection: 'close' } : undefined;
+        const close = await discardUnread(ctx.req);
         if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
         s.logger.error({ err }, 'GraphQL request failed');
         sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);

@@ -138,6 +138,15 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     return true;
   }
 
+  /**
+   * A result, progress update or chunk from the worker that the platform refused (nested too
+   * deeply to store): the job FAILED with `error`, and the worker is told to stop it.
+   */
+  refuseOutput(workerId: string, job: Job, error: string): void {
+    if (job.status !== 'IN_PROGRESS' || job.workerId !== workerId) return;
+    this.stopOnWorker(job, 'FAILED', { error });
+  }
+
   /** `/cancel`: a queued job is removed at once, a running one is stopped on its worker; a finished one is left as it is. */
   cancel(job: Job): Job {
     if (job.status === 'IN_QUEUE') {

@@ -1,7 +1,7 @@
 /** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
 import { execute, GraphQLError, parse, validate as validateDocument, type DocumentNode } from 'graphql';
 import { z } from 'zod';
-import { type ServerlessDiscount } from '../../../contracts';
+import { LIMITS, type ServerlessDiscount } from '../../../contracts';
 import { isPlatformError } from '../../core/errors';
 import { credential } from '../http/auth';
 import { discardUnread, parseJson, readBody } from '../http/body';
@@ -10,6 +10,7 @@ import { type Ctx } from '../http/router';
 import { type RouteGroup } from '../http/server';
 import { type PlatformServices } from '../../services';
 import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
+import { queryDepth } from './query-depth';
 import { type GqlContext } from './resolvers';
 import { buildControlPlaneSchema } from './schema';
 
@@ -63,6 +64,9 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
     const raw = await requestFailureOf(() => parseJson(body));
     const parsed = Request.safeParse(raw);
     if (!parsed.success) throw new GraphqlRequestError(400, [envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST')]);
+    if (queryDepth(parsed.data.query) > LIMITS.jsonDepth) {
+      throw new GraphqlRequestError(400, [envelopeError(`the query nests more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body and query)`, 'BAD_REQUEST')]);
+    }
     let document: DocumentNode;
     try {
       document = parse(parsed.data.query);

@@ -1,5 +1,6 @@
 /** Wire shapes of sluice: the one source of types. Workflow-safe (no Node, no I/O). */
 export * from './limits';
+export * from './json-depth';
 export * from './queue';
 export * from './job';
 export * from './worker-protocol';

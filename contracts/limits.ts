@@ -32,6 +32,23 @@ export const LIMITS = {
   /** Webhook: first call plus this many retries, this far apart. */
   webhookRetries: 2,
   webhookRetryDelayMs: 10 * SECOND,
+  /**
+   * Deepest nesting of arrays and objects in any JSON body the platform accepts (a scalar at the
+   * top is depth 0, `{}` is 1, `{"input": {}}` is 2). Deep enough for any real payload, and well
+   * under what every party must parse or write again: CPython's `json` (the official Python client
+   * and worker SDK) gives up near 1000 levels, V8's `JSON.stringify` a few thousand.
+   */
+  jsonDepth: 256,
+  /**
+   * Over a size limit, the platform reads and discards up to this many more bytes of the body
+   * before answering, so the client (which sends its whole body before reading) gets the 400
+   * instead of a broken pipe. Larger bodies are answered at once and the connection closed.
+   */
+  overLimitDrainBytes: 64 * MB,
+  /** How long the platform keeps discarding an over-limit body before it answers and closes. */
+  overLimitDrainMs: 10 * SECOND,
+  /** Longest `Idempotency-Key` header of `/run` and `/runsync`, in characters. */
+  idempotencyKeyMaxLength: 255,
 } as const;
 
 /** Queue operations that carry a rate limit (spec: "Rate limits"). */

@@ -44,6 +44,12 @@ export const S3Config = z.strictObject({
 });
 export type S3Config = z.infer<typeof S3Config>;
 
+/**
+ * Headers of the platform's idempotency extension of `/run` and `/runsync` (the service ignores
+ * them): the key a client sends, and the answer's mark that it repeated one (no job created).
+ */
+export const IDEMPOTENCY_HEADERS = { key: 'idempotency-key', replayed: 'idempotent-replayed' } as const;
+
 /** Body of `/run` and `/runsync`. */
 export const JobSubmission = z.object({
   input: z.record(z.string(), z.unknown(), { error: 'input is required and must be a JSON object' }),

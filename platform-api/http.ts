@@ -53,6 +53,8 @@ export interface HttpRequest {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: string;
+  /** Extra request headers (e.g. `idempotency-key`). */
+  headers?: Record<string, string>;
   timeoutMs?: number;
   signal?: AbortSignal;
   /** Error context: operation, endpointId, jobId. */
@@ -118,6 +120,8 @@ export interface HttpResponse {
   body: unknown;
   /** True when the 2xx body was not valid JSON. */
   notJson: boolean;
+  /** The answer's headers (lower-case names). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** Sends JSON requests to one origin and throws {@link PlatformApiError}s for every failure. */
@@ -144,7 +148,7 @@ export class HttpCore {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(this.base + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json', authorization: this.authorization };
+    const headers: Record<string, string> = { ...req.headers, accept: 'application/json', authorization: this.authorization };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
 
     // One controller covers the whole exchange, body included; undici's own timeouts are off.
@@ -165,7 +169,7 @@ export class HttpCore {
       });
       const body = decode(await res.body.text());
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { status: res.statusCode, body, notJson: typeof body === 'string' };
+        return { status: res.statusCode, body, notJson: typeof body === 'string', headers: res.headers };
       }
       const err = errorForStatus(res.statusCode, body, req.ctx);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);

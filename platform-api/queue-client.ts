@@ -6,6 +6,7 @@ import { type Dispatcher } from 'undici';
 import { z } from 'zod';
 import {
   Health,
+  IDEMPOTENCY_HEADERS,
   JobAck,
   JobRecord,
   LIMITS,
@@ -16,7 +17,7 @@ import {
   type JobSubmission,
   type RateLimitedOperation,
 } from '../contracts';
-import { type PlatformApiErrorContext } from './errors';
+import { BadRequestError, type PlatformApiErrorContext } from './errors';
 import { HttpCore, type AuthStyle, type HttpRequest } from './http';
 import { RateBudget, type RateBudgetOptions } from './rate-budget';
 import { withRetry, type RetryEvent, type RetryOptions } from './retry';
@@ -65,6 +66,25 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `run` and `runSync`. */
+export interface SubmitOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key` (1..255 characters). The local platform answers a key it saw before
+   * (same API key and endpoint, first job still held) with that job instead of creating a second
+   * one; with a key the submission is also retried like an idempotent call. The real service
+   * ignores the header.
+   * @default undefined (no header; a job per accepted request)
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * An answer of `run` / `runSync`. `replayed` (not enumerable: absent from JSON and equality) is
+ * true when the platform answered an earlier job of the same idempotency key.
+ */
+export type Submitted<T> = T & { readonly replayed?: boolean };
+
+
 /** `/stream` answer, normalised: services answering a bare chunk array give no `status`. */
 export interface StreamResult {
   id?: string;
@@ -83,6 +103,7 @@ interface Call {
   tail: (ctx: PlatformApiErrorContext) => string;
   query?: HttpRequest['query'];
   body?: string;
+  headers?: Record<string, string>;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -99,23 +120,28 @@ export class QueueClient {
     this.budget = rb instanceof RateBudget ? rb : new RateBudget(typeof rb === 'boolean' ? { enabled: rb } : rb);
   }
 
-  /** POST `/run`: queues a job. Never retried once the request may have reached the server. */
-  async run(endpointId: string, body: JobSubmission, opts: CallOptions = {}): Promise<JobAck> {
+  /**
+   * POST `/run`: queues a job. Never retried once the request may have reached the server, unless
+   * an `idempotencyKey` makes a repeat harmless.
+   */
+  async run(endpointId: string, body: JobSubmission, opts: SubmitOptions = {}): Promise<Submitted<JobAck>> {
     const ctx = { operation: 'run', endpointId } as const;
     const encoded = encodeSubmission(body, 'run', ctx);
-    return this.call({ ...ctx, method: 'POST', tail: () => '/run', body: encoded, signal: opts.signal }, JobAck);
+    const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
+    return this.call({ ...ctx, method: 'POST', tail: () => '/run', body: encoded, headers, signal: opts.signal }, JobAck);
   }
 
   /**
    * POST `/runsync?wait=`: queues a job and waits up to `waitMs` (1000..300000; server default 90 s
    * when omitted). The record may still be IN_QUEUE / IN_PROGRESS when the wait ends: poll `status`.
    */
-  async runSync(endpointId: string, body: JobSubmission, opts: CallOptions & { waitMs?: number } = {}): Promise<JobRecord> {
+  async runSync(endpointId: string, body: JobSubmission, opts: SubmitOptions & { waitMs?: number } = {}): Promise<Submitted<JobRecord>> {
     const ctx = { operation: 'runsync', endpointId } as const;
     const wait = opts.waitMs === undefined ? undefined : checkWaitMs(opts.waitMs, ctx);
     const encoded = encodeSubmission(body, 'runsync', ctx);
+    const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
     const timeoutMs = (wait ?? LIMITS.runsyncWaitDefaultMs) + SYNC_WAIT_MARGIN_MS;
-    return this.call({ ...ctx, method: 'POST', tail: () => '/runsync', query: { wait }, body: encoded, timeoutMs, signal: opts.signal }, JobRecord);
+    return this.call({ ...ctx, method: 'POST', tail: () => '/runsync', query: { wait }, body: encoded, headers, timeoutMs, signal: opts.signal }, JobRecord);
   }
 
   /** GET `/status/{jobId}`; `ttlMs` also resets the job's TTL. NOT_FOUND once TTL or retention expired. */
@@ -176,14 +202,29 @@ export class QueueClient {
     const ctx: PlatformApiErrorContext = { operation: c.operation, endpointId: c.endpointId, jobId: c.jobId };
     const path = `/${segment('endpointId', c.endpointId, ctx)}${c.tail(ctx)}`;
     const row = BUDGET_ROW[c.operation];
-    const req: HttpRequest = { method: c.method, path, query: c.query, body: c.body, timeoutMs: c.timeoutMs, signal: c.signal, ctx };
+    const req: HttpRequest = { method: c.method, path, query: c.query, body: c.body, headers: c.headers, timeoutMs: c.timeoutMs, signal: c.signal, ctx };
     const once = () => (row ? this.budget.run(row, c.endpointId, () => this.http.send(req), c.signal) : this.http.send(req));
     const res = await withRetry(once, {
-      idempotent: !NON_IDEMPOTENT.has(c.operation),
+      // A submission with an idempotency key creates one job however often it is sent.
+      idempotent: !NON_IDEMPOTENT.has(c.operation) || c.headers?.[IDEMPOTENCY_HEADERS.key] !== undefined,
       retry: this.opts.retry,
       signal: c.signal,
       onRetry: this.opts.onRetry && ((e) => this.opts.onRetry?.({ ...e, operation: c.operation })),
     });
-    return parseResponse(schema, res, ctx);
+    const parsed = parseResponse(schema, res, ctx);
+    if (c.headers?.[IDEMPOTENCY_HEADERS.key] !== undefined && parsed !== null && typeof parsed === 'object') {
+      Object.defineProperty(parsed, 'replayed', { value: res.headers[IDEMPOTENCY_HEADERS.replayed] === 'true', enumerable: false });
+    }
+    return parsed;
   }
+}
+
+/** The `idempotency-key` header of a submission, checked against the platform's length limit. */
+function idempotencyHeaders(key: string | undefined, ctx: PlatformApiErrorContext): Record<string, string> | undefined {
+  if (key === undefined) return undefined;
+  const max = LIMITS.idempotencyKeyMaxLength;
+  if (typeof key !== 'string' || key.length === 0 || key.length > max) {
+    throw new BadRequestError(`idempotencyKey must be 1 to ${max} characters`, ctx);
+  }
+  return { [IDEMPOTENCY_HEADERS.key]: key };
 }

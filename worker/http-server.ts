@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { type Logger } from 'pino';
-import { JobRecord } from '../contracts';
+import { JobRecord, LIMITS, jsonDeeperThan } from '../contracts';
 import { type DaemonMetrics } from './metrics';
 import { type WebhookHub } from './webhook-hub';
 
@@ -31,7 +31,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > WEBHOOK_BODY_LIMIT) throw new Error('body too large');
     chunks.push(c);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  // Handed on to Temporal, which writes it out again: a value nested deeper than the platform's limit is refused.
+  if (jsonDeeperThan(value, LIMITS.jsonDepth)) throw new Error(`body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep`);
+  return value;
 }
 
 /**

@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   progress TEXT,
   worker_id TEXT,
   retries INTEGER NOT NULL DEFAULT 0,
-  stream_read INTEGER NOT NULL DEFAULT 0
+  stream_read INTEGER NOT NULL DEFAULT 0,
+  idempotency_key TEXT
 );
 -- Jobs are read back only at start-up; an index would only slow every write.
 DROP INDEX IF EXISTS jobs_endpoint;
@@ -61,7 +62,14 @@ export function openDb(file: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
+  migrate(db);
   return db;
+}
+
+/** Brings a database made by an older platform up to the schema (columns added since). */
+function migrate(db: Db): void {
+  const columns = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
+  if (!columns.includes('idempotency_key')) db.exec('ALTER TABLE jobs ADD COLUMN idempotency_key TEXT');
 }
 
 /** Reads a value of the `meta` table. */

@@ -26,6 +26,9 @@ export class BadRequestError extends platformError('BAD_REQUEST', 400) {}
 /** The spec has no 413: an oversized body is a 400 whose message names the limit. */
 export class PayloadTooLargeError extends platformError('PAYLOAD_TOO_LARGE', 400) {}
 
+/** A JSON body nested deeper than `LIMITS.jsonDepth`. */
+export class JsonTooDeepError extends platformError('JSON_TOO_DEEP', 400) {}
+
 export class UnauthorizedError extends platformError('UNAUTHORIZED', 401) {}
 
 /**

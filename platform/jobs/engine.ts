@@ -45,6 +45,8 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   private readonly clock: Clock;
   /** Reading jobs: lookups, `/health` counts and waiting for a change. */
   readonly jobs: JobReader;
+  /** Jobs created by `/run` and `/runsync` since start, per endpoint (not replays of an idempotency key). */
+  private readonly createdPerEndpoint = new Map<string, number>();
 
   constructor(store: JobStore, options: JobEngineOptions) {
     super();
@@ -72,8 +74,12 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     return { requeued, failed };
   }
 
-  /** `/run` and `/runsync`: a new job in IN_QUEUE. */
-  submit(endpointId: string, userId: string, body: JobSubmission, sync: boolean): Job {
+  /**
+   * `/run` and `/runsync`: a new job in IN_QUEUE. With an `idempotencyKey` the job is remembered
+   * under it (per user and endpoint) for as long as the platform holds it: see {@link JobReader}'s
+   * `byIdempotencyKey`, which the caller asks first.
+   */
+  submit(endpointId: string, userId: string, body: JobSubmission, sync: boolean, idempotencyKey?: string): Job {
     const now = this.clock.now();
     const policy = resolvePolicy(body.policy);
     const job: Job = {
@@ -82,9 +88,16 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     };
     if (body.webhook !== undefined) job.webhook = body.webhook;
     if (body.s3Config !== undefined) job.s3Config = body.s3Config;
+    if (idempotencyKey !== undefined) job.idempotencyKey = idempotencyKey;
     this.states.add(job);
+    this.createdPerEndpoint.set(endpointId, this.created(endpointId) + 1);
     this.enqueue(job);
     return job;
+  }
+
+  /** How many jobs `/run` and `/runsync` created on the endpoint since the platform started (replays excluded). */
+  created(endpointId: string): number {
+    return this.createdPerEndpoint.get(endpointId) ?? 0;
   }
 
   /** The endpoint's queued jobs, oldest first. */
@@ -136,6 +149,15 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
     const failed = result.error !== undefined && result.error !== null && result.error !== '' && result.error !== false;
     this.finish(job, failed ? 'FAILED' : 'COMPLETED', result);
     return true;
+  }
+
+  /**
+   * A result, progress update or chunk from the worker that the platform refused (nested too
+   * deeply to store): the job FAILED with `error`, and the worker is told to stop it.
+   */
+  refuseOutput(workerId: string, job: Job, error: string): void {
+    if (job.status !== 'IN_PROGRESS' || job.workerId !== workerId) return;
+    this.stopOnWorker(job, 'FAILED', { error });
   }
 
   /** `/cancel`: a queued job is removed at once, a running one is stopped on its worker; a finished one is left as it is. */

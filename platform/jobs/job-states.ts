@@ -8,6 +8,9 @@ import { deadlinesOf, type Job } from './job';
 import { type JobStore } from './store';
 import { JobWatchers } from './watchers';
 
+/** The index key of an idempotency key: scoped per user and endpoint. */
+const keyOf = (userId: string, endpointId: string, key: string): string => `${userId}\u0000${endpointId}\u0000${key}`;
+
 /** The `/health` jobs block of one endpoint. */
 export interface JobCounts {
   completed: number;
@@ -35,7 +38,7 @@ export interface Retention {
 }
 
 /** The read side of the jobs, offered to everyone: lookups never change a job. */
-export type JobReader = Pick<JobStates, 'find' | 'get' | 'ofEndpoint' | 'counts' | 'isDone' | 'watch'>;
+export type JobReader = Pick<JobStates, 'find' | 'get' | 'ofEndpoint' | 'counts' | 'isDone' | 'watch' | 'byIdempotencyKey'>;
 
 /**
  * The jobs of the platform, by id and by endpoint. Each change is written through to SQLite,
@@ -45,6 +48,8 @@ export type JobReader = Pick<JobStates, 'find' | 'get' | 'ofEndpoint' | 'counts'
 export class JobStates {
   private readonly jobs = new Map<string, Job>();
   private readonly byEndpoint = new Map<string, Set<Job>>();
+  /** Jobs submitted with an `Idempotency-Key`, by user, endpoint and key: held as long as the job is. */
+  private readonly byKey = new Map<string, Job>();
   /** When each job next needs the sweeper. */
   private readonly deadlines = new Deadlines();
   private readonly watchers = new JobWatchers();
@@ -78,6 +83,11 @@ export class JobStates {
     const job = this.jobs.get(jobId);
     if (!job || job.endpointId !== endpointId) throw new NotFoundError(`job ${jobId} not found`, { jobId });
     return job;
+  }
+
+  /** The job the user submitted to the endpoint with `Idempotency-Key: key`, while the platform holds it. */
+  byIdempotencyKey(userId: string, endpointId: string, key: string): Job | undefined {
+    return this.byKey.get(keyOf(userId, endpointId, key));
   }
 
   /** The jobs the platform holds for the endpoint (queued, running, and finished within retention). */
@@ -197,6 +207,7 @@ export class JobStates {
     const mine = this.byEndpoint.get(job.endpointId);
     mine?.delete(job);
     if (mine?.size === 0) this.byEndpoint.delete(job.endpointId);
+    if (job.idempotencyKey !== undefined) this.byKey.delete(keyOf(job.userId, job.endpointId, job.idempotencyKey));
     this.store.delete(job.id);
     this.watchers.notify(job.id);
   }
@@ -231,5 +242,6 @@ export class JobStates {
     let mine = this.byEndpoint.get(job.endpointId);
     if (!mine) this.byEndpoint.set(job.endpointId, (mine = new Set()));
     mine.add(job);
+    if (job.idempotencyKey !== undefined) this.byKey.set(keyOf(job.userId, job.endpointId, job.idempotencyKey), job);
   }
 }

@@ -29,6 +29,8 @@ export interface Job {
   progress?: unknown;
   workerId?: string;
   retries: number;
+  /** The `Idempotency-Key` it was submitted with: a repeat of it (same user and endpoint) answers this job. */
+  idempotencyKey?: string;
   /** Chunks not yet handed out by `/stream`, each delivered once. */
   pendingChunks: StreamChunk[];
   /** Sequence number of the next chunk a worker appends (persistence key). */

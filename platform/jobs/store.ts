@@ -8,7 +8,7 @@ interface JobRow {
   webhook: string | null; policy: string; s3: string | null; submitted_at: number; queued_at: number;
   started_at: number | null; completed_at: number | null; ttl_deadline: number; retention_until: number | null;
   output: string | null; error: string | null; progress: string | null; worker_id: string | null;
-  retries: number; stream_read: number;
+  retries: number; stream_read: number; idempotency_key: string | null;
 }
 
 const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
@@ -33,8 +33,8 @@ export class JobStore {
   constructor(private readonly db: Db) {
     this.stmts = {
       insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, user_id, status, sync, input, webhook, policy, s3,
-        submitted_at, queued_at, ttl_deadline, retries, stream_read)
-        VALUES (@id, @endpointId, @userId, @status, @sync, @input, @webhook, @policy, @s3, @submittedAt, @queuedAt, @ttlDeadline, 0, 0)`),
+        submitted_at, queued_at, ttl_deadline, retries, stream_read, idempotency_key)
+        VALUES (@id, @endpointId, @userId, @status, @sync, @input, @webhook, @policy, @s3, @submittedAt, @queuedAt, @ttlDeadline, 0, 0, @idempotencyKey)`),
       update: db.prepare(`UPDATE jobs SET status = @status, queued_at = @queuedAt, started_at = @startedAt,
         completed_at = @completedAt, ttl_deadline = @ttlDeadline, retention_until = @retentionUntil, output = @output,
         error = @error, progress = @progress, worker_id = @workerId, retries = @retries, stream_read = @streamRead WHERE id = @id`),
@@ -83,6 +83,7 @@ export class JobStore {
       id: job.id, endpointId: job.endpointId, userId: job.userId, status: job.status, sync: job.sync ? 1 : 0,
       input: JSON.stringify(job.input), webhook: job.webhook ?? null, policy: JSON.stringify(job.policy),
       s3: json(job.s3Config), submittedAt: job.submittedAt, queuedAt: job.queuedAt, ttlDeadline: job.ttlDeadline,
+      idempotencyKey: job.idempotencyKey ?? null,
     };
     this.queue(() => this.stmts.insert.run(row));
   }
@@ -139,7 +140,7 @@ export class JobStore {
         s3Config: parse(r.s3) as Job['s3Config'], submittedAt: r.submitted_at, queuedAt: r.queued_at,
         startedAt: opt(r.started_at), completedAt: opt(r.completed_at), ttlDeadline: r.ttl_deadline,
         retentionUntil: opt(r.retention_until), output: parse(r.output), error: parse(r.error), progress: parse(r.progress),
-        workerId: opt(r.worker_id), retries: r.retries,
+        workerId: opt(r.worker_id), retries: r.retries, idempotencyKey: opt(r.idempotency_key),
         pendingChunks: pending.map((c) => JSON.parse(c.body) as Job['pendingChunks'][number]),
         chunkSeq: last ? last.seq + 1 : r.stream_read,
       };

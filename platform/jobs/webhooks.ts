@@ -46,7 +46,14 @@ export class WebhookSender {
   }
 
   private async deliver(url: string, record: JobRecord): Promise<void> {
-    const body = JSON.stringify(record);
+    let body: string;
+    try {
+      body = JSON.stringify(record);
+    } catch (err) {
+      // Outputs are checked against LIMITS.jsonDepth on the way in; this is the last guard.
+      this.logger.error({ url, jobId: record.id, err: (err as Error).message }, 'webhook body could not be written; not sent');
+      return;
+    }
     for (let attempt = 0; attempt <= this.retries && !this.closed; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, this.retryDelayMs).unref());
       try {

@@ -1,5 +1,5 @@
 /** The queue API of the spec: run, runsync, status, status-sync, stream, cancel, retry, purge-queue, health. */
-import { JobSubmission, LIMITS, TtlMs, isTerminal, type RateLimitedOperation } from '../../contracts';
+import { IDEMPOTENCY_HEADERS, JobSubmission, LIMITS, TtlMs, isTerminal, type RateLimitedOperation } from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { toRecord, type Job } from '../jobs/job';
 import { authenticate, ownedEndpoint } from './http/auth';
@@ -8,6 +8,23 @@ import { sendJson } from './http/respond';
 import { type Ctx, type Router } from './http/router';
 import { durableReply } from './http/durable';
 import { type PlatformServices } from '../services';
+
+/** Answer header of a `/run` or `/runsync` that repeated an `Idempotency-Key`: no job was created. */
+const REPLAYED = { [IDEMPOTENCY_HEADERS.replayed]: 'true' };
+
+/**
+ * The `Idempotency-Key` header of `/run` and `/runsync` (an extension of this platform: the
+ * service ignores it); 400 when empty or over {@link LIMITS.idempotencyKeyMaxLength} characters.
+ */
+function idempotencyKey(ctx: Ctx): string | undefined {
+  const raw = ctx.req.headers[IDEMPOTENCY_HEADERS.key];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw.join(', ') : raw;
+  if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxLength) {
+    throw new BadRequestError(`Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyMaxLength} characters, got ${key.length}`, { field: 'Idempotency-Key' });
+  }
+  return key;
+}
 
 /** The eight queue operations of the spec, plus `status-sync` which the official clients use. */
 export function queueRoutes(router: Router, s: PlatformServices): void {
@@ -21,11 +38,18 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
   };
   const jobOf = (ctx: Ctx, endpointId: string): Job => s.engine.jobs.get(endpointId, ctx.params.jobId ?? '');
 
-  const submit = async (ctx: Ctx, sync: boolean): Promise<Job> => {
+  /**
+   * A new job, or (`replayed`) the job an earlier request with the same `Idempotency-Key` created
+   * on this endpoint for this user, while the platform still holds it.
+   */
+  const submit = async (ctx: Ctx, sync: boolean): Promise<{ job: Job; replayed: boolean }> => {
     const { user, endpoint } = admit(ctx, sync ? 'runsync' : 'run');
+    const key = idempotencyKey(ctx);
     const limit = sync ? LIMITS.runsyncPayloadBytes : LIMITS.runPayloadBytes;
     const body = validate(JobSubmission, parseJson(await readBody(ctx.req, limit, sync ? '/runsync' : '/run')));
-    return s.engine.submit(endpoint.id, user.id, body, sync);
+    const first = key === undefined ? undefined : s.engine.jobs.byIdempotencyKey(user.id, endpoint.id, key);
+    if (first) return { job: first, replayed: true };
+    return { job: s.engine.submit(endpoint.id, user.id, body, sync, key), replayed: false };
   };
 
   /** Waits until the job is terminal (or gone) or `ms` passed. */
@@ -47,23 +71,24 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
   };
 
   /** The answer of a sync wait: the whole record once finished, else id and status (200 either way). */
-  const syncAnswer = (ctx: Ctx, job: Job): Promise<void> | void => {
+  const syncAnswer = (ctx: Ctx, job: Job, headers?: Record<string, string>): Promise<void> | void => {
     const current = s.engine.jobs.find(job.id);
-    if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` });
-    return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status });
+    if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` }, headers);
+    return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status }, headers);
   };
 
   router.on('POST', '/v2/:endpointId/run', async (ctx) => {
-    const job = await submit(ctx, false);
+    const { job, replayed } = await submit(ctx, false);
     // Accepted into the queue: a waiting worker may already hold it, but the answer of /run is IN_QUEUE.
-    await reply(ctx.res, 200, { id: job.id, status: 'IN_QUEUE' });
+    // A replay answers the first job as it is now.
+    await reply(ctx.res, 200, { id: job.id, status: replayed ? job.status : 'IN_QUEUE' }, replayed ? REPLAYED : undefined);
   });
 
   router.on('POST', '/v2/:endpointId/runsync', async (ctx) => {
     const wait = waitParam(ctx);
-    const job = await submit(ctx, true);
+    const { job, replayed } = await submit(ctx, true);
     await awaitTerminal(job, wait, ctx.signal);
-    await syncAnswer(ctx, job);
+    await syncAnswer(ctx, job, replayed ? REPLAYED : undefined);
   });
 
   router.on(['GET', 'POST'], '/v2/:endpointId/status/:jobId', async (ctx) => {

@@ -1,7 +1,7 @@
 /** The worker protocol of the stock RunPod SDK: job-take, job-done, job-stream, job-stop, ping. */
 import { JobDoneBody, JobStreamBody, type StreamChunk } from '../../contracts';
-import { NotFoundError, UnauthorizedError } from '../core/errors';
-import { toTakenJob } from '../jobs/job';
+import { JsonTooDeepError, NotFoundError, UnauthorizedError } from '../core/errors';
+import { toTakenJob, type Job } from '../jobs/job';
 import { type WorkerPod } from '../pods/pod';
 import { credential } from './http/auth';
 import { parseJson, readBody, validate } from './http/body';
@@ -44,13 +44,28 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     sendJson(ctx.res, 200, batch ? jobs.map(toTakenJob) : toTakenJob(jobs[0]!));
   };
 
+  /**
+   * A worker's body parsed as JSON. One nested too deeply (an output the platform cannot store or
+   * hand on) fails the job with an error saying so, and the worker hears the 400.
+   */
+  const workerBody = async (ctx: Ctx, pod: WorkerPod, what: string, allowEmpty: boolean): Promise<{ body: unknown; job: Job }> => {
+    const raw = await readBody(ctx.req, WORKER_BODY_LIMIT, what);
+    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
+    try {
+      return { body: parseJson(raw, { allowEmpty }), job };
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) s.engine.refuseOutput(pod.id, job, `the worker's ${what} body was refused: ${err.message}`);
+      throw err;
+    }
+  };
+
   router.on('GET', '/v2/:endpointId/job-take/:podId', (ctx) => take(ctx, false));
   router.on('GET', '/v2/:endpointId/job-take-batch/:podId', (ctx) => take(ctx, true));
 
   router.on('POST', '/v2/:endpointId/job-done/:podId/:jobId', async (ctx) => {
     const pod = podOf(ctx);
-    const body = validate(JobDoneBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-done'), { allowEmpty: true }) ?? {});
-    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
+    const { body: raw, job } = await workerBody(ctx, pod, 'job-done', true);
+    const body = validate(JobDoneBody, raw ?? {});
     if (body.status === 'IN_PROGRESS') {
       s.engine.progress(pod.id, job, body.output);
       return reply(ctx.res, 200, {});
@@ -65,8 +80,8 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
 
   router.on('POST', '/v2/:endpointId/job-stream/:podId/:jobId', async (ctx) => {
     const pod = podOf(ctx);
-    const body = validate(JobStreamBody, parseJson(await readBody(ctx.req, WORKER_BODY_LIMIT, 'job-stream')));
-    const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
+    const { body: raw, job } = await workerBody(ctx, pod, 'job-stream', false);
+    const body = validate(JobStreamBody, raw);
     s.engine.appendChunk(pod.id, job, body as StreamChunk);
     await reply(ctx.res, 200, {});
   });

@@ -1,15 +1,16 @@
 /** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
 import { execute, GraphQLError, parse, validate as validateDocument, type DocumentNode } from 'graphql';
 import { z } from 'zod';
-import { type ServerlessDiscount } from '../../../contracts';
+import { LIMITS, type ServerlessDiscount } from '../../../contracts';
 import { isPlatformError } from '../../core/errors';
 import { credential } from '../http/auth';
-import { parseJson, readBody } from '../http/body';
+import { discardUnread, parseJson, readBody } from '../http/body';
 import { sendJson } from '../http/respond';
 import { type Ctx } from '../http/router';
 import { type RouteGroup } from '../http/server';
 import { type PlatformServices } from '../../services';
 import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
+import { queryDepth } from './query-depth';
 import { type GqlContext } from './resolvers';
 import { buildControlPlaneSchema } from './schema';
 
@@ -63,6 +64,9 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
     const raw = await requestFailureOf(() => parseJson(body));
     const parsed = Request.safeParse(raw);
     if (!parsed.success) throw new GraphqlRequestError(400, [envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST')]);
+    if (queryDepth(parsed.data.query) > LIMITS.jsonDepth) {
+      throw new GraphqlRequestError(400, [envelopeError(`the query nests more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body and query)`, 'BAD_REQUEST')]);
+    }
     let document: DocumentNode;
     try {
       document = parse(parsed.data.query);
@@ -91,7 +95,7 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {
         // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
-        const close = !ctx.req.complete ? { connection: 'close' } : undefined;
+        const close = await discardUnread(ctx.req);
         if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
         s.logger.error({ err }, 'GraphQL request failed');
         sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);

@@ -1,6 +1,7 @@
 /** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type PlatformServices } from '../../services';
+import { discardUnread, expectsContinue } from './body';
 import { sendError, sendJson } from './respond';
 import { RequestContext } from './context';
 import { Router, type Ctx } from './router';
@@ -19,7 +20,7 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
   workerRoutes(router, s);
   for (const g of groups) g(router, s);
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const ctx = new RequestContext(req, res, q);
@@ -29,16 +30,22 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
       const r = handler(ctx);
       if (r instanceof Promise) r.catch((err: unknown) => failRequest(s, ctx, err));
     } catch (err) {
-      failRequest(s, ctx, err);
+      void failRequest(s, ctx, err);
     }
+  };
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, handle);
+  // `Expect: 100-continue`: the body is asked for only by a route that reads it within its limit.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    expectsContinue(req, res);
+    handle(req, res);
   });
   return server;
 }
 
 /** Answers a failed request; a 500 (a bug of ours) is logged. */
-function failRequest(s: PlatformServices, ctx: Ctx, err: unknown): void {
-  // A body left unread (too large, bad JSON) would poison the keep-alive connection.
-  const close = !ctx.req.complete ? { connection: 'close' } : undefined;
-  const status = sendError(ctx.res, err, close);
+async function failRequest(s: PlatformServices, ctx: Ctx, err: unknown): Promise<void> {
+  // The rest of an unread body is discarded first: the client reads the answer only once it sent it all.
+  const headers = await discardUnread(ctx.req);
+  const status = sendError(ctx.res, err, headers);
   if (status >= 500) s.logger.error({ err, method: ctx.req.method, url: ctx.req.url }, 'request failed');
 }

@@ -4,7 +4,7 @@ import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type CompletionHub } from './completion-hub';
 import { fatal, FailureType, notDone, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
-import { streamKey, submitJournalKey, type RunScope } from '../contracts/names';
+import { idempotencyKey, streamKey, submitJournalKey, type RunScope } from '../contracts/names';
 import { toOutcome } from './outcome';
 import { type ResultsStore } from './results-store';
 import { countedQueue } from './service-calls';
@@ -85,16 +85,18 @@ export function createJobActivities(deps: ActivityDeps) {
       if (a.policy) body.policy = a.policy;
       if (a.s3Config) body.s3Config = a.s3Config;
       if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a, a.inlineLimit);
+      // A repeated submission of this attempt answers the first job (on services that honour the key).
+      const key = idempotencyKey(`${a.workflowId}/${a.runId}`, 0, a.attempt);
       let result: SubmitResult;
       try {
         if (a.syncWaitMs > 0) {
-          const record = await queue.runSync(a.endpointId, body, { waitMs: a.syncWaitMs });
+          const record = await queue.runSync(a.endpointId, body, { waitMs: a.syncWaitMs, idempotencyKey: key });
           result = { remoteJobId: record.id };
           if (isTerminal(record.status)) {
             result.outcome = finished(record, { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit }, 'runsync');
           }
         } else {
-          result = { remoteJobId: (await queue.run(a.endpointId, body)).id };
+          result = { remoteJobId: (await queue.run(a.endpointId, body, { idempotencyKey: key })).id };
         }
       } catch (err) {
         if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${a.endpointId} not found`, { endpointId: a.endpointId });

@@ -28,9 +28,11 @@ export interface BatchCarry {
   pricePerHour?: number;
 }
 
+// A step heartbeats at least every 5 s (per line while submitting, on a timer while it waits), so a
+// dead daemon's step moves to another within 10 s.
 const acts = proxyActivities<BatchActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '60 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
 });
 const finishing = proxyActivities<BatchActivities>({

@@ -53,9 +53,8 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     if (seen) return seen;
     if (limited) return undefined;
     try {
-      const opts = { signal: undefined, idempotencyKey: idempotencyKey(scope, ref.i, attempt) };
-      const ack = await queue.run(req.endpointId, webhook ? { ...body, webhook } : body, opts);
-      const j: Journal = { i: ref.i, a: attempt, id: ack.id, how, ...((ack as { replayed?: boolean }).replayed ? { dup: true } : {}) };
+      const ack = await queue.run(req.endpointId, webhook ? { ...body, webhook } : body, { idempotencyKey: idempotencyKey(scope, ref.i, attempt) });
+      const j: Journal = { i: ref.i, a: attempt, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) };
       store.append(journalKey, j);
       journal.set(`${ref.i}#${attempt}`, j);
       return j;
@@ -164,7 +163,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (deps.inbox) {
     if (req.collect.waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();
-      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 5000);
+      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
       try {
         await deps.inbox.wait(req.run, req.collect.min, req.collect.waitMs, ctx?.cancellationSignal);
       } finally {

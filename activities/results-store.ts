@@ -16,6 +16,8 @@ export interface ResultsStore {
   putLines(key: string, values: unknown[]): OutputRef;
   /** Appends one JSON line durably (fsync) before returning: stream chunks are acknowledged after this. */
   append(key: string, value: unknown): void;
+  /** Appends JSON lines with one write and one fsync. */
+  appendMany(key: string, values: unknown[]): void;
   /** Every line appended under `key`, parsed. */
   lines(key: string): unknown[];
   ref(key: string): OutputRef;
@@ -59,11 +61,15 @@ export class FsResultsStore implements ResultsStore {
   }
 
   append(key: string, value: unknown): void {
+    this.appendMany(key, [value]);
+  }
+
+  appendMany(key: string, values: unknown[]): void {
     const file = this.path(key);
     mkdirSync(dirname(file), { recursive: true });
     const fd = openSync(file, 'a');
     try {
-      appendFileSync(fd, `${JSON.stringify(value ?? null)}\n`);
+      appendFileSync(fd, values.map((v) => `${JSON.stringify(v ?? null)}\n`).join(''));
       fsyncSync(fd);
     } finally {
       closeSync(fd);

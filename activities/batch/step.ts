@@ -4,15 +4,16 @@
  * submissions are journaled as they happen and the whole result is kept once the step is done.
  */
 import { Context } from '@temporalio/activity';
-import { batchKeys, FailureType, idempotencyKey } from '../../contracts/names';
+import { batchKeys } from '../../contracts/names';
 import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
-import { fatal, toFailure } from '../errors';
+import { toFailure } from '../errors';
 import { runEndOf } from '../outcome';
 import { type ResultsStore } from '../results-store';
 import { type BatchInbox } from './inbox';
 import { keyOf, parseLine, readLineAt, readLines } from './input';
 import { outcomeSegments } from './outcomes';
+import { Submitter, type Submitted } from './submitter';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
 export interface StepDeps {
@@ -22,8 +23,6 @@ export interface StepDeps {
   /** The webhook URL of a batch run's jobs (absent: polling only). */
   webhookUrl?: (req: StepRequest) => string;
 }
-
-type Journal = { i: number; a: number; id: string; how: 'submit' | 'retry' | 'resubmit'; dup?: boolean };
 
 const beat = (detail: unknown): void => {
   try {
@@ -40,36 +39,10 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   if (req.write.length > 0) outcomeSegments(store, req.run, req.seq, req.write, req.source);
 
-  const journalKey = batchKeys.submitJournal(req.run, req.seq);
-  const journal = new Map((store.lines(journalKey) as Journal[]).map((j) => [`${j.i}#${j.a}`, j]));
   const res: StepResult = { submitted: [], deferred: [], bad: [], rejected: [], retried: [], cancelled: [], completions: [], expired: [], polledRunning: [], rateLimited: 0 };
-  let limited = false;
-  const scope = `${req.run.workflowId}/${req.run.runId}`;
-  const webhook = req.webhook ? deps.webhookUrl?.(req) : undefined;
-
-  /** Submits one input; undefined when the service is over its rate (the caller defers). */
-  const submit = async (ref: LineRef, body: JobSubmission, attempt: number, how: Journal['how']): Promise<Journal | { error: string } | undefined> => {
-    const seen = journal.get(`${ref.i}#${attempt}`);
-    if (seen) return seen;
-    if (limited) return undefined;
-    try {
-      const ack = await queue.run(req.endpointId, webhook ? { ...body, webhook } : body, { idempotencyKey: idempotencyKey(scope, ref.i, attempt) });
-      const j: Journal = { i: ref.i, a: attempt, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) };
-      store.append(journalKey, j);
-      journal.set(`${ref.i}#${attempt}`, j);
-      return j;
-    } catch (err) {
-      if (isPlatformApiError(err, 'RATE_LIMITED')) {
-        limited = true;
-        res.rateLimited++;
-        return undefined;
-      }
-      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
-      if (isPlatformApiError(err, 'BAD_REQUEST') || isPlatformApiError(err, 'PAYLOAD_TOO_LARGE')) return { error: (err as Error).message };
-      throw toFailure(err);
-    }
-  };
-  const record = (ref: LineRef, r: Awaited<ReturnType<typeof submit>>): void => {
+  const sub = new Submitter(queue, store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
+  const beating = (phase: string) => () => beat({ seq: req.seq, phase });
+  const record = (ref: LineRef, r: Submitted): void => {
     if (r === undefined) res.deferred.push(ref);
     else if ('error' in r) res.rejected.push({ i: ref.i, error: r.error });
     else res.submitted.push({ ...ref, id: r.id, ...(r.dup ? { dup: true } : {}) });
@@ -81,42 +54,26 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   };
 
   // Retries first (they hold their slot), then lines deferred earlier, then new lines.
-  for (const r of req.retry) {
-    beat({ seq: req.seq, phase: 'retry' });
+  await sub.each(req.retry, async (r) => {
     if (r.how === 'retry') {
-      const seen = journal.get(`${r.i}#${r.a}`);
-      if (seen) {
-        res.retried.push({ i: r.i, id: seen.id, how: 'retry' });
-        continue;
-      }
-      try {
-        await queue.retry(req.endpointId, r.id);
-        const j: Journal = { i: r.i, a: r.a, id: r.id, how: 'retry' };
-        store.append(journalKey, j);
-        res.retried.push({ i: r.i, id: r.id, how: 'retry' });
-      } catch (err) {
-        if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) res.retried.push({ i: r.i, id: r.id, how: 'retry', refused: true });
-        else if (isPlatformApiError(err, 'RATE_LIMITED')) res.rateLimited++;
-        else throw toFailure(err);
-      }
-      continue;
+      const got = await sub.retry(r.i, r.id, r.a);
+      if (got !== 'limited') res.retried.push({ i: r.i, id: r.id, how: 'retry', ...(got === 'refused' ? { refused: true } : {}) });
+      return;
     }
     const body = parsed(r, readLineAt(req.source, r.o, r.l));
-    if (!body) continue;
-    const got = await submit(r, body, r.a, 'resubmit');
+    const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
     if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
-  }
-  for (const ref of req.submit) {
-    beat({ seq: req.seq, phase: 'submit' });
+  }, beating('retry'));
+  await sub.each(req.submit, async (ref) => {
     const body = parsed(ref, readLineAt(req.source, ref.o, ref.l));
-    if (body) record(ref, await submit(ref, body, 1, 'submit'));
-  }
+    if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
+  }, beating('submit'));
   if (req.read) {
     const page = readLines(req.source, req.read.from, req.read.lines);
     const counts = new Map(Object.entries(req.read.keyCounts));
     let room = req.read.room;
+    const send: { ref: LineRef; body: JobSubmission }[] = [];
     for (const line of page.lines) {
-      beat({ seq: req.seq, phase: 'read' });
       const ref: LineRef = { i: line.i, o: line.o, l: line.l };
       const body = parsed(ref, line.text);
       if (!body) continue;
@@ -125,19 +82,18 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
         if (k !== undefined) ref.k = k;
       }
       const capped = req.read.keyLimit !== undefined && ref.k !== undefined && (counts.get(ref.k) ?? 0) >= req.read.keyLimit;
-      if (capped || room <= 0 || limited) {
+      if (capped || room <= 0) {
         res.deferred.push(ref);
         continue;
       }
-      const got = await submit(ref, body, 1, 'submit');
-      record(ref, got);
-      if (got && !('error' in got)) {
-        room--;
-        if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
-      }
+      send.push({ ref, body });
+      room--;
+      if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
     }
+    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), beating('read'));
     res.read = { cursor: page.cursor, eof: page.eof };
   }
+  res.rateLimited = sub.rateLimited;
 
   for (const id of req.cancel) {
     try {

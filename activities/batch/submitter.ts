@@ -1,0 +1,111 @@
+/**
+ * A step's submissions: sent several at a time with an idempotency key each, journaled so a
+ * retried step never sends again what it knows it sent. Journal entries are written together and
+ * made durable (fsync) before the step returns, one write per group of submissions.
+ */
+import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
+import { type JobSubmission } from '../../contracts';
+import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { fatal, toFailure } from '../errors';
+import { type ResultsStore } from '../results-store';
+import { type StepRequest } from './types';
+
+/** One submission the journal knows: input, attempt, remote job. */
+export interface Journaled {
+  i: number;
+  a: number;
+  id: string;
+  how: 'submit' | 'retry' | 'resubmit';
+  dup?: boolean;
+}
+
+/** What a submission came to: the job, a refusal for good, or nothing (over the rate: try later). */
+export type Submitted = Journaled | { error: string } | undefined;
+
+/** Submissions in flight at once within a step. */
+const PARALLEL = 16;
+
+export class Submitter {
+  private readonly journal: Map<string, Journaled>;
+  private readonly key: string;
+  private readonly scope: string;
+  private pending: Journaled[] = [];
+  /** Set by the first 429: the step sends nothing more. */
+  limited = false;
+  rateLimited = 0;
+
+  constructor(
+    private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
+    private readonly store: ResultsStore,
+    private readonly req: StepRequest,
+    private readonly webhook: string | undefined,
+  ) {
+    this.key = batchKeys.submitJournal(req.run, req.seq);
+    this.scope = `${req.run.workflowId}/${req.run.runId}`;
+    this.journal = new Map((store.lines(this.key) as Journaled[]).map((j) => [`${j.i}#${j.a}`, j]));
+  }
+
+  /** What the journal already knows of input `i`, attempt `a`. */
+  known(i: number, a: number): Journaled | undefined {
+    return this.journal.get(`${i}#${a}`);
+  }
+
+  /** Submits one input (attempt `a`); the journal's answer when it was sent before. */
+  async submit(i: number, body: JobSubmission, a: number, how: Journaled['how']): Promise<Submitted> {
+    const seen = this.known(i, a);
+    if (seen) return seen;
+    if (this.limited) return undefined;
+    try {
+      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, { idempotencyKey: idempotencyKey(this.scope, i, a) });
+      return this.record({ i, a, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) });
+    } catch (err) {
+      if (isPlatformApiError(err, 'RATE_LIMITED')) {
+        this.limited = true;
+        this.rateLimited++;
+        return undefined;
+      }
+      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${this.req.endpointId} not found`, { endpointId: this.req.endpointId });
+      if (isPlatformApiError(err, 'BAD_REQUEST') || isPlatformApiError(err, 'PAYLOAD_TOO_LARGE')) return { error: (err as Error).message };
+      throw toFailure(err);
+    }
+  }
+
+  /** `/retry` of a finished job (attempt `a`); `refused` when the service will not (expired, wrong state). */
+  async retry(i: number, id: string, a: number): Promise<'done' | 'refused' | 'limited'> {
+    if (this.known(i, a)) return 'done';
+    try {
+      await this.queue.retry(this.req.endpointId, id);
+      this.record({ i, a, id, how: 'retry' });
+      return 'done';
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) return 'refused';
+      if (isPlatformApiError(err, 'RATE_LIMITED')) {
+        this.rateLimited++;
+        return 'limited';
+      }
+      throw toFailure(err);
+    }
+  }
+
+  /** Runs `fn` over `items`, {@link PARALLEL} at a time, flushing the journal after each group. */
+  async each<T>(items: T[], fn: (item: T) => Promise<void>, beat: () => void): Promise<void> {
+    for (let k = 0; k < items.length; k += PARALLEL) {
+      beat();
+      await Promise.all(items.slice(k, k + PARALLEL).map(fn));
+      this.flush();
+    }
+  }
+
+  /** Makes the journal entries so far durable. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.store.appendMany(this.key, this.pending);
+    this.pending = [];
+  }
+
+  private record(j: Journaled): Journaled {
+    this.journal.set(`${j.i}#${j.a}`, j);
+    this.pending.push(j);
+    return j;
+  }
+}

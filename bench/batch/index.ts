@@ -1,0 +1,156 @@
+/**
+ * bench/batch: the batch workflow against a plain non-durable loop of the npm `runpod-sdk` client
+ * at the same concurrency on the same platform: jobs/s, history events per job, HTTP calls per job,
+ * the daemon's peak RSS; optionally a large run (RSS flat) and a run under the spec's rate limits.
+ *
+ *   npx tsx bench/batch/index.ts [--jobs 10000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--json]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import pino from 'pino';
+import runpodSdk from 'runpod-sdk';
+import { request } from 'undici';
+import { BatchClient } from '../../client/batch';
+import { temporalBinary } from '../../common/tools';
+import { startPlatform, type Platform } from '../../platform';
+
+const { values } = parseArgs({
+  options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' }, json: { type: 'boolean' } },
+});
+const JOBS = Number(values.jobs ?? 10_000);
+const CONCURRENCY = Number(values.concurrency ?? 64);
+const WORKERS = Number(values.workers ?? 8);
+const LARGE = Number(values.large ?? 0);
+const LIMITED = Number(values.limited ?? 0);
+const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
+const silent = pino({ level: 'silent' });
+
+/** Peak and current RSS (MB) of a process, from /proc. */
+function rssOf(pid: number): { peak: number; now: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) / 1024;
+  return { peak: Math.round(kb('VmHWM')), now: Math.round(kb('VmRSS')) };
+}
+
+async function daemonProcess(env: Record<string, string>): Promise<{ child: ChildProcess; metricsUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  for (let i = 0; !out.includes('sluice worker running'); i++) {
+    if (i > 600 || child.exitCode !== null) throw new Error(`daemon did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child, metricsUrl: `http://127.0.0.1:${env.SLUICE_DAEMON_PORT}/metrics`,
+    stop: () => new Promise<void>((r) => {
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+async function httpCalls(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await request(metricsUrl)).body.text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^sluice_http_calls_total\{operation="([^"]+)",outcome="([^"]+)"\} (\d+)/gm)) out[`${m[1]}:${m[2]}`] = (out[`${m[1]}:${m[2]}`] ?? 0) + Number(m[3]);
+  return out;
+}
+
+async function plainLoop(platform: Platform, endpointId: string, jobs: number): Promise<{ jobsPerSecond: number }> {
+  const ep = runpodSdk(platform.apiKey, { baseUrl: `${platform.url}/v2` }).endpoint(endpointId)!;
+  let next = 0;
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < jobs) {
+      const i = next++;
+      const r = await ep.runSync({ input: { i } }, 60_000);
+      if (r.status !== 'COMPLETED') throw new Error(`plain loop: job ${i} ended ${r.status}`);
+    }
+  }));
+  return { jobsPerSecond: +(jobs / ((Date.now() - t0) / 1000)).toFixed(1) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-batch-'));
+  // The embedded default's persistence: a SQLite file.
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalBinary() }, dbFilename: join(dir, 'temporal.sqlite'), extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
+  });
+  const results: Record<string, unknown> = { jobs: JOBS, concurrency: CONCURRENCY, workers: WORKERS };
+  try {
+    for (const limited of [false, true]) {
+      if (limited && LIMITED === 0) continue;
+      const platform = await startPlatform({
+        port: 0, dataDir: join(dir, limited ? 'platform-limited' : 'platform'), apiKey: 'bench', logger: silent,
+        ...(limited ? {} : { rateLimits: { enabled: false } }), pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
+      });
+      try {
+        const echo = platform.registry.saveEndpoint({ ...platform.examples.echo!, workersMin: WORKERS, workersMax: WORKERS });
+        while (platform.pool.workerCounts(echo.id).idle < WORKERS) await new Promise((r) => setTimeout(r, 100));
+        const port = 20_000 + Math.floor(Math.random() * 20_000);
+        const daemon = await daemonProcess({
+          TEMPORAL_ADDRESS: env.address, SLUICE_QUEUE_URL: `${platform.url}/v2`, SLUICE_API_KEY: platform.apiKey,
+          SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: String(port), SLUICE_TEMPORAL_METRICS_PORT: '0', SLUICE_TASK_QUEUE: 'bench-batch',
+        });
+        const batch = new BatchClient({ client: env.client, taskQueue: 'bench-batch', resultsDir: join(dir, 'results') });
+        const run = async (name: string, n: number) => {
+          const file = join(dir, `${name}.jsonl`);
+          writeFileSync(file, Array.from({ length: n }, (_, i) => `{"i":${i}}\n`).join(''));
+          const before = await httpCalls(daemon.metricsUrl);
+          let maxRss = 0;
+          const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssOf(daemon.child.pid!).now)), 500);
+          const t0 = Date.now();
+          const id = await batch.start({ id: `${name}-${Date.now()}`, endpointId: echo.id, source: file, outDir: join(dir, `${name}-out`), options: { concurrency: CONCURRENCY } });
+          const summary = await batch.result(id);
+          const wallMs = Date.now() - t0;
+          clearInterval(sampler);
+          const after = await httpCalls(daemon.metricsUrl);
+          const calls: Record<string, number> = {};
+          for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) calls[k] = v - (before[k] ?? 0);
+          const total = Object.values(calls).reduce((a, b) => a + b, 0);
+          let events = 0;
+          const d = await env.client.workflow.getHandle(id).describe();
+          for (let runId: string | undefined = d.raw.workflowExecutionInfo?.firstRunId || d.runId; runId;) {
+            const h = await env.client.workflow.getHandle(id, runId).fetchHistory();
+            events += h.events?.length ?? 0;
+            runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+          }
+          const rate = n / (wallMs / 1000);
+          return {
+            n, wallMs, jobsPerSecond: +rate.toFixed(1), completed: summary.counts.byStatus.COMPLETED ?? 0, runs: summary.runs,
+            eventsPerJob: +(events / n).toFixed(3), httpCallsPerJob: +(total / n).toFixed(3), calls, rateLimited: summary.counts.rateLimited,
+            daemonRssMb: { peakSampled: maxRss, peakProcess: rssOf(daemon.child.pid!).peak },
+          };
+        };
+        if (!limited) {
+          await run('warmup', 200);
+          results.plain = await plainLoop(platform, echo.id, JOBS);
+          results.bulk = await run('bulk', JOBS);
+          if (LARGE > 0) results.large = await run('large', LARGE);
+        } else {
+          const r = await run('limited', LIMITED);
+          // The spec's /run limit: 1,000 per 10 s per endpoint (100/s), raised by the dynamic limit with workers.
+          const effective = Math.max(100, WORKERS * 100 / 10);
+          results.limited = { ...r, effectiveRunLimitPerSecond: effective, shareOfLimit: +(r.jobsPerSecond / effective).toFixed(3), rateLimitedShare: +(r.rateLimited / r.n).toFixed(4) };
+        }
+        await daemon.stop();
+      } finally {
+        await platform.close();
+      }
+    }
+  } finally {
+    await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(values.json ? JSON.stringify(results, null, 2) : results);
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

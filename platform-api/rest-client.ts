@@ -57,7 +57,7 @@ export class RestClient {
     this.http = new HttpCore(opts);
   }
 
-  /** `GET /pods/{podId}`. Serverless workers are found only with `include.workers`. */
+  /** `GET /pods/{podId}` (a serverless worker too: `include.workers` only widens lists). */
   async getPod(podId: string, include: PodIncludes = {}): Promise<Pod> {
     const ctx = { operation: 'getPod' } as const;
     return this.call({ method: 'GET', path: `/pods/${segment('podId', podId, ctx)}`, query: includeQuery(include), ctx }, true, Pod);

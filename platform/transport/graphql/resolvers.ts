@@ -43,7 +43,7 @@ export const RESOLVERS: Record<string, Record<string, Resolver<never, never>>> =
     podTemplates: ((_src, args: { input?: TemplateFilter | null }, ctx) => {
       const f = args.input ?? {};
       return ctx.s.registry.templatesOf(ctx.user.id)
-        .filter((t) => t.isPublic)
+        .filter((t) => t.isPublic || t.isRunpod)
         .filter((t) => (f.isRunpod ?? t.isRunpod) === t.isRunpod && (f.isServerless ?? t.isServerless) === t.isServerless && (f.category ?? t.category) === t.category)
         .map(podTemplateOf);
     }) as Resolver<unknown, { input?: TemplateFilter | null }>,

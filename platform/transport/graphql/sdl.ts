@@ -18,7 +18,7 @@ type Query {
   myself: User!
   """One template the caller may read (their own or a public one); null when unknown."""
   podTemplate(id: String!): PodTemplate
-  """Public templates (official and community), filtered by the input; the caller's own are under myself."""
+  """Official (isRunpod) and public templates the caller can see, filtered by the input; the caller's private ones are under myself."""
   podTemplates(input: PodTemplateInput): [PodTemplate!]!
   """The simulated GPU types of the catalog."""
   gpuTypes(input: GpuTypeFilter): [GpuType!]!

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GpuTierId, NetworkVolume, ServerlessDiscount } from './catalog';
+import { LIMITS } from './limits';
 import { PodDesiredStatus } from './pod';
 
 export const ScalerType = z.enum(['QUEUE_DELAY', 'REQUEST_COUNT']);
@@ -29,6 +30,16 @@ export const Endpoint = z.object({
   allowedCudaVersions: z.string().optional(),
   /** ISO 8601 creation time (absent on endpoints stored before it was recorded). */
   createdAt: z.string().optional(),
+  /** Default executionTimeout of the endpoint's jobs, ms; 0 or absent: the platform's default. */
+  executionTimeoutMs: z.number().int().optional(),
+  /** Recorded only: fields the official tools send (Flash, runpodctl, REST) with no meaning locally. */
+  minCudaVersion: z.string().optional(),
+  workersPFBTarget: z.number().int().optional(),
+  instanceIds: z.array(z.string()).optional(),
+  networkVolumeIds: z.array(z.string()).optional(),
+  flashEnvironmentId: z.string().optional(),
+  computeType: z.string().optional(),
+  modelReferences: z.array(z.string()).optional(),
 });
 export type Endpoint = z.infer<typeof Endpoint>;
 
@@ -66,6 +77,25 @@ export const EndpointInput = z.strictObject({
   networkVolumeId: z.string({ error: 'networkVolumeId must be a string' }).nullable().optional(),
   gpuCount: int('gpuCount', 1, 8).optional(),
   allowedCudaVersions: z.string({ error: 'allowedCudaVersions must be a string' }).nullable().optional(),
+  /** Default executionTimeout of the endpoint's jobs in ms; 0 = the platform's default (600 s). */
+  executionTimeoutMs: z.number({ error: 'executionTimeoutMs must be a number' }).int({ error: 'executionTimeoutMs must be an integer' })
+    .refine((v) => v === 0 || (v >= LIMITS.executionTimeoutMinMs && v <= LIMITS.executionTimeoutMaxMs), {
+      error: `executionTimeoutMs must be 0 (the default) or between ${LIMITS.executionTimeoutMinMs} and ${LIMITS.executionTimeoutMaxMs}`,
+    }).nullable().optional(),
+  minCudaVersion: z.string({ error: 'minCudaVersion must be a string' }).regex(/^(\d+\.\d+)?$/, { error: 'minCudaVersion must look like "12.8"' }).nullable().optional(),
+  workersPFBTarget: int('workersPFBTarget', 0, 100).nullable().optional(),
+  instanceIds: z.array(z.string({ error: 'instanceIds entries must be strings' }), { error: 'instanceIds must be a list of strings' }).nullable().optional(),
+  networkVolumeIds: z.array(z.strictObject({
+    networkVolumeId: z.string({ error: 'networkVolumeIds.networkVolumeId must be a string' }),
+    dataCenterId: z.string({ error: 'networkVolumeIds.dataCenterId must be a string' }).nullable().optional(),
+  }), { error: 'networkVolumeIds must be a list of {networkVolumeId, dataCenterId}' }).nullable().optional(),
+  flashEnvironmentId: z.string({ error: 'flashEnvironmentId must be a string' }).nullable().optional(),
+  computeType: z.enum(['GPU', 'CPU'], { error: 'computeType must be GPU or CPU' }).nullable().optional(),
+  modelReferences: z.array(z.string({ error: 'modelReferences entries must be strings' })).nullable().optional(),
+  /** Only queue-based endpoints exist locally. */
+  type: z.literal('QB', { error: 'type: only queue-based ("QB") endpoints exist on the local platform' }).nullable().optional(),
+  /** An inline template (GraphQL): created for the endpoint instead of naming one with templateId. */
+  template: z.record(z.string(), z.unknown(), { error: 'template must be an object' }).nullable().optional(),
 });
 export type EndpointInput = z.infer<typeof EndpointInput>;
 

@@ -7,6 +7,7 @@ export * from './worker-protocol';
 export * from './catalog';
 export * from './template';
 export * from './endpoint';
+export * from './endpoint-rest';
 export * from './pod';
 export * from './names';
 export * from './batch';

@@ -49,7 +49,8 @@ export const TemplateUpdate = z.strictObject({
   ports: z.array(Port, { error: 'ports must be an array of "<port>/<http|tcp>" strings' }).optional(),
   readme: z.string({ error: 'readme must be a string' }).optional(),
   volumeInGb: z.number({ error: 'volumeInGb must be a number' }).int({ error: 'volumeInGb must be an integer' }).min(0).max(100_000).optional(),
-  volumeMountPath: z.string({ error: 'volumeMountPath must be a string' }).startsWith('/', { error: 'volumeMountPath must be an absolute path' }).optional(),
+  /** `""` (sent by the official tools) means the default, /workspace. */
+  volumeMountPath: z.string({ error: 'volumeMountPath must be a string' }).refine((v) => v === '' || v.startsWith('/'), { error: 'volumeMountPath must be an absolute path' }).optional(),
 });
 export type TemplateUpdate = z.infer<typeof TemplateUpdate>;
 
@@ -90,7 +91,32 @@ export interface SaveTemplateInput {
   containerRegistryAuthId?: string;
   startSsh?: boolean;
   startJupyter?: boolean;
+  advancedStart?: boolean;
+  startScript?: string;
+  portsConfig?: PortConfig[];
+  config?: unknown;
 }
+
+/** A label of a template port in the web console (`portsConfig`). */
+export interface PortConfig {
+  port: string;
+  name: string;
+}
+
+/**
+ * Settings of the GraphQL `PodTemplate` that only pods started from the web console use (SSH,
+ * Jupyter, a start script, port labels). Recorded and returned; they change nothing locally.
+ */
+export interface TemplateExtras {
+  advancedStart: boolean;
+  startJupyter: boolean;
+  startSsh: boolean;
+  startScript: string;
+  portsConfig: PortConfig[];
+  config: unknown;
+}
+
+export const TEMPLATE_EXTRAS_DEFAULTS: TemplateExtras = { advancedStart: false, startJupyter: false, startSsh: false, startScript: '', portsConfig: [], config: null };
 
 /** A template as the GraphQL API returns it (`PodTemplate`). */
 export const PodTemplate = z.looseObject({
@@ -113,5 +139,9 @@ export const PodTemplate = z.looseObject({
   containerRegistryAuthId: z.string().nullable(),
   earned: z.number(),
   runtimeInMin: z.number().int(),
+  advancedStart: z.boolean().optional(),
+  startJupyter: z.boolean().optional(),
+  startSsh: z.boolean().optional(),
+  startScript: z.string().optional(),
 });
 export type PodTemplate = z.infer<typeof PodTemplate>;

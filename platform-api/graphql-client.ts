@@ -21,7 +21,21 @@ import { withRetry, type RetryOptions } from './retry';
 import { parseResponse } from './validate';
 
 /** Names of the GraphQL operations, as used in error context. */
-export type GraphqlOperation = 'saveEndpoint' | 'listEndpoints' | 'deleteEndpoint' | 'updateEndpointTemplate' | 'saveTemplate' | 'listTemplates' | 'getTemplate';
+export type GraphqlOperation =
+  | 'saveEndpoint' | 'listEndpoints' | 'deleteEndpoint' | 'updateEndpointTemplate' | 'saveTemplate' | 'listTemplates' | 'getTemplate'
+  | 'deleteTemplate' | 'publicTemplates' | 'account' | 'gpuTypes' | 'dataCenters';
+
+/** `myself` as runpodctl's `user` command selects it. */
+export const Account = z.looseObject({
+  id: z.string(), email: z.string().nullable(), clientBalance: z.number(), currentSpendPerHr: z.number(), spendLimit: z.number().nullable(),
+  notifyPodsStale: z.boolean(), notifyPodsGeneral: z.boolean(), notifyLowBalance: z.boolean(),
+});
+export type Account = z.infer<typeof Account>;
+const GpuTypeView = z.looseObject({ id: z.string(), displayName: z.string(), memoryInGb: z.number(), secureCloud: z.boolean(), communityCloud: z.boolean() });
+const DataCenterView = z.looseObject({
+  id: z.string(), name: z.string(), location: z.string(),
+  gpuAvailability: z.array(z.looseObject({ gpuTypeId: z.string(), displayName: z.string(), stockStatus: z.string() })),
+});
 
 /** Options of {@link GraphqlClient}. */
 export interface GraphqlClientOptions {
@@ -48,7 +62,7 @@ const Envelope = z.looseObject({ data: z.record(z.string(), z.unknown()).nullabl
 
 const POD = 'id desiredStatus slsVersion';
 const ENDPOINT = `id name gpuIds templateId idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount version pods { ${POD} }`;
-const TEMPLATE = 'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin';
+const TEMPLATE = 'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin advancedStart startJupyter startScript startSsh';
 
 /** The field a GraphQL error of the platform names (`extensions.field`), when the error carries one. */
 export function graphqlErrorField(e: unknown): string | undefined {
@@ -112,14 +126,14 @@ export class GraphqlClient {
 
   /** `updateEndpointTemplate`: runs the endpoint on another template (a rolling release). */
   async updateEndpointTemplate(endpointId: string, templateId: string): Promise<EndpointView> {
-    const query = `mutation Switch($input: UpdateEndpointTemplateInput!) { updateEndpointTemplate(input: $input) { ${ENDPOINT} } }`;
+    const query = `mutation Switch($input: UpdateEndpointTemplateInput) { updateEndpointTemplate(input: $input) { ${ENDPOINT} } }`;
     const schema = z.object({ updateEndpointTemplate: EndpointView });
     return this.request('updateEndpointTemplate', query, { input: { endpointId, templateId } }, false, schema, (d) => d.updateEndpointTemplate);
   }
 
   /** `saveTemplate`: creates (no `id`) or modifies (with `id`: a rolling release of its endpoints) a template. */
   async saveTemplate(input: SaveTemplateInput): Promise<PodTemplate> {
-    const query = `mutation SaveTemplate($input: SaveTemplateInput!) { saveTemplate(input: $input) { ${TEMPLATE} } }`;
+    const query = `mutation SaveTemplate($input: SaveTemplateInput) { saveTemplate(input: $input) { ${TEMPLATE} } }`;
     return this.request('saveTemplate', query, { input }, false, z.object({ saveTemplate: PodTemplate }), (d) => d.saveTemplate);
   }
 
@@ -134,6 +148,36 @@ export class GraphqlClient {
   async getTemplate(id: string): Promise<PodTemplate | undefined> {
     const query = `query Template($id: String!) { podTemplate(id: $id) { ${TEMPLATE} } }`;
     return this.request('getTemplate', query, { id }, true, z.object({ podTemplate: PodTemplate.nullable() }), (d) => d.podTemplate ?? undefined);
+  }
+
+  /** `deleteTemplate(templateName)`: deletes one of the caller's templates; refused while an endpoint uses it. */
+  async deleteTemplate(templateName: string): Promise<void> {
+    const query = 'mutation DeleteTemplate($name: String) { deleteTemplate(templateName: $name) }';
+    await this.request('deleteTemplate', query, { name: templateName }, false, z.object({ deleteTemplate: z.null() }), () => undefined);
+  }
+
+  /** `podTemplates(input)`: public templates, official (`isRunpod: true`) or community (`false`), as runpodctl's `template list` asks. */
+  async publicTemplates(filter: { isRunpod?: boolean; isServerless?: boolean; category?: string } = {}): Promise<PodTemplate[]> {
+    const query = `query PodTemplates($input: PodTemplateInput) { podTemplates(input: $input) { ${TEMPLATE} } }`;
+    return this.request('publicTemplates', query, { input: filter }, true, z.object({ podTemplates: z.array(PodTemplate) }), (d) => d.podTemplates);
+  }
+
+  /** The caller's account (`myself`) with the fields runpodctl's `user` selects. */
+  async account(): Promise<Account> {
+    const query = 'query { myself { id email clientBalance currentSpendPerHr spendLimit notifyPodsStale notifyPodsGeneral notifyLowBalance } }';
+    return this.request('account', query, {}, true, z.object({ myself: Account }), (d) => d.myself);
+  }
+
+  /** `gpuTypes` with runpodctl's `gpu list` selection. */
+  async gpuTypes(): Promise<z.infer<typeof GpuTypeView>[]> {
+    const query = 'query { gpuTypes { id displayName memoryInGb secureCloud communityCloud } }';
+    return this.request('gpuTypes', query, {}, true, z.object({ gpuTypes: z.array(GpuTypeView) }), (d) => d.gpuTypes);
+  }
+
+  /** `dataCenters` with runpodctl's `datacenter list` selection. */
+  async dataCenters(): Promise<z.infer<typeof DataCenterView>[]> {
+    const query = 'query { dataCenters { id name location gpuAvailability { gpuTypeId displayName stockStatus } } }';
+    return this.request('dataCenters', query, {}, true, z.object({ dataCenters: z.array(DataCenterView) }), (d) => d.dataCenters);
   }
 
   async close(): Promise<void> {

@@ -48,7 +48,7 @@ export interface HttpCoreOptions {
 
 /** One request. `body` is already-encoded JSON so callers can measure it before sending. */
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path below the base URL, segments already encoded, starting with `/`. */
   path: string;
   query?: Record<string, string | number | undefined>;

@@ -1,18 +1,21 @@
 /**
- * Typed client of the REST control plane (`{baseUrl}/pods/...`, `{baseUrl}/templates/...`,
- * base e.g. `http://127.0.0.1:8080/v1`): read pods, create, read and update templates. Bodies
- * are checked with the contracts before sending and answers are validated against them.
+ * Typed client of the REST control plane (`{baseUrl}/pods/...`, `/templates/...`,
+ * `/endpoints/...`, base e.g. `http://127.0.0.1:8080/v1`): read pods; create, read, update and
+ * delete templates and endpoints, with the methods and bodies runpodctl sends. Bodies are
+ * checked with the contracts before sending and answers are validated against them.
  */
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { Pod, Template, TemplateCreate, TemplateUpdate, type PodIncludes } from '../contracts';
+import { Pod, RestEndpoint, RestEndpointCreate, RestEndpointUpdate, Template, TemplateCreate, TemplateUpdate, type PodIncludes } from '../contracts';
 import { BadRequestError, type PlatformApiErrorContext } from './errors';
 import { HttpCore, type HttpRequest } from './http';
 import { withRetry, type RetryOptions } from './retry';
 import { parseResponse, segment } from './validate';
 
 /** Names of the REST operations, as used in error context. */
-export type RestOperation = 'getPod' | 'listPods' | 'createTemplate' | 'getTemplate' | 'listTemplates' | 'updateTemplate';
+export type RestOperation =
+  | 'getPod' | 'listPods' | 'createTemplate' | 'getTemplate' | 'listTemplates' | 'updateTemplate' | 'patchTemplate' | 'deleteTemplate'
+  | 'listEndpoints' | 'getEndpoint' | 'createEndpoint' | 'updateEndpoint' | 'deleteEndpoint';
 
 /** Options of {@link RestClient}. */
 export interface RestClientOptions {
@@ -57,7 +60,7 @@ export class RestClient {
     this.http = new HttpCore(opts);
   }
 
-  /** `GET /pods/{podId}`. Serverless workers are found only with `include.workers`. */
+  /** `GET /pods/{podId}` (a serverless worker too: `include.workers` only widens lists). */
   async getPod(podId: string, include: PodIncludes = {}): Promise<Pod> {
     const ctx = { operation: 'getPod' } as const;
     return this.call({ method: 'GET', path: `/pods/${segment('podId', podId, ctx)}`, query: includeQuery(include), ctx }, true, Pod);
@@ -97,6 +100,50 @@ export class RestClient {
     const path = `/templates/${segment('templateId', templateId, ctx)}/update`;
     // Repeating the same update leaves the same template (one more release at most): safe to retry.
     return this.call({ method: 'POST', path, body: encodeBody(TemplateUpdate, body, ctx), ctx }, true, Template);
+  }
+
+  /** `PATCH /templates/{templateId}` (runpodctl `template update`): only the given fields change; a rolling release of its endpoints. */
+  async patchTemplate(templateId: string, body: TemplateUpdate): Promise<Template> {
+    const ctx = { operation: 'patchTemplate' } as const;
+    const path = `/templates/${segment('templateId', templateId, ctx)}`;
+    return this.call({ method: 'PATCH', path, body: encodeBody(TemplateUpdate, body, ctx), ctx }, true, Template);
+  }
+
+  /** `DELETE /templates/{templateId}` (runpodctl `template delete`): refused while an endpoint uses it. */
+  async deleteTemplate(templateId: string): Promise<void> {
+    const ctx = { operation: 'deleteTemplate' } as const;
+    await withRetry(() => this.http.send({ method: 'DELETE', path: `/templates/${segment('templateId', templateId, ctx)}`, ctx }), { idempotent: false, retry: this.opts.retry });
+  }
+
+  /** `GET /endpoints` (runpodctl `serverless list`): the caller's endpoints. */
+  async listEndpoints(include: Pick<PodIncludes, 'template' | 'workers'> = {}): Promise<RestEndpoint[]> {
+    const ctx = { operation: 'listEndpoints' } as const;
+    return this.call({ method: 'GET', path: '/endpoints', query: includeQuery(include), ctx }, true, z.array(RestEndpoint));
+  }
+
+  /** `GET /endpoints/{endpointId}` (runpodctl `serverless get`). */
+  async getEndpoint(endpointId: string, include: Pick<PodIncludes, 'template' | 'workers'> = {}): Promise<RestEndpoint> {
+    const ctx = { operation: 'getEndpoint' } as const;
+    return this.call({ method: 'GET', path: `/endpoints/${segment('endpointId', endpointId, ctx)}`, query: includeQuery(include), ctx }, true, RestEndpoint);
+  }
+
+  /** `POST /endpoints`: a new endpoint on a serverless template (`templateId` required). */
+  async createEndpoint(body: RestEndpointCreate): Promise<RestEndpoint> {
+    const ctx = { operation: 'createEndpoint' } as const;
+    return this.call({ method: 'POST', path: '/endpoints', body: encodeBody(RestEndpointCreate, body, ctx), ctx }, false, RestEndpoint);
+  }
+
+  /** `PATCH /endpoints/{endpointId}` (runpodctl `serverless update`): only the given fields change. */
+  async updateEndpoint(endpointId: string, body: RestEndpointUpdate): Promise<RestEndpoint> {
+    const ctx = { operation: 'updateEndpoint' } as const;
+    const path = `/endpoints/${segment('endpointId', endpointId, ctx)}`;
+    return this.call({ method: 'PATCH', path, body: encodeBody(RestEndpointUpdate, body, ctx), ctx }, true, RestEndpoint);
+  }
+
+  /** `DELETE /endpoints/{endpointId}` (runpodctl `serverless delete`): scales it down and deletes it. */
+  async deleteEndpoint(endpointId: string): Promise<void> {
+    const ctx = { operation: 'deleteEndpoint' } as const;
+    await withRetry(() => this.http.send({ method: 'DELETE', path: `/endpoints/${segment('endpointId', endpointId, ctx)}`, ctx }), { idempotent: false, retry: this.opts.retry });
   }
 
   async close(): Promise<void> {

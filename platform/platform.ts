@@ -125,6 +125,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const registry = new Registry(db);
   const engine = new JobEngine(new JobStore(db), {
     clock,
+    endpointExecutionTimeoutMs: (id) => registry.endpoint(id)?.executionTimeoutMs,
     ...(options.retentionAsyncMs !== undefined ? { retentionAsyncMs: options.retentionAsyncMs } : {}),
     ...(options.retentionSyncMs !== undefined ? { retentionSyncMs: options.retentionSyncMs } : {}),
   });

@@ -49,6 +49,11 @@ export const DATA_CENTERS: readonly { id: string; country: string; location: str
   { id: 'EU-GB-1', country: 'GB', location: 'United Kingdom' },
   { id: 'AP-JP-1', country: 'JP', location: 'Japan' },
   { id: 'OC-AU-1', country: 'AU', location: 'Australia' },
+  // The rest of the ids the REST reference (dataCenterIds) and Flash (locations) name.
+  ...['US-CA-2', 'US-DE-1', 'US-GA-2', 'US-KS-2', 'US-KS-3', 'US-MO-1', 'US-MO-2', 'US-NC-1', 'US-NC-2', 'US-NE-1', 'US-TX-1', 'US-TX-4', 'US-WA-1']
+    .map((id) => ({ id, country: 'US', location: 'United States' })),
+  ...['CA-MTL-2', 'CA-MTL-3'].map((id) => ({ id, country: 'CA', location: 'Canada' })),
+  ...['EUR-IS-2', 'EUR-IS-3'].map((id) => ({ id, country: 'IS', location: 'Iceland' })),
 ];
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
@@ -109,6 +114,16 @@ export function machineObject(tier: GpuTierId, count: number, dataCenterId: stri
 
 /** A network volume as reported locally: there is no volume store, so only the id is real. */
 export const networkVolumeObject = (id: string, dataCenterId: string): NetworkVolume => ({ id, name: id, size: 0, dataCenterId });
+
+/** The GPU types of the catalog (GraphQL `gpuTypes`): one per tier, in stock everywhere. */
+export const gpuTypes = (): { id: string; displayName: string; memoryInGb: number; secureCloud: boolean; communityCloud: boolean; pool: GpuTierId }[] =>
+  (Object.entries(GPU_TIERS) as [GpuTierId, Tier][]).map(([pool, t]) => ({
+    id: t.gpuTypeId, displayName: t.displayName, memoryInGb: t.memoryInGb, secureCloud: true, communityCloud: true, pool,
+  }));
+
+/** The tier of a GPU type id (REST `gpuTypeIds`), or undefined when the catalog has no such type. */
+export const tierOfGpuType = (gpuTypeId: string): GpuTierId | undefined =>
+  (Object.keys(GPU_TIERS) as GpuTierId[]).find((tier) => GPU_TIERS[tier].gpuTypeId === gpuTypeId);
 
 function splitList(v: string): string[] {
   return v.split(',').map((s) => s.trim()).filter(Boolean);

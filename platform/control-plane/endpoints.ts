@@ -16,7 +16,10 @@ export interface EndpointDeps {
 }
 
 /** Fields whose change replaces the workers (a new release): they shape what a worker is. */
-const RELEASE_FIELDS = ['templateId', 'gpuIds', 'gpuCount', 'locations', 'networkVolumeId', 'allowedCudaVersions'] as const;
+const RELEASE_FIELDS = ['templateId', 'gpuIds', 'gpuCount', 'locations', 'networkVolumeId', 'allowedCudaVersions', 'minCudaVersion'] as const;
+
+/** Recorded fields where null (or 0 for the timeout) means "not set". */
+const CLEARABLE = ['executionTimeoutMs', 'minCudaVersion', 'workersPFBTarget', 'instanceIds', 'networkVolumeIds', 'flashEnvironmentId', 'computeType', 'modelReferences'] as const;
 
 /** The endpoint `id` of `user`: NOT_FOUND when unknown, FORBIDDEN (401) when another user's. */
 export function ownedEndpoint(registry: Registry, user: User, id: string): Endpoint {
@@ -32,7 +35,8 @@ export function ownedEndpoint(registry: Registry, user: User, id: string): Endpo
  * GPUs, locations or volume starts a rolling release; scaling fields apply to the live pool at once.
  */
 export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endpoint {
-  const input = validate(EndpointInput, raw, 'input');
+  const { template: inline, type: _qb, networkVolumeIds: volumes, ...input } = validate(EndpointInput, raw, 'input');
+  if (inline !== undefined && inline !== null) throw new BadRequestError('template: an inline template is accepted only by the GraphQL saveEndpoint', { field: 'template' });
   const previous = input.id === undefined ? undefined : ownedEndpoint(deps.registry, user, input.id);
   if (!previous) {
     for (const field of ['name', 'gpuIds', 'templateId'] as const) {
@@ -45,7 +49,8 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
     if (unknown.length > 0) throw new BadRequestError(`locations: unknown data center or country ${unknown.map((l) => `"${l}"`).join(', ')}`, { field: 'locations' });
   }
 
-  const given = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== undefined && k !== 'id')) as Partial<EndpointInput>;
+  const given = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== undefined && k !== 'id')) as Partial<Endpoint>;
+  if (volumes !== undefined) given.networkVolumeIds = volumes === null ? undefined : volumes.map((v) => v.networkVolumeId);
   const merged = {
     ...(previous ?? { ...ENDPOINT_DEFAULTS, gpuCount: 1, createdAt: new Date().toISOString() }),
     ...given,
@@ -55,6 +60,7 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
   merged.locations = merged.locations ?? '';
   merged.networkVolumeId = merged.networkVolumeId || null;
   if (!merged.allowedCudaVersions) delete merged.allowedCudaVersions;
+  for (const f of CLEARABLE) if (merged[f] === null || merged[f] === undefined || (f === 'executionTimeoutMs' && merged[f] === 0)) delete merged[f];
   // The service's old convention: a name ending in "-fb" asks for FlashBoot.
   if (!previous && input.flashBootType === undefined && /-fb$/i.test(merged.name)) merged.flashBootType = 'FLASHBOOT';
   if (merged.workersMin > merged.workersMax) {
@@ -69,12 +75,13 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
 }
 
 /**
- * `deleteEndpoint`: refused unless workersMin and workersMax are both 0 (the service's rule).
+ * `deleteEndpoint`: refused unless workersMin and workersMax are both 0 (the service's GraphQL
+ * rule) or `scaleDown` (REST `DELETE /v1/endpoints/{id}`, whose reference has no such rule).
  * Jobs still queued are cancelled; the remaining workers are stopped.
  */
-export function deleteEndpoint(deps: EndpointDeps, user: User, id: string): void {
+export function deleteEndpoint(deps: EndpointDeps, user: User, id: string, opts: { scaleDown?: boolean } = {}): void {
   const e = ownedEndpoint(deps.registry, user, id);
-  if (e.workersMin !== 0 || e.workersMax !== 0) {
+  if (!opts.scaleDown && (e.workersMin !== 0 || e.workersMax !== 0)) {
     throw new PreconditionFailedError(
       `endpoint ${id} has workersMin ${e.workersMin} and workersMax ${e.workersMax}; set both to 0 before deleting it`,
       { field: e.workersMax !== 0 ? 'workersMax' : 'workersMin' },

@@ -78,13 +78,14 @@ function specFromRegistry(pod: WorkerPod, registry: Registry): PodSpec {
 }
 
 /**
- * `GET /v1/pods/{podId}` for `user`: 404 when unknown (a serverless worker counts as unknown
- * unless `include.workers`), 401 when it is another user's.
+ * `GET /v1/pods/{podId}` for `user`: 404 when unknown, 401 when it is another user's. A worker
+ * is returned without `include.workers`: the reference describes that flag as listing workers
+ * too, a read by id names the pod, and locally every pod is a worker (runpodctl's `pod get`
+ * cannot send the flag).
  */
 export function readPod(findPod: (podId: string) => WorkerPod | undefined, registry: Registry, user: User, podId: string, include: PodIncludes): Pod {
   const pod = SAFE_ID.test(podId) ? findPod(podId) : undefined;
   if (!pod) throw new NotFoundError(`pod ${podId} not found`, { field: 'podId' });
-  if (!include.workers) throw new NotFoundError(`pod ${podId} not found (it is a serverless worker: add includeWorkers=true)`, { field: 'podId' });
   if (pod.userId !== user.id) throw new ForbiddenError(`podId: this API key has no access to pod ${podId}`, { field: 'podId' });
   return podView(pod, registry, include);
 }

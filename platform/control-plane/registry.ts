@@ -1,13 +1,14 @@
 /** Templates and endpoints in memory, written through to SQLite, with change events for the pool. */
 import { EventEmitter } from 'node:events';
-import { ENDPOINT_DEFAULTS, type Endpoint, type Template } from '../../contracts';
+import { ENDPOINT_DEFAULTS, type Endpoint, type Template, type TemplateExtras } from '../../contracts';
 import { type Db } from '../core/db';
 import { shortId } from '../core/ids';
 import { ConflictError, NotFoundError } from '../core/errors';
 
-/** A template as stored: the wire Template plus its owner. */
+/** A template as stored: the wire Template plus its owner and the GraphQL-only settings. */
 export interface StoredTemplate extends Template {
   userId: string;
+  extras?: Partial<TemplateExtras>;
 }
 
 export type NewTemplate = Omit<StoredTemplate, 'id' | 'earned' | 'runtimeInMin'> & { id?: string };
@@ -64,6 +65,12 @@ export class Registry extends EventEmitter<RegistryEvents> {
       .run(t.id, t.userId, t.name, JSON.stringify(t));
     this.templates.set(id, t);
     return t;
+  }
+
+  /** Deletes a template (the caller checked that no endpoint uses it). */
+  deleteTemplate(id: string): void {
+    this.db.prepare('DELETE FROM templates WHERE id = ?').run(id);
+    this.templates.delete(id);
   }
 
   endpoint(id: string): Endpoint | undefined {

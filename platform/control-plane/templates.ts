@@ -1,6 +1,6 @@
 /** Template operations of the control plane: visibility, ownership, create and update. */
-import { TEMPLATE_DEFAULTS, TemplateCreate, TemplateUpdate, type Endpoint, type Template } from '../../contracts';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../core/errors';
+import { TEMPLATE_DEFAULTS, TemplateCreate, TemplateUpdate, type Endpoint, type Template, type TemplateExtras } from '../../contracts';
+import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../core/errors';
 import { SAFE_ID } from '../core/ids';
 import { type Registry, type StoredTemplate } from './registry';
 import { type User } from './users';
@@ -8,7 +8,7 @@ import { validate } from '../core/validate';
 
 /** The wire Template: the stored one without its owner. */
 export function toWireTemplate(t: StoredTemplate): Template {
-  const { userId: _owner, ...wire } = t;
+  const { userId: _owner, extras: _extras, ...wire } = t;
   return { ...wire, containerRegistryAuthId: wire.containerRegistryAuthId ?? null };
 }
 
@@ -40,7 +40,7 @@ export function ownedTemplate(registry: Registry, user: User, id: string): Store
  * Creates a template owned by `user` from a `POST /v1/templates` body (validated here). Missing
  * fields take the spec's defaults; names are unique across the platform.
  */
-export function createTemplate(registry: Registry, user: User, raw: unknown): StoredTemplate {
+export function createTemplate(registry: Registry, user: User, raw: unknown, extras?: Partial<TemplateExtras>): StoredTemplate {
   const body = validate(TemplateCreate, raw);
   requireCommand(body.isServerless ?? false, body.dockerEntrypoint ?? [], body.dockerStartCmd ?? []);
   return registry.saveTemplate({
@@ -59,7 +59,8 @@ export function createTemplate(registry: Registry, user: User, raw: unknown): St
     ports: body.ports ?? [],
     readme: body.readme ?? TEMPLATE_DEFAULTS.readme,
     volumeInGb: body.volumeInGb ?? TEMPLATE_DEFAULTS.volumeInGb,
-    volumeMountPath: body.volumeMountPath ?? TEMPLATE_DEFAULTS.volumeMountPath,
+    volumeMountPath: body.volumeMountPath || TEMPLATE_DEFAULTS.volumeMountPath,
+    ...(extras ? { extras } : {}),
   });
 }
 
@@ -74,18 +75,35 @@ export type UpdateMode =
  * Updates a template of `user` (body validated here) and starts a rolling release on every
  * endpoint that uses it: each endpoint's version goes up and the pool replaces its workers.
  */
-export function updateTemplate(registry: Registry, user: User, id: string, raw: unknown, mode: UpdateMode): { template: StoredTemplate; released: Endpoint[] } {
+export function updateTemplate(
+  registry: Registry, user: User, id: string, raw: unknown, mode: UpdateMode, extras?: Partial<TemplateExtras>,
+): { template: StoredTemplate; released: Endpoint[] } {
   const current = ownedTemplate(registry, user, id);
   const body = validate(TemplateUpdate, raw);
   const given = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as TemplateUpdate;
   const base: StoredTemplate = mode === 'spec-defaults' ? { ...current, ...TEMPLATE_DEFAULTS } : current;
   const next: StoredTemplate = { ...base, ...given, id: current.id, userId: current.userId };
   if ('containerRegistryAuthId' in given) next.containerRegistryAuthId = emptyToNull(given.containerRegistryAuthId);
+  if (next.volumeMountPath === '') next.volumeMountPath = TEMPLATE_DEFAULTS.volumeMountPath;
+  if (extras) next.extras = { ...current.extras, ...extras };
   requireCommand(next.isServerless, next.dockerEntrypoint, next.dockerStartCmd);
   const template = registry.saveTemplate(next);
   // Every update is a release, as the spec says: the workers read the template only when they start.
   const released = registry.endpointsUsingTemplate(id).map((e) => registry.bumpVersion(e.id));
   return { template, released };
+}
+
+/**
+ * Deletes a template of `user` (REST `DELETE /v1/templates/{id}`, GraphQL `deleteTemplate`).
+ * Refused while an endpoint uses it, as the service does.
+ */
+export function deleteTemplate(registry: Registry, user: User, id: string): void {
+  const t = ownedTemplate(registry, user, id);
+  const users = registry.endpointsUsingTemplate(t.id);
+  if (users.length > 0) {
+    throw new PreconditionFailedError(`templateId: template ${id} is used by endpoint ${users.map((e) => e.id).join(', ')}; delete or switch those endpoints first`, { field: 'templateId' });
+  }
+  registry.deleteTemplate(t.id);
 }
 
 /** There is no container runtime locally, so a serverless template must say what to run. */

@@ -22,6 +22,12 @@ export interface JobEngineOptions {
    * @default 60000 (1 min)
    */
   retentionSyncMs?: number;
+  /**
+   * The endpoint's own default `executionTimeout` (its `executionTimeoutMs`), used when a job's
+   * policy gives none.
+   * @default none: the spec's 600000 ms
+   */
+  endpointExecutionTimeoutMs?: (endpointId: string) => number | undefined;
 }
 
 interface JobEngineEvents {
@@ -43,6 +49,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   private readonly states: JobStates;
   private readonly queue = new JobQueue();
   private readonly clock: Clock;
+  private readonly endpointTimeout: (endpointId: string) => number | undefined;
   /** Reading jobs: lookups, `/health` counts and waiting for a change. */
   readonly jobs: JobReader;
   /** Jobs created by `/run` and `/runsync` since start, per endpoint (not replays of an idempotency key). */
@@ -51,6 +58,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
   constructor(store: JobStore, options: JobEngineOptions) {
     super();
     this.clock = options.clock;
+    this.endpointTimeout = options.endpointExecutionTimeoutMs ?? (() => undefined);
     this.states = new JobStates(store, options.clock, {
       asyncMs: options.retentionAsyncMs ?? LIMITS.retentionAsyncMs,
       syncMs: options.retentionSyncMs ?? LIMITS.retentionSyncMs,
@@ -81,7 +89,7 @@ export class JobEngine extends EventEmitter<JobEngineEvents> {
    */
   submit(endpointId: string, userId: string, body: JobSubmission, sync: boolean, idempotencyKey?: string): Job {
     const now = this.clock.now();
-    const policy = resolvePolicy(body.policy);
+    const policy = resolvePolicy({ executionTimeout: this.endpointTimeout(endpointId), ...body.policy });
     const job: Job = {
       id: newJobId(), endpointId, userId, status: 'IN_QUEUE', sync, input: body.input, policy,
       submittedAt: now, queuedAt: now, ttlDeadline: now + policy.ttl, retries: 0, pendingChunks: [], chunkSeq: 0,

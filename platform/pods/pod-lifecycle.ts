@@ -5,6 +5,7 @@ import { type Endpoint } from '../../contracts';
 import { apiKey, shortId } from '../core/ids';
 import { podSpec, type WorkerPod } from './pod';
 import { stopProcessGroup } from '../../common/process';
+import { resolveLaunch, type LocalImage } from './local-image';
 import { launchPod, reapOrphans } from './pod-process';
 import { type PoolParts } from './pool-parts';
 import { StopOrders } from './stop-orders';
@@ -20,6 +21,7 @@ export interface LifecycleSettings {
   flashBootColdStartMs: number;
   stopGraceMs: number;
   pingIntervalMs: number;
+  images: Record<string, LocalImage>;
 }
 
 /** Starts and stops pods, and handles their exits. */
@@ -52,7 +54,11 @@ export class PodLifecycle {
       phase: 'starting', command, env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false,
       stops: new StopOrders(), createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
     };
-    pod.env = { ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
+    // The image's ENV, then the template's env, then the worker variables (as in a container).
+    const image = resolveLaunch(command, this.o.images[template.imageName], this.o.podCwd);
+    pod.command = image.command;
+    pod.cwd = image.cwd;
+    pod.env = { ...image.env, ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
     this.parts.pods.add(pod);
     const delay = e.flashBootType === 'FLASHBOOT' ? this.o.flashBootColdStartMs : this.o.coldStartMs;
     setTimeout(() => this.launch(pod), delay).unref();
@@ -88,7 +94,7 @@ export class PodLifecycle {
 
   private launch(pod: WorkerPod): void {
     if (pod.phase !== 'starting' || this.closed) return;
-    const proc = launchPod({ podId: pod.id, command: pod.command, env: pod.env, cwd: this.o.podCwd, dir: join(this.o.dataDir, 'pods', pod.id) });
+    const proc = launchPod({ podId: pod.id, command: pod.command, env: pod.env, cwd: pod.cwd ?? this.o.podCwd, dir: join(this.o.dataDir, 'pods', pod.id) });
     pod.proc = proc;
     pod.phase = 'initializing';
     pod.startedAt = Date.now();

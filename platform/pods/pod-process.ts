@@ -1,7 +1,8 @@
-/** A pod's OS process: launch in its own process group, stop (SIGTERM then SIGKILL), reap orphans. */
+/** A pod's OS process: launch in its own process group, kill the whole group when it ends, reap orphan groups. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { signalGroup } from '../../common/process';
 
 /** What a worker pod's process is started with. */
 export interface PodLaunch {
@@ -16,7 +17,12 @@ export interface PodLaunch {
 /** Host variables a pod inherits; everything else comes from its template and the platform. */
 const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT', 'NODE_EXTRA_CA_CERTS'];
 
-/** Starts a pod's process in its own process group, stdout and stderr appended to `<dir>/pod.log`. */
+/**
+ * Starts a pod's process in its own process group, stdout and stderr appended to `<dir>/pod.log`.
+ * The group id goes to `<dir>/pid`; when the leader exits, for whatever reason, the whole group is
+ * SIGKILLed (the stock Python SDK's heartbeat runs in a child process that would otherwise keep
+ * pinging) and only then is the file removed, so a platform that dies before that can reap it.
+ */
 export function launchPod(launch: PodLaunch): ChildProcess {
   mkdirSync(launch.dir, { recursive: true });
   const logFd = openSync(join(launch.dir, 'pod.log'), 'a');
@@ -27,18 +33,60 @@ export function launchPod(launch: PodLaunch): ChildProcess {
   }
   Object.assign(env, { HOME: launch.dir }, launch.env);
   const [cmd, ...args] = launch.command;
+  const pidFile = join(launch.dir, 'pid');
   try {
     const proc = spawn(cmd!, args, { cwd: launch.cwd, env, stdio: ['ignore', logFd, logFd], detached: true });
-    // The pid file lets a platform restarted after a crash reap the workers it left behind.
-    if (proc.pid !== undefined) writeFileSync(join(launch.dir, 'pid'), String(proc.pid));
-    proc.once('exit', () => rmSync(join(launch.dir, 'pid'), { force: true }));
+    if (proc.pid !== undefined) writeFileSync(pidFile, String(proc.pid));
+    proc.once('exit', () => {
+      signalGroup(proc, 'SIGKILL');
+      rmSync(pidFile, { force: true });
+    });
     return proc;
   } finally {
     closeSync(logFd);
   }
 }
 
-/** Kills the process groups of pods a crashed platform left running; returns how many. */
+/** Pids in process group `pgid` (from /proc), or undefined where /proc cannot tell. */
+export function groupMembers(pgid: number): number[] | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
+  const members: number[] = [];
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) members.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members;
+}
+
+/** True when some process of group `pgid` is pod `podId`'s (its environment names the pod); true where /proc cannot tell. */
+function isPodGroup(pgid: number, podId: string): boolean {
+  const members = groupMembers(pgid);
+  if (members === undefined) return true;
+  return members.some((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RUNPOD_POD_ID=${podId}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Kills the process groups of pods a crashed platform left running, leaders or not (an orphaned
+ * heartbeat child keeps its group); returns how many groups. A group id reused by an unrelated
+ * process since is left alone.
+ */
 export function reapOrphans(podsDir: string): number {
   let n = 0;
   let entries: string[];
@@ -49,15 +97,15 @@ export function reapOrphans(podsDir: string): number {
   }
   for (const id of entries) {
     const pidFile = join(podsDir, id, 'pid');
-    let pid: number;
+    let pgid: number;
     try {
-      pid = Number(readFileSync(pidFile, 'utf8'));
+      pgid = Number(readFileSync(pidFile, 'utf8'));
     } catch {
       continue;
     }
     try {
-      if (Number.isInteger(pid) && pid > 1) {
-        process.kill(-pid, 'SIGKILL');
+      if (Number.isInteger(pgid) && pgid > 1 && isPodGroup(pgid, id)) {
+        process.kill(-pgid, 'SIGKILL');
         n++;
       }
     } catch {

@@ -43,6 +43,8 @@ export interface WorkerPod {
   phase: PodPhase;
   proc?: ChildProcess;
   command: string[];
+  /** Working directory of the process (its local image's root, else the pool's podCwd). */
+  cwd?: string;
   env: Record<string, string>;
   /** Jobs the pod is running now. */
   jobs: Set<string>;

@@ -4,6 +4,7 @@ import { type Registry } from '../control-plane/registry';
 import { type JobEngine } from '../jobs/engine';
 import { type Job } from '../jobs/job';
 import { CrashGuard } from './crash-guard';
+import { type LocalImage } from './local-image';
 import { type WorkerPod } from './pod';
 import { PodLifecycle } from './pod-lifecycle';
 import { PodTable } from './pod-table';
@@ -48,6 +49,12 @@ export interface PodPoolOptions {
    * @default 10000
    */
   pingIntervalMs?: number;
+  /**
+   * Local stand-ins of container images by `imageName` (e.g. `runpod/mock-worker:latest`): the
+   * folder and environment a pod of a template naming that image runs in.
+   * @default {} (every command runs as given, in podCwd)
+   */
+  images?: Record<string, LocalImage>;
 }
 
 /** Starts, tracks and stops the worker processes of every endpoint, within workersMin..workersMax. */
@@ -60,7 +67,7 @@ export class PodPool {
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
     const o = {
       podCwd: process.cwd(), coldStartMs: 1000, flashBootColdStartMs: 100, stopGraceMs: 10_000,
-      reconcileIntervalMs: 200, pingIntervalMs: 10_000, ...options,
+      reconcileIntervalMs: 200, pingIntervalMs: 10_000, images: {}, ...options,
     };
     const crashes = new CrashGuard();
     const changed = (): void => this.reconciler.schedule();

@@ -1,19 +1,20 @@
-/** The REST control plane (`/v1`): pods and templates. */
+/** The REST control plane (`/v1`): pods and templates (endpoints are in rest-endpoint-routes.ts). */
 import { type PodIncludes } from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { podView, readPod } from '../control-plane/pod-view';
-import { createTemplate, readableTemplate, toWireTemplate, updateTemplate } from '../control-plane/templates';
+import { createTemplate, deleteTemplate, readableTemplate, toWireTemplate, updateTemplate } from '../control-plane/templates';
 import { type PlatformServices } from '../services';
 import { authenticate } from './http/auth';
 import { parseJson, readBody } from './http/body';
 import { sendJson } from './http/respond';
 import { type Ctx, type Router } from './http/router';
+import { restEndpointRoutes } from './rest-endpoint-routes';
 
 /** Largest REST body (a template is a few KB). */
 export const REST_BODY_LIMIT = 1024 * 1024;
 
 /** A boolean query flag: absent = false; `true`/`false` (or 1/0); anything else is a 400 naming it. */
-function flag(ctx: Ctx, name: string): boolean {
+export function flag(ctx: Ctx, name: string): boolean {
   const v = ctx.query.get(name);
   if (v === null || v === 'false' || v === '0') return false;
   if (v === 'true' || v === '1' || v === '') return true;
@@ -29,10 +30,12 @@ const includes = (ctx: Ctx): PodIncludes => ({
 });
 
 /**
- * The REST half of the control plane (`/v1`, `Authorization: Bearer <API key>`): read pods,
- * create, read and update templates. Thin: the domain functions do the work and the checks.
+ * The REST half of the control plane (`/v1`, `Authorization: Bearer <API key>`): read pods;
+ * create, read, update and delete templates and endpoints. Thin: the domain functions do the
+ * work and the checks.
  */
 export function restRoutes(router: Router, s: PlatformServices): void {
+  restEndpointRoutes(router, s);
   const body = async (ctx: Ctx, what: string): Promise<unknown> => parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
 
   router.on('GET', '/v1/pods/:podId', (ctx) => {
@@ -70,5 +73,18 @@ export function restRoutes(router: Router, s: PlatformServices): void {
     const user = authenticate(s, ctx.req);
     const { template } = updateTemplate(s.registry, user, ctx.params.templateId ?? '', await body(ctx, 'template update'), 'spec-defaults');
     sendJson(ctx.res, 200, toWireTemplate(template));
+  });
+
+  // PATCH changes only the fields given (what runpodctl's `template update` expects).
+  router.on('PATCH', '/v1/templates/:templateId', async (ctx) => {
+    const user = authenticate(s, ctx.req);
+    const { template } = updateTemplate(s.registry, user, ctx.params.templateId ?? '', await body(ctx, 'template update'), 'merge');
+    sendJson(ctx.res, 200, toWireTemplate(template));
+  });
+
+  router.on('DELETE', '/v1/templates/:templateId', (ctx) => {
+    const user = authenticate(s, ctx.req);
+    deleteTemplate(s.registry, user, ctx.params.templateId ?? '');
+    ctx.res.writeHead(204).end();
   });
 }

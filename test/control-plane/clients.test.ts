@@ -104,7 +104,9 @@ describe('RestClient', () => {
     expect(full).toMatchObject({ id: pod.id, endpointId: e.id, costPerHr: 2.74, gpu: { displayName: 'A100 PCIe' }, savingsPlans: [], template: { id: t.id } });
     expect(full.machine?.gpuDisplayName).toBe('A100 PCIe');
     expect(full.networkVolume).toBeUndefined();
-    expect(isPlatformApiError(await failure(rest.getPod(pod.id)), 'NOT_FOUND')).toBe(true);
+    // A read by id finds the worker without include.workers (runpodctl's `pod get` cannot send it).
+    expect((await rest.getPod(pod.id)).id).toBe(pod.id);
+    expect(isPlatformApiError(await failure(rest.getPod('nosuchpod')), 'NOT_FOUND')).toBe(true);
 
     const updated = await rest.updateTemplate(t.id, { dockerStartCmd: taggedCommand('r2'), readme: 'v2' });
     expect(updated).toMatchObject({ readme: 'v2', dockerStartCmd: taggedCommand('r2') });

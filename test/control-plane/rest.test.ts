@@ -66,9 +66,14 @@ describe('GET /v1/pods/{podId}', () => {
     expect(Template.parse(pod.template)).not.toHaveProperty('userId');
   });
 
-  it('a worker pod is only found with includeWorkers=true; unknown pods are 404', async () => {
-    expect((await call(p.url, 'GET', `/v1/pods/${podId}`)).status).toBe(404);
-    expect((await call(p.url, 'GET', `/v1/pods/${podId}?includeWorkers=false`)).status).toBe(404);
+  it('a worker pod is read by id without includeWorkers (runpodctl pod get); only lists need the flag; unknown pods are 404', async () => {
+    // runpodctl `pod get <id>`: GET /pods/{id} with no include flags.
+    const plain = await call(p.url, 'GET', `/v1/pods/${podId}`);
+    expect(plain.status).toBe(200);
+    expect(plain.body).toMatchObject({ id: podId, endpointId });
+    expect(plain.body).not.toHaveProperty('machine');
+    expect((await call(p.url, 'GET', `/v1/pods/${podId}?includeWorkers=false&includeMachine=true`)).body.machine).toBeDefined();
+    expect((await call(p.url, 'GET', `/v1/pods?endpointId=${endpointId}`)).body).toEqual([]);
     const unknown = await call(p.url, 'GET', '/v1/pods/nosuchpod?includeWorkers=true');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatch(/pod nosuchpod not found/);

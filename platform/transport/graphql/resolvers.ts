@@ -1,13 +1,15 @@
-/** GraphQL field resolvers: thin adapters over the control-plane operations. */
+/** GraphQL root resolvers (queries and mutations): thin adapters over the control-plane operations. */
 import { type GraphQLFieldResolver } from 'graphql';
-import { type Endpoint, type Pod, type SaveTemplateInput, type ServerlessDiscount } from '../../../contracts';
-import { networkVolumeObject, placeIn } from '../../control-plane/catalog';
+import { type SaveTemplateInput, type ServerlessDiscount } from '../../../contracts';
+import { BadRequestError, NotFoundError } from '../../core/errors';
+import { DATA_CENTERS, gpuTypes } from '../../control-plane/catalog';
 import { deleteEndpoint, saveEndpoint } from '../../control-plane/endpoints';
-import { podView } from '../../control-plane/pod-view';
-import { createTemplate, ownedTemplate, updateTemplate, visibleTemplate } from '../../control-plane/templates';
+import { createTemplate, deleteTemplate, ownedTemplate, updateTemplate, visibleTemplate } from '../../control-plane/templates';
 import { type User } from '../../control-plane/users';
 import { type PlatformServices } from '../../services';
-import { envList, podTemplateOf, templateBody } from './template-shape';
+import { saveEndpointInput } from './endpoint-input';
+import { podTemplateOf, templateBody, templateExtras } from './template-shape';
+import { TYPE_RESOLVERS } from './type-resolvers';
 
 /** Per-request context of every resolver. */
 export interface GqlContext {
@@ -16,12 +18,16 @@ export interface GqlContext {
   serverlessDiscount: ServerlessDiscount | null;
 }
 
-type Resolver<Source = unknown, Args = Record<string, unknown>> = GraphQLFieldResolver<Source, GqlContext, Args>;
+export type Resolver<Source = unknown, Args = Record<string, unknown>> = GraphQLFieldResolver<Source, GqlContext, Args>;
 
-/** A worker pod as the GraphQL `Pod` type: the REST view with GraphQL spellings (env as pairs). */
-function graphqlPod(view: Pod): Record<string, unknown> {
-  return { ...view, imageName: view.image, env: envList(view.env), gpuCount: view.gpu?.count ?? 0 };
+/** A nullable input argument (the service declares them so): missing is a BAD_USER_INPUT naming it. */
+function required<T>(value: T | null | undefined, what: string): T {
+  if (value === undefined || value === null) throw new BadRequestError(`input: required (a ${what})`, { field: 'input' });
+  return value;
 }
+
+interface TemplateFilter { isRunpod?: boolean | null; isServerless?: boolean | null; category?: string | null }
+type SwitchInput = { endpointId: string; templateId: string } | null;
 
 /**
  * Field resolvers by type. Each is a thin adapter over the domain functions the REST routes
@@ -34,45 +40,46 @@ export const RESOLVERS: Record<string, Record<string, Resolver<never, never>>> =
       const t = visibleTemplate(ctx.s.registry, ctx.user, args.id);
       return t ? podTemplateOf(t) : null;
     }) as Resolver<unknown, { id: string }>,
+    podTemplates: ((_src, args: { input?: TemplateFilter | null }, ctx) => {
+      const f = args.input ?? {};
+      return ctx.s.registry.templatesOf(ctx.user.id)
+        .filter((t) => t.isPublic || t.isRunpod)
+        .filter((t) => (f.isRunpod ?? t.isRunpod) === t.isRunpod && (f.isServerless ?? t.isServerless) === t.isServerless && (f.category ?? t.category) === t.category)
+        .map(podTemplateOf);
+    }) as Resolver<unknown, { input?: TemplateFilter | null }>,
+    gpuTypes: ((_src, args: { input?: { id?: string | null } | null }) =>
+      gpuTypes().filter((g) => !args.input?.id || g.id === args.input.id)) as Resolver<unknown, { input?: { id?: string | null } | null }>,
+    dataCenters: (() => {
+      const stock = gpuTypes().map((g) => ({ gpuTypeId: g.id, displayName: g.displayName, stockStatus: 'High' }));
+      return DATA_CENTERS.map((d) => ({ id: d.id, name: d.id, location: d.location, gpuAvailability: stock }));
+    }) as Resolver,
+    serverlessGpuPools: (() => gpuTypes().map((g) => ({ id: g.pool, gpuTypeIds: [g.id] }))) as Resolver,
   },
   Mutation: {
-    saveEndpoint: ((_src, args: { input: unknown }, ctx) => saveEndpoint(ctx.s, ctx.user, args.input)) as Resolver<unknown, { input: unknown }>,
+    saveEndpoint: ((_src, args: { input: unknown }, ctx) => saveEndpointInput(ctx.s, ctx.user, args.input)) as Resolver<unknown, { input: unknown }>,
     deleteEndpoint: ((_src, args: { id: string }, ctx) => {
       deleteEndpoint(ctx.s, ctx.user, args.id);
       return null;
     }) as Resolver<unknown, { id: string }>,
-    updateEndpointTemplate: ((_src, args: { input: { endpointId: string; templateId: string } }, ctx) =>
-      saveEndpoint(ctx.s, ctx.user, { id: args.input.endpointId, templateId: args.input.templateId })) as Resolver<unknown, { input: { endpointId: string; templateId: string } }>,
-    saveTemplate: ((_src, args: { input: SaveTemplateInput }, ctx) => {
+    updateEndpointTemplate: ((_src, args: { input?: SwitchInput }, ctx) => {
+      const input = required(args.input, 'UpdateEndpointTemplateInput {endpointId, templateId}');
+      return saveEndpoint(ctx.s, ctx.user, { id: input.endpointId, templateId: input.templateId });
+    }) as Resolver<unknown, { input?: SwitchInput }>,
+    saveTemplate: ((_src, args: { input?: SaveTemplateInput | null }, ctx) => {
+      const input = required(args.input, 'SaveTemplateInput');
       const { registry } = ctx.s;
-      const id = args.input.id;
-      if (id === undefined || id === null) return podTemplateOf(createTemplate(registry, ctx.user, templateBody(args.input)));
-      const current = ownedTemplate(registry, ctx.user, id);
-      return podTemplateOf(updateTemplate(registry, ctx.user, id, templateBody(args.input, current), 'merge').template);
-    }) as Resolver<unknown, { input: SaveTemplateInput }>,
+      if (input.id === undefined || input.id === null) return podTemplateOf(createTemplate(registry, ctx.user, templateBody(input), templateExtras(input)));
+      const current = ownedTemplate(registry, ctx.user, input.id);
+      return podTemplateOf(updateTemplate(registry, ctx.user, input.id, templateBody(input, current), 'merge', templateExtras(input)).template);
+    }) as Resolver<unknown, { input?: SaveTemplateInput | null }>,
+    deleteTemplate: ((_src, args: { templateName?: string | null }, ctx) => {
+      const name = args.templateName;
+      if (!name) throw new BadRequestError('templateName: required (the name of one of your templates)', { field: 'templateName' });
+      const t = ctx.s.registry.templateByName(name);
+      if (!t || (t.userId !== ctx.user.id && !t.isPublic)) throw new NotFoundError(`templateName: no template named "${name}"`, { field: 'templateName' });
+      deleteTemplate(ctx.s.registry, ctx.user, t.id);
+      return null;
+    }) as Resolver<unknown, { templateName?: string | null }>,
   },
-  User: {
-    pubKey: (() => null) as Resolver,
-    endpoints: ((user: User, _args, ctx) => ctx.s.registry.endpointsOf(user.id)) as Resolver<User>,
-    podTemplates: ((user: User, _args, ctx) =>
-      ctx.s.registry.templatesOf(user.id).filter((t) => t.userId === user.id).map(podTemplateOf)) as Resolver<User>,
-    networkVolumes: (() => []) as Resolver,
-    serverlessDiscount: ((_user, _args, ctx) => ctx.serverlessDiscount) as Resolver,
-  },
-  Endpoint: {
-    gpuCount: ((e: Endpoint) => e.gpuCount ?? 1) as Resolver<Endpoint>,
-    workersStandby: ((e: Endpoint) => e.workersMin) as Resolver<Endpoint>,
-    type: (() => 'QB') as Resolver,
-    aiKey: (() => null) as Resolver,
-    env: (() => []) as Resolver,
-    networkVolume: ((e: Endpoint) => (e.networkVolumeId ? networkVolumeObject(e.networkVolumeId, placeIn(e.locations).id) : null)) as Resolver<Endpoint>,
-    template: ((e: Endpoint, _args, ctx) => {
-      const t = ctx.s.registry.template(e.templateId);
-      return t ? podTemplateOf(t) : null;
-    }) as Resolver<Endpoint>,
-    pods: ((e: Endpoint, _args, ctx) =>
-      ctx.s.pool.podsOf(e.id)
-        .filter((p) => p.phase !== 'exited')
-        .map((p) => graphqlPod(podView(p, ctx.s.registry, { machine: true, networkVolume: true, savingsPlans: true })))) as Resolver<Endpoint>,
-  },
+  ...TYPE_RESOLVERS,
 };

@@ -2,11 +2,13 @@
 import { buildSchema, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { RESOLVERS } from './resolvers';
 import { SDL } from './sdl';
+import { CATALOG_SDL } from './sdl-catalog';
 import { POD_SDL } from './sdl-pod';
+import { TEMPLATE_SDL } from './sdl-template';
 
-/** The executable control-plane schema: {@link SDL} and {@link POD_SDL} with {@link RESOLVERS} attached. */
+/** The executable control-plane schema: the SDL parts with {@link RESOLVERS} attached. */
 export function buildControlPlaneSchema(): GraphQLSchema {
-  const schema = buildSchema(`${SDL}\n${POD_SDL}`);
+  const schema = buildSchema([SDL, TEMPLATE_SDL, POD_SDL, CATALOG_SDL].join('\n'));
   for (const [typeName, fields] of Object.entries(RESOLVERS)) {
     const type = schema.getType(typeName);
     if (!isObjectType(type)) throw new Error(`resolvers given for ${typeName}, which is not an object type of the schema`);

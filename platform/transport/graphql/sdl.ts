@@ -1,12 +1,14 @@
-/** GraphQL SDL of the control plane: queries, mutations, endpoints and templates. */
+/** GraphQL SDL of the control plane: queries, mutations, the user and endpoints. */
 /**
  * The control-plane GraphQL schema: the service's endpoint and template operations with the
- * field names its docs and official Python client use. The Pod and hardware types are in
- * sdl-pod.ts.
+ * field names its docs and the official tools (Python client, runpodctl, Flash) use. Templates
+ * are in sdl-template.ts, the Pod and hardware types in sdl-pod.ts and sdl-catalog.ts.
  */
 export const SDL = /* GraphQL */ `
 """A mutation with no result: always null."""
 scalar Void
+"""Any JSON value (recorded settings the platform does not interpret)."""
+scalar JSON
 
 enum FlashBootType { OFF FLASHBOOT }
 enum PodDesiredStatus { RUNNING EXITED TERMINATED }
@@ -16,6 +18,14 @@ type Query {
   myself: User!
   """One template the caller may read (their own or a public one); null when unknown."""
   podTemplate(id: String!): PodTemplate
+  """Official (isRunpod) and public templates the caller can see, filtered by the input; the caller's private ones are under myself."""
+  podTemplates(input: PodTemplateInput): [PodTemplate!]!
+  """The simulated GPU types of the catalog."""
+  gpuTypes(input: GpuTypeFilter): [GpuType!]!
+  """The data centers of the catalog with their (simulated) GPU stock."""
+  dataCenters: [DataCenter!]!
+  """The serverless GPU pools (the tiers gpuIds names) and their GPU types."""
+  serverlessGpuPools: [ServerlessGpuPool!]!
 }
 
 type Mutation {
@@ -23,14 +33,26 @@ type Mutation {
   saveEndpoint(input: EndpointInput!): Endpoint
   """Deletes an endpoint whose workersMin and workersMax are both 0. Returns null."""
   deleteEndpoint(id: String!): Void
-  """Points an endpoint at another template (a rolling release)."""
-  updateEndpointTemplate(input: UpdateEndpointTemplateInput!): Endpoint
-  """Creates a template (no id) or modifies one (with id; a rolling release of its endpoints)."""
-  saveTemplate(input: SaveTemplateInput!): PodTemplate
+  """Points an endpoint at another template (a rolling release). input is nullable as in the service; a missing one is a BAD_USER_INPUT."""
+  updateEndpointTemplate(input: UpdateEndpointTemplateInput): Endpoint
+  """Creates a template (no id) or modifies one (with id; a rolling release of its endpoints). input is nullable as in the service."""
+  saveTemplate(input: SaveTemplateInput): PodTemplate
+  """Deletes one of the caller's templates by name; refused while an endpoint uses it. Returns null."""
+  deleteTemplate(templateName: String): Void
 }
 
 type User {
   id: String!
+  """Local users have no e-mail address: <name>@localhost."""
+  email: String
+  """Nothing is billed locally: always 0."""
+  clientBalance: Float!
+  """What the caller's running workers would cost per hour (display only)."""
+  currentSpendPerHr: Float!
+  spendLimit: Float
+  notifyPodsStale: Boolean!
+  notifyPodsGeneral: Boolean!
+  notifyLowBalance: Boolean!
   pubKey: String
   endpoints: [Endpoint!]!
   podTemplates: [PodTemplate!]!
@@ -59,6 +81,30 @@ input EndpointInput {
   networkVolumeId: String
   gpuCount: Int
   allowedCudaVersions: String
+  """Default executionTimeout of the endpoint's jobs, ms (0: the platform's default, 600 s)."""
+  executionTimeoutMs: Int
+  """Only "QB" (queue-based) locally."""
+  type: String
+  """A template created for the endpoint (instead of templateId)."""
+  template: EndpointTemplateInput
+  """Recorded only."""
+  minCudaVersion: String
+  workersPFBTarget: Int
+  instanceIds: [String!]
+  networkVolumeIds: [NetworkVolumeIdInput!]
+  flashEnvironmentId: String
+  computeType: String
+  modelReferences: [String!]
+}
+
+input NetworkVolumeIdInput {
+  networkVolumeId: String!
+  dataCenterId: String
+}
+
+type EndpointNetworkVolume {
+  networkVolumeId: String!
+  dataCenterId: String
 }
 
 input UpdateEndpointTemplateInput {
@@ -95,6 +141,17 @@ type Endpoint {
   template: PodTemplate
   """The endpoint's worker pods that have not exited."""
   pods: [Pod!]!
+  executionTimeoutMs: Int!
+  minCudaVersion: String
+  workersPFBTarget: Int
+  instanceIds: [String!]!
+  networkVolumeIds: [EndpointNetworkVolume!]!
+  flashEnvironmentId: String
+  computeType: String!
+  modelReferences: [String!]!
+  """No Flash builds or IDE pods exist locally: always null."""
+  activeBuildid: String
+  idePodId: String
 }
 
 type EnvironmentVariable {
@@ -102,53 +159,4 @@ type EnvironmentVariable {
   value: String!
 }
 
-input EnvironmentVariableInput {
-  key: String!
-  value: String!
-}
-
-input SaveTemplateInput {
-  id: String
-  name: String
-  imageName: String
-  category: String
-  """The start command as one string (split like a shell would)."""
-  dockerArgs: String
-  dockerEntrypoint: [String!]
-  dockerStartCmd: [String!]
-  containerDiskInGb: Int
-  volumeInGb: Int
-  volumeMountPath: String
-  """Comma-separated "<port>/<http|tcp>"."""
-  ports: String
-  env: [EnvironmentVariableInput!]
-  isServerless: Boolean
-  isPublic: Boolean
-  readme: String
-  containerRegistryAuthId: String
-  startSsh: Boolean
-  startJupyter: Boolean
-}
-
-type PodTemplate {
-  id: String!
-  name: String!
-  imageName: String!
-  category: String!
-  dockerArgs: String!
-  dockerEntrypoint: [String!]!
-  dockerStartCmd: [String!]!
-  containerDiskInGb: Int!
-  volumeInGb: Int!
-  volumeMountPath: String!
-  ports: String!
-  env: [EnvironmentVariable!]!
-  isServerless: Boolean!
-  isPublic: Boolean!
-  isRunpod: Boolean!
-  readme: String!
-  containerRegistryAuthId: String
-  earned: Float!
-  runtimeInMin: Int!
-}
 `;

@@ -1,5 +1,5 @@
 /** Conversions between the GraphQL template shape (one `dockerArgs` string, comma-separated `ports`, `env` as pairs) and the REST/stored one. */
-import { type EnvironmentVariable, type PodTemplate, type SaveTemplateInput } from '../../../contracts';
+import { TEMPLATE_EXTRAS_DEFAULTS, type EnvironmentVariable, type PodTemplate, type SaveTemplateInput, type TemplateExtras } from '../../../contracts';
 import { BadRequestError } from '../../core/errors';
 import { type StoredTemplate } from '../../control-plane/registry';
 
@@ -48,7 +48,8 @@ export function joinCommand(args: readonly string[]): string {
  * `isServerless` and `category` may only repeat the current values (they are fixed at creation).
  */
 export function templateBody(input: SaveTemplateInput, current?: StoredTemplate): Record<string, unknown> {
-  const { id: _id, dockerArgs, ports, env, startSsh: _ssh, startJupyter: _jupyter, isServerless, category, ...rest } = input;
+  const { id: _id, dockerArgs, ports, env, isServerless, category, ...all } = input;
+  const { startSsh: _ssh, startJupyter: _jupyter, advancedStart: _adv, startScript: _script, portsConfig: _pc, config: _config, ...rest } = all;
   const body: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== null));
   if (dockerArgs !== undefined && dockerArgs !== null) {
     if (rest.dockerStartCmd) throw new BadRequestError('dockerArgs: give either dockerArgs or dockerStartCmd, not both', { field: 'dockerArgs' });
@@ -70,6 +71,12 @@ export function templateBody(input: SaveTemplateInput, current?: StoredTemplate)
   return body;
 }
 
+/** The console-only settings a `saveTemplate` input gives (absent ones left out). */
+export function templateExtras(input: SaveTemplateInput): Partial<TemplateExtras> {
+  const keys = Object.keys(TEMPLATE_EXTRAS_DEFAULTS) as (keyof TemplateExtras)[];
+  return Object.fromEntries(keys.filter((k) => input[k] !== undefined && input[k] !== null).map((k) => [k, input[k]]));
+}
+
 /** An environment map as GraphQL `{key, value}` pairs. */
 export const envList = (env: Record<string, string>): EnvironmentVariable[] => Object.entries(env).map(([key, value]) => ({ key, value }));
 
@@ -81,5 +88,6 @@ export function podTemplateOf(t: StoredTemplate): PodTemplate {
     volumeInGb: t.volumeInGb, volumeMountPath: t.volumeMountPath, ports: t.ports.join(','), env: envList(t.env),
     isServerless: t.isServerless, isPublic: t.isPublic, isRunpod: t.isRunpod, readme: t.readme,
     containerRegistryAuthId: t.containerRegistryAuthId ?? null, earned: t.earned, runtimeInMin: t.runtimeInMin,
+    ...TEMPLATE_EXTRAS_DEFAULTS, ...t.extras,
   };
 }

@@ -8,6 +8,7 @@ import { failureMessage, failureType } from '../failures';
 import { JobClient } from '../job';
 import { addStackOptions, checkStackPorts, STACK_ENV_HELP, type StackOptions } from './dev';
 import { withExit, type ExitState } from './options';
+import { phaseLabel } from './output';
 import { untilSignal } from './platform';
 
 const say = (line: string): void => console.log(`[demo] ${line}`);
@@ -30,22 +31,22 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
   let failures = 0;
   const show = async (title: string, workflowId: string, follow = false): Promise<void> => {
     say(`${title}: ${workflowId}`);
-    // Stream chunks are printed as the daemon stores them, next to the state lines.
-    const chunks = follow
-      ? (async () => {
-          for await (const c of sluice.follow(workflowId)) say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
-        })().catch(() => undefined)
-      : Promise.resolve();
+    // Chunks and phase lines come from one loop: the chunks stored so far first, so none follows `done`.
     let last = '';
+    let printed = 0;
     for (;;) {
       const v = await sluice.state(workflowId);
-      const line = `${v.state?.phase ?? '-'} ${v.remote?.status ?? v.state?.status ?? ''} attempt ${v.state?.attempt ?? 0}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
+      if (follow) {
+        const chunks = await sluice.streamChunks(workflowId);
+        for (const c of chunks.slice(printed)) say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
+        printed = Math.max(printed, chunks.length);
+      }
+      const line = `${phaseLabel(v)}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
       if (line !== last) say(`  ${line}`);
       last = line;
       if (v.workflowStatus !== 'RUNNING') break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    await chunks;
     try {
       const r = await sluice.result(workflowId);
       say(`  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`);

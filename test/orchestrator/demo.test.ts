@@ -25,6 +25,10 @@ describe('the main job: `npm start` (sluice demo)', () => {
     expect(r.out).toContain(`Temporal UI     http://127.0.0.1:${temporalPort + 1000}`);
     expect(r.out).toMatch(/=> COMPLETED after 1 attempt\(s\) \[submit:COMPLETED\]/);
     expect(r.out).toMatch(/chunk \{"index":7,"text":"chunk 7"\}/);
+    // Every chunk line comes before the stream job's final phase line.
+    const stream = r.out.slice(r.out.indexOf('stream (8 chunks)'), r.out.indexOf('flaky ('));
+    expect(stream).toMatch(/done: COMPLETED/);
+    expect(stream.slice(stream.search(/done: COMPLETED/))).not.toMatch(/chunk \{/);
     expect(r.out).toMatch(/=> COMPLETED after 3 attempt\(s\) \[submit:FAILED, retry:FAILED, retry:COMPLETED\]/);
     expect(r.out).toMatch(/=> CANCELLED/);
     expect(r.out).toContain('all demo jobs behaved as expected');

@@ -1,6 +1,6 @@
 /** The service's control-plane clients (GraphQL, REST) for `sluice endpoints` and `sluice templates`, from the resolved settings. */
 import { InvalidArgumentError } from 'commander';
-import { GraphqlClient, RestClient, isPlatformApiError } from '../../platform-api';
+import { BadRequestError, GraphqlClient, NotFoundError, RestClient } from '../../platform-api';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -35,7 +35,7 @@ export async function withService<T>(dataDir: string, fn: (s: ServiceContext) =>
   try {
     return await fn(s);
   } catch (err) {
-    if (isPlatformApiError(err) && (err.code === 'BAD_REQUEST' || err.code === 'NOT_FOUND')) throw new UsageError(err.message);
+    if (err instanceof BadRequestError || err instanceof NotFoundError) throw new UsageError(err.message);
     throw err;
   } finally {
     await s.close();

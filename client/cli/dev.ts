@@ -1,5 +1,8 @@
 /** `sluice dev`: the Temporal dev server, the platform and the daemon in one process tree; Ctrl-C stops all. */
+import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { stopLeftoverServers } from './dev/leftovers';
+import { temporalDbFile } from './dev/temporal-server';
 import { devBanner, startDevStack } from './dev/stack';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
@@ -31,8 +34,16 @@ Environment:
   TEMPORAL_ADDRESS              use this Temporal cluster instead of the embedded dev server
   SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`;
 
-/** Every port the stack will listen on, checked before anything starts. */
+/**
+ * Before anything starts: stops a leftover Temporal dev server of the data dir (its `sluice` died;
+ * refuses if that `sluice` still runs), then checks every port the stack will listen on.
+ */
 export async function checkStackPorts(o: StackOptions): Promise<void> {
+  if (!process.env.TEMPORAL_ADDRESS) {
+    const dir = join(resolve(o.dataDir), 'temporal');
+    const stopped = await stopLeftoverServers(temporalDbFile(dir), resolve(o.dataDir));
+    if (stopped.length) console.error(`sluice: stopped a leftover Temporal dev server of ${resolve(o.dataDir)} (pids ${stopped.join(', ')})`);
+  }
   const claims: PortClaim[] = [{ port: o.port, what: 'the platform', change: 'choose another with --port' }];
   if (!process.env.TEMPORAL_ADDRESS) {
     claims.push({ port: o.temporalPort, what: 'the Temporal dev server', change: 'choose another with --temporal-port' });

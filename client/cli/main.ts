@@ -9,11 +9,13 @@ import { ConfigError } from '../../worker/errors';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';
 import { registerDevCommand } from './dev';
+import { registerEndpointCommands } from './endpoints';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { registerJobCommands } from './job';
 import { EXIT_CODES_HELP, type ExitState } from './options';
 import { registerPlatformCommands } from './platform';
+import { registerTemplateCommands } from './templates';
 import { registerWorkerCommand } from './worker';
 
 export { EXIT_CODES as EXIT } from './exit-codes';
@@ -22,7 +24,7 @@ export { EXIT_CODES as EXIT } from './exit-codes';
 const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER = [registerDevCommand, registerJobCommands, registerConfigCommand, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
+const REGISTER = [registerDevCommand, registerJobCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
 
 /** The program; `exit` receives the exit code of the action that ran. */
 export function buildProgram(exit: ExitState): Command {
@@ -35,7 +37,7 @@ export function buildProgram(exit: ExitState): Command {
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'sluice: ')) })
     .addHelpText('after', `
 Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
-Every command has --help; run, status, cancel, result, config and platform users add take --json.
+Every command has --help; run, status, cancel, result, config, endpoints, templates and platform users add take --json.
 
 ${EXIT_CODES_HELP}
 

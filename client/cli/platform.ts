@@ -22,16 +22,26 @@ export function printBanner(p: Platform): void {
   console.log(lines.join('\n'));
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
+/** The signals that end a long-running command: Ctrl-C, `kill`, and the terminal closing (SIGHUP). */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+const dropWriteError = (): void => undefined;
+
+/**
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP. Output that can no longer be written (the
+ * reader of a pipe died with the same Ctrl-C, the terminal closed) is dropped from then on, so the
+ * command still stops everything it started instead of dying of EPIPE.
+ */
 export function untilSignal(): Promise<NodeJS.Signals> {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.off('error', dropWriteError).on('error', dropWriteError);
+  }
   return new Promise((resolve) => {
     const on = (sig: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
+      for (const s of STOP_SIGNALS) process.off(s, on);
       resolve(sig);
     };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
+    for (const s of STOP_SIGNALS) process.on(s, on);
   });
 }
 

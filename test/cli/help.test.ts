@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, sluice } from './run-sluice';
 
-const COMMANDS = ['dev', 'run', 'status', 'cancel', 'result', 'config', 'platform', 'platform users add', 'worker', 'demo'];
+const COMMANDS = ['dev', 'run', 'status', 'cancel', 'result', 'config', 'endpoints list', 'endpoints create', 'endpoints update', 'endpoints delete', 'templates list', 'templates create', 'templates update', 'platform', 'platform users add', 'worker', 'demo'];
 const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 describe('sluice help and usage', () => {

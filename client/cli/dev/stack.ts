@@ -1,4 +1,7 @@
+/** `sluice dev`'s stack in one process: the Temporal dev server (or a cluster), the local platform and the daemon. */
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { TASK_QUEUE } from '../../../contracts/names';
 import { startPlatform, type Platform } from '../../../platform';
 import { createLogger } from '../../../common/logger';
 import { loadConfig } from '../../../worker/config';
@@ -45,6 +48,26 @@ export async function startDevStack(o: DevStackOptions = {}): Promise<DevStack> 
     server = await startTemporalDevServer({ dataDir: join(dataDir, 'temporal'), port, uiPort: port + 1000 });
     temporal = { address: server.address, uiUrl: server.uiUrl, namespace: server.namespace };
   }
+  try {
+    return await startOn(o, dataDir, temporal, server);
+  } catch (err) {
+    await server?.stop();
+    throw err;
+  }
+}
+
+/**
+ * The task queue: the given one, else the default with the embedded server (its own cluster),
+ * else — on a shared cluster (TEMPORAL_ADDRESS) — one per data dir, so two stacks never poll
+ * each other's jobs (a daemon would send them to the wrong platform).
+ */
+export function stackTaskQueue(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SLUICE_TASK_QUEUE) return env.SLUICE_TASK_QUEUE;
+  if (!env.TEMPORAL_ADDRESS) return TASK_QUEUE;
+  return `${TASK_QUEUE}-dev-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
+
+async function startOn(o: DevStackOptions, dataDir: string, temporal: DevStack['temporal'], server: TemporalDevServer | undefined): Promise<DevStack> {
   const platform = await startPlatform({
     port: o.port ?? 8080,
     dataDir: join(dataDir, 'platform'),
@@ -56,6 +79,7 @@ export async function startDevStack(o: DevStackOptions = {}): Promise<DevStack> 
     ...process.env,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
+    SLUICE_TASK_QUEUE: stackTaskQueue(dataDir),
     SLUICE_QUEUE_URL: `${platform.url}/v2`,
     SLUICE_REST_URL: `${platform.url}/v1`,
     SLUICE_GRAPHQL_URL: `${platform.url}/graphql`,
@@ -64,7 +88,10 @@ export async function startDevStack(o: DevStackOptions = {}): Promise<DevStack> 
     SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
   });
   const temporalMetricsUrl = o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
-  const daemon = await startDaemon({ config, logger: createLogger('daemon'), ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
+  const daemon = await startDaemon({ config, logger: createLogger('daemon'), ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) }).catch(async (err: unknown) => {
+    await platform.close();
+    throw err;
+  });
   const state: DevState = {
     temporalAddress: temporal.address, namespace: temporal.namespace, platformUrl: platform.url, apiKey: platform.apiKey,
     daemonUrl: daemon.url, resultsDir, taskQueue: config.SLUICE_TASK_QUEUE, ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),

@@ -1,20 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
-import { join } from 'node:path';
+/** `temporal server start-dev` for `sluice dev`: its state in the data dir, stopped with its parent, and checked to be the server that answers. */
+import { type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { stopProcessGroup } from '../../../common/process';
 import { temporalBinary } from '../../../common/tools';
+import { spawnWatched } from '../../../common/watchdog';
+import { PortInUseError } from '../errors';
+import { stopLeftoverServers } from './leftovers';
 
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
   /** Folder of the SQLite file and the server log. */
   dataDir: string;
-  /** gRPC port. Default 7233. */
+  /** gRPC port. @default 7233 */
   port?: number;
-  /** Web UI port. Default 8233. */
+  /** Web UI port. @default 8233 */
   uiPort?: number;
-  /** Default 127.0.0.1. */
+  /** @default '127.0.0.1' */
   host?: string;
+  /** @default 'default' */
   namespace?: string;
 }
 
@@ -25,23 +31,71 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
+/** The SQLite file of the data dir's server; its path in the command line identifies the server's processes. */
+export const temporalDbFile = (dataDir: string): string => join(resolve(dataDir), 'temporal.sqlite');
+
+/**
+ * A namespace only this data dir's server has (created with `--namespace`): the server that
+ * answers on the port is ours if it knows it, not another stack's that holds the port.
+ */
+const markerNamespace = (dbFile: string): string => `sluice-dev-${createHash('sha256').update(dbFile).digest('hex').slice(0, 16)}`;
+
+const CHANGE_PORT = 'choose another with --temporal-port';
+
+/** How long a server without our namespace may answer before it is taken for another one, ms. */
+const FOREIGN_GRACE_MS = 10_000;
+
+/** What the server wrote to its log since `from`. */
+function logSince(file: string, from: number): string {
+  try {
+    return readFileSync(file, 'utf8').slice(from);
+  } catch {
+    return '';
+  }
+}
+
+/** Connects and asks for the marker namespace: true if our server answers, false if another one does; throws while nothing answers. */
+async function answersAsOurs(address: string, marker: string): Promise<boolean> {
+  const c = await Connection.connect({ address, connectTimeout: 1000 });
+  try {
+    await c.healthService.check({});
+    try {
+      await c.workflowService.describeNamespace({ namespace: marker });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code === 5) return false; // NOT_FOUND: a server without our namespace
+      throw err;
+    }
+  } finally {
+    await c.close();
+  }
+}
+
 /**
  * Starts `temporal server start-dev` with its state in a SQLite file of the data dir, so a
- * restart loses no workflow; resolves once the frontend answers.
+ * restart loses no workflow; resolves once it answers. A leftover server of the same data dir
+ * (its `sluice` died) is stopped first. The server runs under a supervisor that stops it when
+ * this process dies by any means. If another server holds the port, this fails with a
+ * {@link PortInUseError} instead of using that server.
  */
 export async function startTemporalDevServer(o: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const host = o.host ?? '127.0.0.1';
   const port = o.port ?? 7233;
   const uiPort = o.uiPort ?? 8233;
   const namespace = o.namespace ?? 'default';
+  const dbFile = temporalDbFile(o.dataDir);
   mkdirSync(o.dataDir, { recursive: true });
-  const log = openSync(join(o.dataDir, 'temporal.log'), 'a');
+  await stopLeftoverServers(dbFile, resolve(o.dataDir, '..'));
+  const logFile = join(o.dataDir, 'temporal.log');
+  const log = openSync(logFile, 'a');
+  const logStart = statSync(logFile).size;
+  const marker = markerNamespace(dbFile);
   let child: ChildProcess;
   try {
-    child = spawn(temporalBinary(), [
-      'server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort), '--namespace', namespace,
-      '--db-filename', join(o.dataDir, 'temporal.sqlite'), '--log-level', 'warn', '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL',
-    ], { stdio: ['ignore', log, log], detached: true });
+    child = spawnWatched(temporalBinary(), [
+      'server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort), '--namespace', namespace, '--namespace', marker,
+      '--db-filename', dbFile, '--log-level', 'warn', '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL',
+    ], { stdio: ['ignore', log, log] });
   } finally {
     closeSync(log);
   }
@@ -49,20 +103,30 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   child.once('exit', (code, signal) => (exited = `exited with code ${code} signal ${signal}`));
   const address = `${host}:${port}`;
   const deadline = Date.now() + 60_000;
+  let foreignSince: number | undefined;
   for (;;) {
-    if (exited) throw new Error(`the Temporal dev server ${exited}; see ${join(o.dataDir, 'temporal.log')}`);
+    if (exited) {
+      if (foreignSince !== undefined || /address already in use|bind:/i.test(logSince(logFile, logStart))) {
+        throw new PortInUseError(port, 'the Temporal dev server', CHANGE_PORT, 'is held by another Temporal server');
+      }
+      throw new Error(`the Temporal dev server ${exited}; see ${logFile}`);
+    }
+    let ours: boolean | undefined;
     try {
-      const c = await Connection.connect({ address, connectTimeout: 1000 });
-      await c.healthService.check({});
-      await c.close();
-      break;
+      ours = await answersAsOurs(address, marker);
     } catch (err) {
       if (Date.now() > deadline) {
         await stopProcessGroup(child, 2000);
         throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${(err as Error).message}`);
       }
-      await new Promise((r) => setTimeout(r, 250));
     }
+    if (ours) break;
+    // A server without our namespace: another one holds the port (ours then exits), or ours is still creating it.
+    if (ours === false && Date.now() - (foreignSince ??= Date.now()) > FOREIGN_GRACE_MS) {
+      await stopProcessGroup(child, 2000);
+      throw new PortInUseError(port, 'the Temporal dev server', CHANGE_PORT, 'is held by another Temporal server');
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
   return { address, uiUrl: `http://${host}:${uiPort}`, namespace, stop: () => stopProcessGroup(child, 5000) };
 }

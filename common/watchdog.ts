@@ -1,0 +1,46 @@
+/** A child process that dies with its parent: a tiny Node supervisor stops it when the parent is gone, even after a SIGKILL. */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+
+/** How often the supervisor looks at its parent, ms. */
+const POLL_MS = 500;
+
+/**
+ * The supervisor (run with `node -e`): starts the command in its own process group, exits with
+ * it, and stops it (SIGTERM, SIGKILL after `grace` ms) once its parent pid changes — the parent
+ * exited or was killed, and the supervisor was re-parented. Signals sent to the group reach the
+ * command directly; the supervisor ignores them and waits for the command to exit.
+ */
+const SUPERVISOR = `
+const { spawn } = require('node:child_process');
+const [parent, grace, cmd, ...args] = process.argv.slice(1);
+const child = spawn(cmd, args, { stdio: 'inherit' });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('error', (err) => { console.error(String(err)); process.exit(127); });
+for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => undefined);
+const timer = setInterval(() => {
+  if (String(process.ppid) === parent) return;
+  clearInterval(timer);
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGKILL'), Number(grace)).unref();
+}, ${POLL_MS});
+`;
+
+/** Options of {@link spawnWatched}. */
+export interface WatchedOptions {
+  /** Where the supervisor and the command write (as `spawn`'s stdio). @default 'ignore' */
+  stdio?: SpawnOptions['stdio'];
+  /** Grace between SIGTERM and SIGKILL when the parent is gone, ms. @default 5000 */
+  graceMs?: number;
+}
+
+/**
+ * Spawns `cmd args` under a supervisor in a new process group (stop it with `stopProcessGroup`).
+ * The returned process is the supervisor: it exits when the command exits, and the command is
+ * stopped within ~0.5 s + grace of this process dying by any means.
+ */
+export function spawnWatched(cmd: string, args: string[], o: WatchedOptions = {}): ChildProcess {
+  return spawn(process.execPath, ['-e', SUPERVISOR, '--', String(process.pid), String(o.graceMs ?? 5000), cmd, ...args], {
+    stdio: o.stdio ?? 'ignore',
+    detached: true,
+  });
+}

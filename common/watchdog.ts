@@ -44,3 +44,36 @@ export function spawnWatched(cmd: string, args: string[], o: WatchedOptions = {}
     detached: true,
   });
 }
+
+/**
+ * The group reaper (run with `node -e`): once its parent is gone (even SIGKILLed), it stops every
+ * process group whose id is in a `<dir>/<name>/pid` file (SIGTERM, then SIGKILL after `grace`).
+ */
+const GROUP_REAPER = `
+const { readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const [parent, grace, dir] = process.argv.slice(1);
+const groups = () => {
+  let names = [];
+  try { names = readdirSync(dir); } catch { return []; }
+  return names.map((n) => { try { return Number(readFileSync(join(dir, n, 'pid'), 'utf8')); } catch { return 0; } }).filter((g) => g > 1);
+};
+const signal = (s) => { for (const g of groups()) { try { process.kill(-g, s); } catch {} } };
+process.on('SIGTERM', () => process.exit(0));
+const timer = setInterval(() => {
+  if (String(process.ppid) === parent) return;
+  clearInterval(timer);
+  signal('SIGTERM');
+  setTimeout(() => { signal('SIGKILL'); process.exit(0); }, Number(grace));
+}, ${POLL_MS});
+`;
+
+/**
+ * Spawns the group reaper for the process groups listed under `dir` (one `pid` file per
+ * subfolder). Kill it (SIGTERM) when the groups are stopped the normal way.
+ */
+export function spawnGroupReaper(dir: string, graceMs = 5000): ChildProcess {
+  const reaper = spawn(process.execPath, ['-e', GROUP_REAPER, '--', String(process.pid), String(graceMs), dir], { stdio: 'ignore', detached: true });
+  reaper.unref();
+  return reaper;
+}

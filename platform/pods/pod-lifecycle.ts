@@ -4,7 +4,9 @@ import { type Logger } from 'pino';
 import { type Endpoint } from '../../contracts';
 import { apiKey, shortId } from '../core/ids';
 import { podSpec, type WorkerPod } from './pod';
+import { type ChildProcess } from 'node:child_process';
 import { stopProcessGroup } from '../../common/process';
+import { spawnGroupReaper } from '../../common/watchdog';
 import { resolveLaunch, type LocalImage } from './local-image';
 import { launchPod, reapOrphans } from './pod-process';
 import { type PoolParts } from './pool-parts';
@@ -27,8 +29,14 @@ export interface LifecycleSettings {
 /** Starts and stops pods, and handles their exits. */
 export class PodLifecycle {
   private closed = false;
+  private reaper?: ChildProcess;
 
   constructor(private readonly parts: PoolParts, private readonly o: LifecycleSettings) {}
+
+  /** Workers die with the platform even when it is SIGKILLed: a reaper process watches over their groups. */
+  watchOverPods(): void {
+    this.reaper = spawnGroupReaper(join(this.o.dataDir, 'pods'), this.o.stopGraceMs);
+  }
 
   /** Kills the workers a previous platform process left running (at start). */
   reapOrphans(): void {
@@ -90,6 +98,7 @@ export class PodLifecycle {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.parts.pods.all().map((p) => this.stop(p, 'platform shutting down')));
+    this.reaper?.kill('SIGTERM');
   }
 
   private launch(pod: WorkerPod): void {

@@ -88,6 +88,7 @@ export class PodPool {
 
   start(): void {
     this.lifecycle.reapOrphans();
+    this.lifecycle.watchOverPods();
     this.reconciler.start();
   }
 

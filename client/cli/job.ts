@@ -1,6 +1,7 @@
 /** The job orchestration's commands — `sluice run`, `status`, `cancel`, `result` — registered on the program by main. */
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { jobWorkflowId } from '../../contracts';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
 import { failureType } from '../failures';
@@ -72,6 +73,7 @@ async function run(o: RunOptions): Promise<number> {
       });
     } catch (err) {
       if ((err as { name?: string }).name === 'ZodError') throw new UsageError(`invalid job: ${(err as Error).message}`);
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new UsageError(`job ${err.workflowId} is still running: an id is reused only after its job ended (sluice status ${err.workflowId})`);
       throw err;
     }
     if (o.detach) {
@@ -159,7 +161,7 @@ export function registerJobCommands(program: Command, exit: ExitState): void {
     .option('--poll', 'learn of completion by polling /status')
     .option('--detach', 'print the workflow id and return at once')
     .addOption(jsonOption())
-    .option('--id <id>', 'workflow id (job/<id>); default a random UUID')
+    .option('--id <id>', 'workflow id (job/<id>); default a random UUID. Refused while a job with that id runs; after it ended, the id starts a new run with its own records')
     .addOption(new Option('--max-attempts <n>', 'attempts, retries of FAILED / TIMED_OUT included (default: the job options\' default, 3)').argParser(parsePositiveInt))
     .addOption(new Option('--execution-timeout <ms>', 'the service\'s execution timeout of the job').argParser(parsePositiveInt))
     .addOption(new Option('--ttl <ms>', 'the service\'s time to live of the job').argParser(parsePositiveInt))

@@ -67,6 +67,21 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
     expect(again.stderr).toMatch(/already ended CANCELLED; nothing to cancel/);
   });
 
+  it('--id: refused while that job runs (exit 2); after it ended, a new run with its own input and result', async () => {
+    const id = `cli-reuse-${Date.now()}`;
+    const first = await sluice('run', '--endpoint', 'echo', '--input', '{"n":1}', '--id', id, '--json');
+    expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { n: 1 } });
+    const second = await sluice('run', '--endpoint', 'echo', '--input', '{"n":2}', '--id', id, '--json');
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { n: 2 } });
+    const busy = `cli-busy-${Date.now()}`;
+    expect((await sluice('run', '--endpoint', 'sleep', '--input', '{"ms":60000}', '--id', busy, '--detach')).code).toBe(0);
+    const refused = await sluice('run', '--endpoint', 'sleep', '--input', '{"ms":1}', '--id', busy);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/job job\/cli-busy-\d+ is still running/);
+    await sluice('cancel', busy);
+  });
+
   it('an unknown endpoint is refused before a workflow starts, naming the endpoints that exist (exit 2)', async () => {
     const r = await sluice('run', '--endpoint', 'nope', '--input', '{}', '--id', 'unknown-endpoint');
     expect(r.code).toBe(2);

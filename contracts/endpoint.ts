@@ -121,20 +121,9 @@ export type EndpointPod = z.infer<typeof EndpointPod>;
 
 /** An endpoint as the GraphQL API returns it to the project's client (its fixed selection). */
 export const EndpointView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  gpuIds: z.string(),
-  templateId: z.string(),
-  idleTimeout: z.number(),
+  ...Endpoint.pick({ id: true, name: true, gpuIds: true, templateId: true, idleTimeout: true, flashBootType: true, scalerType: true, scalerValue: true, workersMin: true, workersMax: true, networkVolumeId: true, version: true }).shape,
   locations: z.string().nullable(),
-  flashBootType: FlashBootType,
-  scalerType: ScalerType,
-  scalerValue: z.number(),
-  workersMin: z.number().int(),
-  workersMax: z.number().int(),
-  networkVolumeId: z.string().nullable(),
   gpuCount: z.number().int(),
-  version: z.number().int(),
   pods: z.array(EndpointPod).optional(),
   networkVolume: NetworkVolume.nullable().optional(),
 });

@@ -114,18 +114,18 @@ export const status = (rawId: string, o: IdOptions) => withBatch(rawId, o, async
 
 export const watch = (rawId: string, o: WatchFlags) => withBatch(rawId, o, (batch, id) => watchBatch(batch, id, watchOptions(o)));
 
-/** pause / resume: only a running batch (an ended one: exit 1, like `cancel`). */
-export const control = (what: 'pause' | 'resume') => (rawId: string, o: IdOptions) => withBatch(rawId, o, async (batch, id) => {
+/** `pause` (pausing) or `resume`: only a running batch (an ended one: exit 1, like `cancel`). */
+export const control = (pausing: boolean) => (rawId: string, o: IdOptions) => withBatch(rawId, o, async (batch, id) => {
   const v = await batch.view(id);
   if (v.workflowStatus !== 'RUNNING') {
-    if (o.json) console.log(JSON.stringify({ workflowId: id, workflowStatus: v.workflowStatus, [what === 'pause' ? 'paused' : 'resumed']: false }));
-    else console.error(`sluice: ${id} already ended ${v.workflowStatus}; nothing to ${what}`);
+    if (o.json) console.log(JSON.stringify({ workflowId: id, workflowStatus: v.workflowStatus, [pausing ? 'paused' : 'resumed']: false }));
+    else console.error(`sluice: ${id} already ended ${v.workflowStatus}; it can no longer be ${pausing ? 'paused' : 'resumed'}`);
     return EXIT_CODES.failed;
   }
-  if (what === 'pause' && !o.json) console.error(`pausing ${id}: nothing new is submitted; waiting for the jobs in flight to finish (Ctrl-C stops waiting, the batch stays paused)`);
-  const s = what === 'pause' ? await batch.pause(id) : await batch.resume(id);
+  if (pausing && !o.json) console.error(`pausing ${id}: nothing new is submitted; waiting for the jobs in flight to finish (Ctrl-C stops waiting, the batch stays paused)`);
+  const s = pausing ? await batch.pause(id) : await batch.resume(id);
   if (o.json) console.log(JSON.stringify(s));
-  else console.log(what === 'pause'
+  else console.log(pausing
     ? `${id}: paused (${s.counts.inFlight} in flight); sluice batch resume ${id} goes on`
     : `${id}: resumed (${s.phase}); sluice batch watch ${id} shows it`);
   return EXIT_CODES.ok;

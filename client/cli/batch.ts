@@ -1,5 +1,6 @@
 /** The batch orchestration's command group — `sluice batch start|status|watch|pause|resume|cancel|retry-failed|results|list` — registered on the program by main. */
 import { type Command, Option } from 'commander';
+import { BATCH_UPDATES } from '../../contracts';
 import { BATCH_EXIT_HELP } from './batch-output';
 import {
   DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePriority, parseSeconds, results, retryFailed, start, status, watch,
@@ -70,14 +71,16 @@ ${BATCH_EXIT_HELP} \`--detach\` exits 0 once started. 130: interrupted (the batc
     .addHelpText('after', `\nExample:\n  sluice batch watch batch/nightly\n\n${BATCH_EXIT_HELP} 130: interrupted (the batch keeps running).`)
     .action(withExit(exit, watch));
 
-  for (const what of ['pause', 'resume'] as const) {
-    batch.command(what)
-      .summary(what === 'pause' ? 'stop submitting; returns once the jobs in flight have finished' : 'submit again after a pause')
+  // Each is named after the workflow update it sends.
+  for (const pausing of [true, false]) {
+    const name = pausing ? BATCH_UPDATES.pause : BATCH_UPDATES.resume;
+    batch.command(name)
+      .summary(pausing ? 'stop submitting; returns once the jobs in flight have finished' : 'submit again after a pause')
       .argument(...ID_ARGUMENT)
       .addOption(new Option('--json', 'the BatchState after the change'))
       .addOption(dataDirOption())
-      .addHelpText('after', `\nExample:\n  sluice batch ${what} batch/nightly\n\nExit code: 0 done, 1 the batch had already ended, 2 usage (no such batch).`)
-      .action(withExit(exit, control(what)));
+      .addHelpText('after', `\nExample:\n  sluice batch ${name} batch/nightly\n\nExit code: 0 done, 1 the batch had already ended, 2 usage (no such batch).`)
+      .action(withExit(exit, control(pausing)));
   }
 
   batch.command('cancel')

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import {
-  BatchConfigure, BatchWorkflowInput, TASK_QUEUE, batchWorkflowId,
+  BatchConfigure, BatchWorkflowInput, TASK_QUEUE, batchIdOf, batchWorkflowId,
   type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
 } from '../contracts';
 import { FsResultsStore } from '../activities/results-store';
@@ -25,6 +25,16 @@ export interface BatchView {
   workflowStatus: string;
   state?: BatchState;
   failure?: string;
+}
+
+/** One batch as {@link BatchClient.list} finds it (its latest run). */
+export interface BatchListing {
+  workflowId: string;
+  batchId: string;
+  /** RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT. */
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
 }
 
 /**
@@ -117,6 +127,24 @@ export class BatchClient {
     }
     const run = { workflowId: h.workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
     yield* outcomesSoFar(this.store, run);
+  }
+
+  /**
+   * Batches in the order Temporal lists them, one per batch id (runs that continued as new are left out); at most
+   * `limit`. Temporal's visibility is eventually consistent: a batch just started may be missing.
+   */
+  async list(o: { limit?: number } = {}): Promise<BatchListing[]> {
+    const limit = o.limit ?? 100;
+    const seen = new Map<string, BatchListing>();
+    for await (const w of this.o.client.workflow.list({ query: "WorkflowType = 'batchWorkflow'" })) {
+      if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
+      seen.set(w.workflowId, {
+        workflowId: w.workflowId, batchId: batchIdOf(w.workflowId), status: w.status.name, startTime: w.startTime,
+        ...(w.closeTime ? { closeTime: w.closeTime } : {}),
+      });
+      if (seen.size >= limit) break;
+    }
+    return [...seen.values()];
   }
 
   /** True when a batch with this id exists. */

@@ -82,7 +82,9 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   setHandler(batchStateQuery, state);
   setHandler(pauseUpdate, async () => {
     controls.paused = true;
-    await condition(() => !stepping);
+    // The step running now may still submit; every step planned from here on does not.
+    const running = stepping ? ledger.seq : -1;
+    await condition(() => !stepping || ledger.seq > running);
     return state();
   });
   setHandler(resumeUpdate, () => {

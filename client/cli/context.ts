@@ -1,7 +1,8 @@
-/** A connected client for the CLI's job commands, from the resolved settings. */
+/** A connected client for the CLI's job and batch commands, from the resolved settings. */
 import { Client, Connection } from '@temporalio/client';
 import { GraphqlClient, QueueClient } from '../../platform-api';
 import { tlsOptions } from '../../worker/temporal';
+import { BatchClient } from '../batch';
 import { JobClient } from '../job';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -9,6 +10,8 @@ import { describeSource, resolveSettings, type CliSettings } from './settings';
 export interface CliContext {
   settings: CliSettings;
   sluice: JobClient;
+  /** The batch commands' client, on the same connection. */
+  batch: BatchClient;
   /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
   close(): Promise<void>;
@@ -33,6 +36,7 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
     settings,
     ...(graphql ? { graphql } : {}),
     sluice: new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR, ...(queue ? { queue } : {}) }),
+    batch: new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR }),
     close: async () => {
       await queue?.close();
       await graphql?.close();

@@ -40,13 +40,13 @@ interface RunOptions {
 }
 
 /** Names can be looked up only with the service's GraphQL URL and key: say so before anything connects. */
-function assertLookup(settings: CliSettings, nameOrId: string): void {
+export function assertLookup(settings: CliSettings, nameOrId: string): void {
   if (settings.config.SLUICE_GRAPHQL_URL && settings.config.SLUICE_API_KEY) return;
   throw new UsageError(`cannot look up endpoint ${nameOrId}: no GraphQL URL and API key (${describeSource(settings)}); set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or run \`sluice dev\` and leave the variables unset`);
 }
 
 /** The endpoint's id, checked against the service before any workflow starts. */
-async function endpointIdOf(cli: CliContext, nameOrId: string): Promise<string> {
+export async function endpointIdOf(cli: CliContext, nameOrId: string): Promise<string> {
   assertLookup(cli.settings, nameOrId);
   return resolveEndpoint(nameOrId, cli.graphql!).catch((err: unknown) => {
     throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;

@@ -1,11 +1,12 @@
 /**
  * The `sluice` command: commander parses, helps and versions; each orchestration's commands
- * (`job.ts`, later `batch.ts`, `scaling.ts`) and the stack's commands register themselves here.
+ * (`job.ts`, `batch.ts`, later `scaling.ts`) and the stack's commands register themselves here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../worker/errors';
+import { registerBatchCommands } from './batch';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';
 import { registerDevCommand } from './dev';
@@ -24,7 +25,7 @@ export { EXIT_CODES as EXIT } from './exit-codes';
 const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER = [registerDevCommand, registerJobCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
+const REGISTER = [registerDevCommand, registerJobCommands, registerBatchCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
 
 /** The program; `exit` receives the exit code of the action that ran. */
 export function buildProgram(exit: ExitState): Command {
@@ -37,7 +38,7 @@ export function buildProgram(exit: ExitState): Command {
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'sluice: ')) })
     .addHelpText('after', `
 Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
-Every command has --help; run, status, cancel, result, config, endpoints, templates and platform users add take --json.
+Every command has --help; run, status, cancel, result, the batch commands, config, endpoints, templates and platform users add take --json.
 
 ${EXIT_CODES_HELP}
 

@@ -91,6 +91,10 @@ describe('batch workflow (bulk mode)', () => {
     const outDir = join(dir, 'out');
     const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 5 } });
     await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 5, 30_000);
+    // Pause answers while the 20 s jobs still run: it waits for no job, only for the step in progress.
+    const paused = await ctx.batch.pause(id);
+    expect(paused.counts.inFlight).toBe(5);
+    expect(paused.counts.done).toBe(0);
     await ctx.batch.cancel(id);
     const err = await ctx.batch.result(id).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);

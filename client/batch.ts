@@ -3,14 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import {
-  BatchConfigure, BatchWorkflowInput, TASK_QUEUE, batchIdOf, batchWorkflowId,
+  BatchConfigure, BatchWorkflowInput, batchIdOf, batchWorkflowId,
   type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
 } from '../contracts';
-import { FsResultsStore } from '../activities/results-store';
 import { outcomesSoFar } from '../activities/batch/outcomes';
-import { type ClientOptions } from './options';
+import { OrchestrationClient, type ClientOptions } from './base';
 import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
 
 /** Options of {@link BatchClient}. */
@@ -41,13 +39,9 @@ export interface BatchListing {
  * Batches from a pipeline: start, watch progress, pause, resume, reconfigure, cancel, read results.
  * The `sluice batch` commands are built on it.
  */
-export class BatchClient {
-  private readonly taskQueue: string;
-  private readonly store: FsResultsStore;
-
-  constructor(private readonly o: BatchClientOptions) {
-    this.taskQueue = o.taskQueue ?? TASK_QUEUE;
-    this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
+export class BatchClient extends OrchestrationClient {
+  constructor(o: BatchClientOptions) {
+    super(o);
   }
 
   /** Starts a batch; the input file and output dir are made absolute (the daemon reads and writes them). */
@@ -56,7 +50,7 @@ export class BatchClient {
     const input = BatchWorkflowInput.parse({ ...rest, source: resolve(rest.source), outDir: resolve(rest.outDir) });
     if (!existsSync(input.source)) throw new Error(`input file ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
-    await this.o.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    await this.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
     return workflowId;
   }
 
@@ -136,7 +130,7 @@ export class BatchClient {
   async list(o: { limit?: number } = {}): Promise<BatchListing[]> {
     const limit = o.limit ?? 100;
     const seen = new Map<string, BatchListing>();
-    for await (const w of this.o.client.workflow.list({ query: "WorkflowType = 'batchWorkflow'" })) {
+    for await (const w of this.client.workflow.list({ query: "WorkflowType = 'batchWorkflow'" })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
       seen.set(w.workflowId, {
         workflowId: w.workflowId, batchId: batchIdOf(w.workflowId), status: w.status.name, startTime: w.startTime,
@@ -149,16 +143,11 @@ export class BatchClient {
 
   /** True when a batch with this id exists. */
   async exists(id: string): Promise<boolean> {
-    try {
-      await this.handle(id).describe();
-      return true;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
-    }
+    return this.workflowExists(batchWorkflowId(id));
   }
 
+
   private handle(id: string) {
-    return this.o.client.workflow.getHandle<typeof batchWorkflow>(batchWorkflowId(id));
+    return this.client.workflow.getHandle<typeof batchWorkflow>(batchWorkflowId(id));
   }
 }

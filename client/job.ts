@@ -1,16 +1,14 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import {
-  JobWorkflowInput, TASK_QUEUE, jobWorkflowId, streamPrefix,
-  type JobRecord, type JobWorkflowInputInit, type RunScope, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
+  JobWorkflowInput, jobWorkflowId, streamPrefix,
+  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
 } from '../contracts';
-import { FsResultsStore } from '../activities/results-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';
-import { type ClientOptions } from './options';
+import { OrchestrationClient, type ClientOptions } from './base';
 
 /** Options of {@link JobClient}. */
 export interface JobClientOptions extends ClientOptions {
@@ -39,13 +37,12 @@ export interface JobView {
  * Job workflows from a pipeline: start them, watch them, await or stream their results, cancel
  * them. The `sluice run|status|cancel|result` commands are built on it.
  */
-export class JobClient {
-  private readonly taskQueue: string;
-  private readonly store: FsResultsStore;
+export class JobClient extends OrchestrationClient {
+  private readonly queue?: Pick<QueueClient, 'status'>;
 
-  constructor(private readonly o: JobClientOptions) {
-    this.taskQueue = o.taskQueue ?? TASK_QUEUE;
-    this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
+  constructor(o: JobClientOptions) {
+    super(o);
+    if (o.queue) this.queue = o.queue;
   }
 
   /** Starts a job workflow; options get their defaults here (the workflow sees them all). */
@@ -53,7 +50,7 @@ export class JobClient {
     const { id, ...rest } = init;
     const input = JobWorkflowInput.parse(rest);
     const workflowId = jobWorkflowId(id ?? randomUUID());
-    await this.o.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    await this.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
     return workflowId;
   }
 
@@ -64,7 +61,7 @@ export class JobClient {
    */
   async result(workflowId: string): Promise<JobWorkflowResult> {
     try {
-      return await this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId).result();
+      return await this.client.workflow.getHandle<typeof jobWorkflow>(workflowId).result();
     } catch (err) {
       const result = jobResultOf(err);
       if (result) return result;
@@ -74,7 +71,7 @@ export class JobClient {
 
   /** The job's workflow status, live state, progress and (when done) result. */
   async state(workflowId: string): Promise<JobView> {
-    const handle = this.o.client.workflow.getHandle<typeof jobWorkflow>(workflowId);
+    const handle = this.client.workflow.getHandle<typeof jobWorkflow>(workflowId);
     const d = await handle.describe();
     const view: JobView = { workflowId, workflowStatus: d.status.name };
     try {
@@ -90,8 +87,8 @@ export class JobClient {
         // Not JSON: not ours.
       }
     }
-    if (d.status.name === 'RUNNING' && view.state?.remoteJobId && this.o.queue) {
-      view.remote = await this.o.queue.status(view.state.endpointId, view.state.remoteJobId).catch(() => undefined);
+    if (d.status.name === 'RUNNING' && view.state?.remoteJobId && this.queue) {
+      view.remote = await this.queue.status(view.state.endpointId, view.state.remoteJobId).catch(() => undefined);
       if (view.remote?.status === 'IN_PROGRESS' && view.remote.output !== undefined) view.progress ??= view.remote.output;
     }
     if (d.status.name === 'COMPLETED') view.result = await handle.result();
@@ -109,7 +106,7 @@ export class JobClient {
 
   /** Requests cancellation; the workflow cancels the remote job and ends CANCELLED. */
   async cancel(workflowId: string): Promise<void> {
-    await this.o.client.workflow.getHandle(workflowId).cancel();
+    await this.client.workflow.getHandle(workflowId).cancel();
   }
 
   /** The job's output, loaded from the results store when it was too big for history. */
@@ -132,11 +129,6 @@ export class JobClient {
     return this.store.keys(streamPrefix(await this.runOf(workflowId))).map((key) => join(this.store.dir, key));
   }
 
-  /** The latest run of a workflow id: its records are keyed by it. */
-  private async runOf(workflowId: string): Promise<RunScope> {
-    const d = await this.o.client.workflow.getHandle(workflowId).describe();
-    return { workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
-  }
 
   /**
    * Follows a streaming job: yields each chunk as the daemon stores it, until the workflow
@@ -145,7 +137,7 @@ export class JobClient {
   async *follow(workflowId: string, pollMs = 200): AsyncGenerator<unknown> {
     const printed = new Map<string, number>();
     for (;;) {
-      const d = await this.o.client.workflow.getHandle(workflowId).describe();
+      const d = await this.client.workflow.getHandle(workflowId).describe();
       const closed = d.status.name !== 'RUNNING';
       const prefix = streamPrefix({ workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId });
       for (const key of this.store.keys(prefix)) {
@@ -160,12 +152,7 @@ export class JobClient {
 
   /** True when a workflow with this id exists. */
   async exists(workflowId: string): Promise<boolean> {
-    try {
-      await this.o.client.workflow.getHandle(workflowId).describe();
-      return true;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
-      throw err;
-    }
+    return this.workflowExists(workflowId);
   }
+
 }

@@ -1,7 +1,12 @@
 /** Shared bits of the control-plane tests: GraphQL and REST calls, and the tagged test worker. */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { call, eventually } from '../helpers/platform';
+import { afterAll, beforeAll } from 'vitest';
+import { type PlatformOptions } from '../../platform';
+import { GraphqlClient, RestClient } from '../../platform-api';
+import { call, eventually, testPlatform } from '../helpers/platform';
+
+type TestPlatform = Awaited<ReturnType<typeof testPlatform>>;
 
 /** The command of the tagged test worker (fixtures/tagged-worker.ts) answering with `tag`. */
 export function taggedCommand(tag: string): string[] {
@@ -42,4 +47,30 @@ export function healthUntil(base: string, endpointId: string, pred: (h: any) => 
     const h = await health(base, endpointId);
     return pred(h) ? h : undefined;
   }, ms);
+}
+
+/** A platform on port 0 with its typed GraphQL and REST clients (no retries), closed in afterAll. */
+export function clientsOnPlatform(options: PlatformOptions = {}): { readonly p: TestPlatform; readonly gql: GraphqlClient; readonly rest: RestClient } {
+  const ctx = {} as { p: TestPlatform; gql: GraphqlClient; rest: RestClient };
+  beforeAll(async () => {
+    ctx.p = await testPlatform(options);
+    ctx.gql = new GraphqlClient({ url: `${ctx.p.url}/graphql`, apiKey: 'test-key', retry: { maxAttempts: 1 } });
+    ctx.rest = new RestClient({ baseUrl: `${ctx.p.url}/v1`, apiKey: 'test-key', retry: { maxAttempts: 1 } });
+  });
+  afterAll(async () => {
+    await ctx.gql?.close();
+    await ctx.rest?.close();
+    await ctx.p?.dispose();
+  });
+  return ctx;
+}
+
+/** The rejection of `promise` (fails the test when it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected the call to fail');
 }

@@ -69,7 +69,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const addr = server.address() as AddressInfo;
   const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
 
-  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY });
+  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: { scale: config.SLUICE_RATE_SCALE } });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
   const inbox = new MemoryInbox();

@@ -21,6 +21,8 @@ const MAX_WRITE = 2000;
 const MAX_ORDERS = 500;
 /** Longest wait of one step for completions, so controls are seen promptly. */
 const MAX_WAIT_MS = 5000;
+/** How long a step keeps refilling the window itself. */
+const REFILL_MS = 1000;
 
 export type StepPlan = Omit<StepRequest, 'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook'>;
 
@@ -73,7 +75,11 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   let read: StepPlan['read'];
   // Read on while few lines wait for their key: blocked keys must not stall the others for long.
   const deferredRoom = Math.max(0, 2 * c.concurrency - d.deferred.length);
-  if (submitting && !d.eof && room > 0 && deferredRoom > 0) {
+  // Without key caps or a cost cap, a step also refills the window itself as jobs complete
+  // (webhooks only), up to the deadline.
+  const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
+  const refill = submitting && !d.eof && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+  if (submitting && !d.eof && (room > 0 || refill) && deferredRoom > 0) {
     const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, room * 2) : room);
     read = { from: d.cursor, lines, room: Math.min(room, MAX_ORDERS), keyCounts: Object.fromEntries(keys), ...(o.keyPath ? { keyPath: o.keyPath } : {}), ...(keyLimit !== undefined ? { keyLimit } : {}) };
   }
@@ -92,5 +98,5 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   }
   const write = d.finals.slice(0, MAX_WRITE);
   const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
-  return { plan: { write, read, submit, retry, cancel, poll, collect: { waitMs, min } }, waiting };
+  return { plan: { write, read, submit, retry, cancel, poll, collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) } }, waiting };
 }

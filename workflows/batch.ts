@@ -80,24 +80,30 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     return s;
   };
   setHandler(batchStateQuery, state);
+  /** Resolves once the step running now (planned under the old controls) has ended. */
+  const stepEnded = async (): Promise<void> => {
+    const running = stepping ? ledger.seq : -1;
+    await condition(() => !stepping || ledger.seq > running);
+  };
   setHandler(pauseUpdate, async () => {
     controls.paused = true;
     // The step running now may still submit; every step planned from here on does not.
-    const running = stepping ? ledger.seq : -1;
-    await condition(() => !stepping || ledger.seq > running);
+    await stepEnded();
     return state();
   });
   setHandler(resumeUpdate, () => {
     controls.paused = false;
     return state();
   });
-  setHandler(configureUpdate, (c: BatchConfigure) => {
+  setHandler(configureUpdate, async (c: BatchConfigure) => {
     if (c.concurrency !== undefined) controls.concurrency = c.concurrency;
     if (c.keyLimit !== undefined) controls.keyLimit = c.keyLimit;
     if (c.maxCost === null) delete controls.maxCost;
     else if (c.maxCost !== undefined) controls.maxCost = c.maxCost;
     if (c.deadline === null) delete controls.deadline;
     else if (c.deadline !== undefined) controls.deadline = c.deadline;
+    // Answers once the new settings govern every submission.
+    await stepEnded();
     return state();
   });
   // Cancelling the workflow cancels the batch: steps run on (in flight jobs are cancelled, outcomes written).

@@ -116,6 +116,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
       else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
     }
   }
+  if (deps.inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
+    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text));
+  }
   if (deps.inbox) {
     if (req.collect.waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();
@@ -133,6 +136,44 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   res.completions = collected(store, req, finished);
   store.put(done, res);
   return res;
+}
+
+/** Most finished jobs one step collects while refilling (bounds its result in history). */
+const MAX_REFILL_COLLECT = 2000;
+
+/**
+ * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
+ * and the next line of the file is submitted in its place. Other outcomes wait for the workflow
+ * (it decides about retries).
+ */
+async function refill(
+  inbox: BatchInbox, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
+  record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
+): Promise<void> {
+  const until = Date.now() + req.collect.refillMs!;
+  const seen = new Set(finished.map((r) => r.id));
+  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited) {
+    await inbox.wait(req.run, 1, until - Date.now());
+    const took = inbox.take(req.run);
+    finished.push(...took);
+    let freed = 0;
+    for (const r of took) {
+      if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
+      seen.add(r.id);
+    }
+    if (freed === 0 || res.read!.eof) continue;
+    beat({ seq: req.seq, phase: 'refill' });
+    const page = readLines(req.source, res.read!.cursor, freed);
+    const send: { ref: LineRef; body: JobSubmission }[] = [];
+    for (const line of page.lines) {
+      const ref: LineRef = { i: line.i, o: line.o, l: line.l };
+      const body = parsed(ref, line.text);
+      if (body) send.push({ ref, body });
+    }
+    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), () => beat({ seq: req.seq, phase: 'refill' }));
+    res.read = { cursor: page.cursor, eof: page.eof };
+  }
+  res.rateLimited = sub.rateLimited;
 }
 
 /** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */

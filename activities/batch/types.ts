@@ -63,8 +63,12 @@ export interface StepRequest {
   retry: RetryOrder[];
   cancel: string[];
   poll: string[];
-  /** Wait up to `waitMs` for at least `min` completions. */
-  collect: { waitMs: number; min: number };
+  /**
+   * Wait up to `waitMs` for at least `min` completions. With `refillMs` (no key caps, webhooks),
+   * the step goes on for that long: each COMPLETED job that arrives frees its slot, and a new
+   * line is read and submitted in its place at once, without waiting for the next step.
+   */
+  collect: { waitMs: number; min: number; refillMs?: number };
 }
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */

@@ -96,6 +96,8 @@ async function main(): Promise<void> {
         const daemon = await daemonProcess({
           TEMPORAL_ADDRESS: env.address, SLUICE_QUEUE_URL: `${platform.url}/v2`, SLUICE_API_KEY: platform.apiKey,
           SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: String(port), SLUICE_TEMPORAL_METRICS_PORT: '0', SLUICE_TASK_QUEUE: 'bench-batch',
+          // Unlimited platform: let the client's budget go far above the spec's base rate.
+          ...(limited ? {} : { SLUICE_RATE_SCALE: '10' }),
         });
         const batch = new BatchClient({ client: env.client, taskQueue: 'bench-batch', resultsDir: join(dir, 'results') });
         const run = async (name: string, n: number) => {

@@ -67,7 +67,7 @@ describe('batch workflow (bulk mode)', () => {
     const lines = Array.from({ length: 240 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 6, stepsPerRun: 4 } });
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 6, stepsPerRun: 2 } });
     await eventually(async () => (await ctx.batch.state(id)).counts.done >= 40, 30_000);
     const paused = await ctx.batch.pause(id);
     expect(paused.phase).toBe('paused');

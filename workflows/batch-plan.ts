@@ -17,7 +17,7 @@ export interface Controls {
 }
 
 /** Most of each kind per step: bounds the step's payload in history. */
-const MAX_WRITE = 2000;
+const MAX_WRITE = 1000;
 const MAX_ORDERS = 500;
 /** Longest wait of one step for completions, so controls are seen promptly. */
 const MAX_WAIT_MS = 5000;

@@ -41,6 +41,9 @@ const finishing = proxyActivities<BatchActivities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
 });
 
+/** Bytes of step inputs and results one run may hold before it continues as new. */
+const HISTORY_BUDGET_BYTES = 1_500_000;
+
 export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarry): Promise<BatchState> {
   const o = input.options;
   const { workflowId, firstExecutionRunId: runId } = workflowInfo();
@@ -120,6 +123,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       pricePerHour = opened.pricePerHour;
     }
     let steps = 0;
+    let historyBytes = 0;
     for (;;) {
       const now = Date.now();
       const canSubmit = !controls.cancelling && submitBlockers(controls, spend(), now).length === 0;
@@ -131,7 +135,8 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
         await condition(() => !controls.paused || controls.cancelling);
         continue;
       }
-      if (steps >= o.stepsPerRun || workflowInfo().continueAsNewSuggested) {
+      // History pages are read whole (gRPC messages up to 4 MB): a run's steps stay well below that.
+      if (steps >= o.stepsPerRun || historyBytes > HISTORY_BUDGET_BYTES || workflowInfo().continueAsNewSuggested) {
         if (!controls.cancelling) {
           await condition(allHandlersFinished);
           const next: BatchCarry = { ledger, controls, startedAt, runs, total, ...(pricePerHour !== undefined ? { pricePerHour } : {}) };
@@ -156,6 +161,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
           ...(o.policy ? { policy: o.policy } : {}), ...plan,
         });
         ledger.finals.splice(0, plan.write.length);
+        historyBytes += JSON.stringify(plan).length + JSON.stringify(res).length;
         applyStep(ledger, res, Date.now(), o, seq);
       } finally {
         stepping = false;

@@ -139,7 +139,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 }
 
 /** Most finished jobs one step collects while refilling (bounds its result in history). */
-const MAX_REFILL_COLLECT = 2000;
+const MAX_REFILL_COLLECT = 1000;
 
 /**
  * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,

@@ -129,18 +129,22 @@ async function main(): Promise<void> {
             daemonRssMb: { peakSampled: maxRss, peakProcess: rssOf(daemon.child.pid!).peak },
           };
         };
-        if (!limited) {
-          await run('warmup', 200);
-          results.plain = await plainLoop(platform, echo.id, JOBS);
-          results.bulk = await run('bulk', JOBS);
-          if (LARGE > 0) results.large = await run('large', LARGE);
-        } else {
-          const r = await run('limited', LIMITED);
-          // The spec's /run limit: 1,000 per 10 s per endpoint (100/s), raised by the dynamic limit with workers.
-          const effective = Math.max(100, WORKERS * 100 / 10);
-          results.limited = { ...r, effectiveRunLimitPerSecond: effective, shareOfLimit: +(r.jobsPerSecond / effective).toFixed(3), rateLimitedShare: +(r.rateLimited / r.n).toFixed(4) };
+        try {
+          if (!limited) {
+            await run('warmup', 200);
+            results.plain = await plainLoop(platform, echo.id, JOBS);
+            results.bulk = await run('bulk', JOBS);
+            if (LARGE > 0) results.large = await run('large', LARGE);
+          } else {
+            const r = await run('limited', LIMITED);
+            // The spec's /run limit: 1,000 per 10 s per endpoint (100/s), raised by the dynamic limit with workers.
+            const effective = Math.max(100, WORKERS * 100 / 10);
+            results.limited = { ...r, effectiveRunLimitPerSecond: effective, shareOfLimit: +(r.jobsPerSecond / effective).toFixed(3), rateLimitedShare: +(r.rateLimited / r.n).toFixed(4) };
+          }
+        } finally {
+          // On every exit path: a daemon left running would poll the bench's task queue forever.
+          await daemon.stop();
         }
-        await daemon.stop();
       } finally {
         await platform.close();
       }

@@ -8,7 +8,7 @@ import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from
 import { type BatchClient } from '../batch';
 import { batchExitCode, batchView, statusTable } from './batch-output';
 import { watchBatch } from './batch-progress';
-import { connectCli } from './context';
+import { connectCli, withExisting } from './context';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { assertLookup, endpointIdOf } from './job';
@@ -95,16 +95,8 @@ export async function start(file: string, o: StartOptions): Promise<number> {
 export interface IdOptions { json?: boolean; failed?: boolean; limit?: number; dataDir: string }
 
 /** Runs `fn` on an existing batch (`no batch ID` otherwise, exit 2). */
-async function withBatch(rawId: string, o: { dataDir: string }, fn: (batch: BatchClient, id: string) => Promise<number>): Promise<number> {
-  const id = batchWorkflowId(rawId);
-  const cli = await connectCli(o.dataDir);
-  try {
-    if (!(await cli.batch.exists(id))) throw new UsageError(`no batch ${id}`);
-    return await fn(cli.batch, id);
-  } finally {
-    await cli.close();
-  }
-}
+const withBatch = (rawId: string, o: { dataDir: string }, fn: (batch: BatchClient, id: string) => Promise<number>): Promise<number> =>
+  withExisting(o.dataDir, batchWorkflowId(rawId), 'batch', (cli) => cli.batch, fn);
 
 export const status = (rawId: string, o: IdOptions) => withBatch(rawId, o, async (batch, id) => {
   const v = await batchView(batch, id);

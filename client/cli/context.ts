@@ -4,6 +4,7 @@ import { GraphqlClient, QueueClient } from '../../platform-api';
 import { tlsOptions } from '../../worker/temporal';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
+import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
 /** What a job command works with; `close()` releases every connection. */
@@ -43,4 +44,21 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
       await connection.close();
     },
   };
+}
+
+/**
+ * Connects, runs `fn` on one orchestration's client when workflow `id` exists (otherwise
+ * `no <noun> <id>`, a usage error: exit 2), and closes the connection on every path.
+ */
+export async function withExisting<C extends { exists(id: string): Promise<boolean> }>(
+  dataDir: string, id: string, noun: string, pick: (cli: CliContext) => C, fn: (client: C, id: string) => Promise<number>,
+): Promise<number> {
+  const cli = await connectCli(dataDir);
+  try {
+    const client = pick(cli);
+    if (!(await client.exists(id))) throw new UsageError(`no ${noun} ${id}`);
+    return await fn(client, id);
+  } finally {
+    await cli.close();
+  }
 }

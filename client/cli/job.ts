@@ -6,7 +6,7 @@ import { jobWorkflowId } from '../../contracts';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
 import { failureType } from '../failures';
 import { type JobClient } from '../job';
-import { connectCli, type CliContext } from './context';
+import { connectCli, withExisting, type CliContext } from './context';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { printFailure, printResult, watch } from './job-watch';
@@ -90,16 +90,8 @@ async function run(o: RunOptions): Promise<number> {
 interface IdOptions { json?: boolean; wait?: boolean; chunks?: boolean; dataDir: string }
 
 /** Runs `fn` on an existing job (`no job ID` otherwise, exit 2). */
-async function withJob(rawId: string, o: IdOptions, fn: (sluice: JobClient, id: string) => Promise<number>): Promise<number> {
-  const id = jobWorkflowId(rawId);
-  const cli = await connectCli(o.dataDir);
-  try {
-    if (!(await cli.sluice.exists(id))) throw new UsageError(`no job ${id}`);
-    return await fn(cli.sluice, id);
-  } finally {
-    await cli.close();
-  }
-}
+const withJob = (rawId: string, o: IdOptions, fn: (sluice: JobClient, id: string) => Promise<number>): Promise<number> =>
+  withExisting(o.dataDir, jobWorkflowId(rawId), 'job', (cli) => cli.sluice, fn);
 
 const status = (rawId: string, o: IdOptions) => withJob(rawId, o, async (sluice, id) => {
   const v = await sluice.state(id);

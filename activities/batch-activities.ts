@@ -67,7 +67,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
-      return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}) }, req);
+      return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}) }, req);
     },
 
     /** Writes the last outcomes and the output files. */

@@ -9,7 +9,8 @@ import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { FsResultsStore } from '../activities/results-store';
-import { QueueClient } from '../platform-api';
+import { QueueClient, RestClient } from '../platform-api';
+import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
 import { type DaemonConfig } from './config';
@@ -70,6 +71,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
 
   const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: { scale: config.SLUICE_RATE_SCALE } });
+  const rest = new RestClient({ baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL), apiKey: config.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
+  const price = endpointPrice(rest);
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
   const inbox = new MemoryInbox();
@@ -82,7 +85,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics }) },
+    activities: { ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }) },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
@@ -91,6 +94,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     const handedOver = await hub.handOver();
     if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
     await queue.close();
+    await rest.close();
     await new Promise<void>((r) => {
       server.close(() => r());
       server.closeAllConnections();

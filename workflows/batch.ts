@@ -158,10 +158,12 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       try {
         const res = await acts.batchStep({
           run, seq, endpointId: input.endpointId, source: input.source, inputFormat: o.inputFormat, webhook: o.completion === 'webhook',
+          ...(pricePerHour === undefined ? { wantPrice: true } : {}),
           ...(o.policy ? { policy: o.policy } : {}), ...plan,
         });
         ledger.finals.splice(0, plan.write.length);
         historyBytes += JSON.stringify(plan).length + JSON.stringify(res).length;
+        if (pricePerHour === undefined && res.pricePerHour !== undefined) pricePerHour = res.pricePerHour;
         applyStep(ledger, res, Date.now(), o, seq);
       } finally {
         stepping = false;

@@ -22,6 +22,8 @@ export interface StepDeps {
   inbox?: BatchInbox;
   /** The webhook URL of a batch run's jobs (absent: polling only). */
   webhookUrl?: (req: StepRequest) => string;
+  /** The price of one worker-hour of an endpoint, when known. */
+  price?: (endpointId: string) => Promise<number | undefined>;
 }
 
 const beat = (detail: unknown): void => {
@@ -134,6 +136,10 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     await new Promise((r) => setTimeout(r, req.collect.waitMs));
   }
   res.completions = collected(store, req, finished);
+  if (req.wantPrice && deps.price) {
+    const price = await deps.price(req.endpointId).catch(() => undefined);
+    if (price !== undefined) res.pricePerHour = price;
+  }
   store.put(done, res);
   return res;
 }

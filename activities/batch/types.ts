@@ -55,6 +55,8 @@ export interface StepRequest {
   inputFormat: InputFormat;
   policy?: Policy;
   webhook: boolean;
+  /** The batch has no price yet: read the endpoint's worker price (its workers may have started since). */
+  wantPrice?: boolean;
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
   read?: { from: Cursor; lines: number; room: number; keyPath?: string; keyLimit?: number; keyCounts: Record<string, number> };
@@ -99,4 +101,6 @@ export interface StepResult {
   polledRunning: string[];
   /** 429s met (the step then stops submitting). */
   rateLimited: number;
+  /** USD per worker-hour, when asked for (`wantPrice`) and known. */
+  pricePerHour?: number;
 }

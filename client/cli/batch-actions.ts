@@ -22,6 +22,11 @@ export const parseCost = (raw: string): number => {
   if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of USD');
   return n;
 };
+export const parsePrice = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of USD per worker-hour, 0 or more');
+  return n;
+};
 export const parsePriority = (raw: string): number => {
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 9) throw new InvalidArgumentError('must be an integer from 0 to 9');
@@ -42,7 +47,7 @@ export const parseSeconds = (raw: string): number => {
 
 export interface WatchFlags { json?: boolean; interval: number; dataDir: string }
 export interface StartOptions extends WatchFlags {
-  endpoint?: string; id?: string; concurrency?: number; out?: string; key?: string; keyLimit?: number; maxCost?: number;
+  endpoint?: string; id?: string; concurrency?: number; out?: string; key?: string; keyLimit?: number; maxCost?: number; pricePerHour?: number;
   deadline?: number; priority?: number; maxAttempts?: number; inputFormat?: 'auto' | 'body' | 'bare'; poll?: boolean;
   perJobWorkflows?: boolean; detach?: boolean;
 }
@@ -50,14 +55,14 @@ export interface StartOptions extends WatchFlags {
 const watchOptions = (o: WatchFlags) => ({ json: o.json ?? false, intervalMs: o.interval * 1000, tty: Boolean(process.stderr.isTTY) });
 
 /** The option behind each batch option, for messages. */
-const FLAGS: Record<string, string> = { concurrency: '--concurrency', keyPath: '--key', keyLimit: '--key-limit', maxCost: '--max-cost', deadline: '--deadline', priority: '--priority', retry: '--max-attempts' };
+const FLAGS: Record<string, string> = { concurrency: '--concurrency', keyPath: '--key', keyLimit: '--key-limit', maxCost: '--max-cost', pricePerHour: '--price-per-hour', deadline: '--deadline', priority: '--priority', retry: '--max-attempts' };
 
 /** The batch options of `start`, checked before anything connects. */
 function batchOptionsOf(o: StartOptions): BatchOptionsInput {
   if (o.keyLimit !== undefined && !o.key) throw new UsageError('--key-limit needs --key PATH (the JSON path whose values it caps, e.g. $.tenant)');
   const options: BatchOptionsInput = {
     ...(o.concurrency ? { concurrency: o.concurrency } : {}), ...(o.key ? { keyPath: o.key } : {}), ...(o.keyLimit ? { keyLimit: o.keyLimit } : {}),
-    ...(o.maxCost ? { maxCost: o.maxCost } : {}), ...(o.deadline ? { deadline: o.deadline } : {}), ...(o.priority !== undefined ? { priority: o.priority } : {}),
+    ...(o.maxCost ? { maxCost: o.maxCost } : {}), ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}), ...(o.deadline ? { deadline: o.deadline } : {}), ...(o.priority !== undefined ? { priority: o.priority } : {}),
     ...(o.maxAttempts ? { retry: { maxAttempts: o.maxAttempts } } : {}), ...(o.inputFormat ? { inputFormat: o.inputFormat } : {}),
     ...(o.poll ? { completion: 'poll' as const } : {}), ...(o.perJobWorkflows ? { perJobWorkflows: true } : {}),
   };

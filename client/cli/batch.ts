@@ -3,7 +3,7 @@ import { type Command, Option } from 'commander';
 import { BATCH_UPDATES } from '../../contracts';
 import { BATCH_EXIT_HELP } from './batch-output';
 import {
-  DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePriority, parseSeconds, results, retryFailed, start, status, watch,
+  DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePrice, parsePriority, parseSeconds, results, retryFailed, start, status, watch,
 } from './batch-actions';
 import { dataDirOption, jsonOption, parsePositiveInt, withExit, type ExitState } from './options';
 
@@ -35,6 +35,7 @@ ${BATCH_EXIT_HELP}
     .option('--key <path>', 'a JSON path into each input ($.tenant): each value gets its own in-flight cap (--key-limit)')
     .addOption(new Option('--key-limit <n>', 'jobs in flight at most per value of --key').argParser(parsePositiveInt))
     .addOption(new Option('--max-cost <usd>', 'stop submitting once the estimated spend reaches this many USD').argParser(parseCost))
+    .addOption(new Option('--price-per-hour <usd>', 'price of one worker-hour for the spend estimate (default: the endpoint\'s workers\' costPerHr, read over REST)').argParser(parsePrice))
     .addOption(new Option('--deadline <iso>', 'stop submitting at this ISO 8601 time (2025-06-01T18:00:00Z)').argParser(parseDeadline))
     .addOption(new Option('--priority <n>', `0-9, higher first among batches sharing an endpoint (default: ${DEFAULTS.priority})`).argParser(parsePriority))
     .addOption(new Option('--max-attempts <n>', `attempts per input, retries of FAILED / TIMED_OUT included (default: ${DEFAULTS.retry.maxAttempts})`).argParser(parsePositiveInt))

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RestClient } from '../../platform-api';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, resultsOf } from './helpers';
 
@@ -75,5 +76,20 @@ describe('batch limits', () => {
     expect(done.length).toBeLessThanOrEqual(submitted + 2);
     expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(80 - done.length);
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
+  }, 60_000);
+
+  it('without a given price, spend is estimated at the endpoint\'s worker costPerHr (REST pod read)', async () => {
+    const ep = mixedEndpoint(ctx.s, 'batch-price', 2);
+    const lines = Array.from({ length: 12 }, () => ({ kind: 'sleep', ms: 100 }));
+    const { file, dir } = inputFile(lines);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2 } });
+    const summary = await ctx.batch.result(id);
+    const rest = new RestClient({ baseUrl: `${ctx.s.platform.url}/v1`, apiKey: ctx.s.platform.apiKey });
+    const workers = (await rest.getEndpoint(ep, { workers: true })).workers ?? [];
+    await rest.close();
+    expect(workers.length).toBeGreaterThan(0);
+    expect(summary.pricePerHour).toBe(workers[0]!.costPerHr);
+    // 12 jobs of at least 100 ms each at that price.
+    expect(summary.spend).toBeGreaterThanOrEqual((1.2 / 3600) * workers[0]!.costPerHr);
   }, 60_000);
 });

@@ -1,11 +1,13 @@
 /** `sluice demo` (what `npm start` runs): the dev stack, then example jobs through the job workflow, shown live. */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Command } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { QueueClient } from '../../platform-api';
 import { devBanner, startDevStack } from './dev/stack';
 import { failureMessage, failureType } from '../failures';
+import { BatchClient } from '../batch';
 import { JobClient } from '../job';
+import { runDemoBatch } from './demo-batch';
 import { addStackOptions, checkStackPorts, STACK_ENV_HELP, type StackOptions } from './dev';
 import { withExit, type ExitState } from './options';
 import { phaseLabel } from './output';
@@ -15,7 +17,8 @@ const say = (line: string): void => console.log(`[demo] ${line}`);
 
 /**
  * `sluice demo` (what `npm start` runs): the dev stack, then a few example jobs through the job
- * workflow, shown live — an echo, a stream, a flaky job that is retried, and one cancelled.
+ * workflow, shown live — an echo, a stream, a flaky job that is retried, and one cancelled — then
+ * a batch of a few hundred mixed jobs with a per-key cap and its progress bar.
  * The stack keeps running afterwards for the Temporal UI and further `sluice run`s.
  */
 async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
@@ -26,7 +29,9 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
   console.log(devBanner(stack));
   const connection = await Connection.connect({ address: stack.temporal.address });
   const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
-  const sluice = new JobClient({ client: new Client({ connection, namespace: stack.temporal.namespace }), resultsDir: stack.state.resultsDir, queue });
+  const client = new Client({ connection, namespace: stack.temporal.namespace });
+  const sluice = new JobClient({ client, taskQueue: stack.state.taskQueue, resultsDir: stack.state.resultsDir, queue });
+  const batch = new BatchClient({ client, taskQueue: stack.state.taskQueue, resultsDir: stack.state.resultsDir });
   const ep = stack.platform.examples;
   let failures = 0;
   const show = async (title: string, workflowId: string, follow = false): Promise<void> => {
@@ -67,11 +72,13 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
     const long = await sluice.start({ endpointId: ep.sleep!.id, input: { ms: 60_000, progress: true } });
     setTimeout(() => void sluice.cancel(long).catch(() => undefined), 4000);
     await show('sleep 60 s, cancelled after 4 s', long);
+    const batchOk = await runDemoBatch(batch, { endpointId: ep.mixed!.id, dataDir: dirname(stack.state.resultsDir), tty: Boolean(process.stderr.isTTY), say });
+    if (!batchOk) failures++;
   } finally {
     await connection.close();
     await queue.close();
   }
-  say(failures === 0 ? 'all demo jobs behaved as expected' : `${failures} demo job(s) failed unexpectedly`);
+  say(failures === 0 ? 'all demo jobs and the batch behaved as expected' : `${failures} demo job(s) or the batch did not behave as expected`);
   say(`the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`);
   if (!o.exit) await Promise.race([untilSignal(), stack.daemon.done]);
   await stack.stop();
@@ -82,7 +89,7 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
 export function registerDemoCommand(program: Command, exit: ExitState): void {
   addStackOptions(program.command('demo'))
     .summary('start the stack and run example jobs through it, live (what `npm start` runs)')
-    .description('Starts the stack as `sluice dev` does, then runs an echo, a stream, a flaky job that is retried and one that is cancelled, showing each live. The stack keeps running afterwards (Ctrl-C stops it) unless --exit.')
+    .description('Starts the stack as `sluice dev` does, then runs an echo, a stream, a flaky job that is retried and one that is cancelled, showing each live, then a batch of 300 mixed jobs (a per-tenant cap, failures, a retried flaky job, malformed lines) with its progress bar and where its results are. The stack keeps running afterwards (Ctrl-C stops it) unless --exit.')
     .option('--exit', 'stop the stack after the example jobs')
     .addHelpText('after', `${STACK_ENV_HELP}
 

@@ -1,4 +1,4 @@
-/** The example templates and endpoints (echo, stream, fail, sleep, flaky) every fresh platform has. */
+/** The example templates and endpoints (echo, stream, fail, sleep, flaky, mixed) every fresh platform has. */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Endpoint } from '../../contracts';
@@ -6,7 +6,7 @@ import { type Registry } from './registry';
 import { type User } from './users';
 
 /** Names of the example endpoints every fresh platform has. */
-export const EXAMPLE_ENDPOINTS = ['echo', 'stream', 'fail', 'sleep', 'flaky'] as const;
+export const EXAMPLE_ENDPOINTS = ['echo', 'stream', 'fail', 'sleep', 'flaky', 'mixed'] as const;
 export type ExampleName = (typeof EXAMPLE_ENDPOINTS)[number];
 
 const projectRoot = join(__dirname, '..', '..');

@@ -31,6 +31,12 @@ describe('the main job: `npm start` (sluice demo)', () => {
     expect(stream.slice(stream.search(/done: COMPLETED/))).not.toMatch(/chunk \{/);
     expect(r.out).toMatch(/=> COMPLETED after 3 attempt\(s\) \[submit:FAILED, retry:FAILED, retry:COMPLETED\]/);
     expect(r.out).toMatch(/=> CANCELLED/);
-    expect(r.out).toContain('all demo jobs behaved as expected');
+    // The batch: 300 inputs, a progress line while it runs (not a terminal here), its results path.
+    expect(r.out).toMatch(/batch of 300 inputs .*: batch\/demo-\d+/);
+    expect(r.out).toMatch(/\d+\/300 done/);
+    // Spend priced at the seeded endpoint's worker costPerHr (its workers start with the batch).
+    expect(r.out).toMatch(/spend +\$\d+\.\d+ at \$\d+(\.\d+)?\/h/);
+    expect(r.out).toMatch(/batch results: .*batches\/demo-\d+\/results\.jsonl/);
+    expect(r.out).toContain('all demo jobs and the batch behaved as expected');
   });
 });

@@ -1,4 +1,4 @@
-/** Where the project's installed tools live (`.tools/`, from `npm install`): the Temporal CLI, its test server, Python. */
+/** Where the project's installed tools live (`.tools/`, from `npm install`): the Temporal CLI, its test server, Python, MinIO. */
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -38,4 +38,19 @@ export function pythonBinary(): string {
   const local = join(root, '.tools', 'venv', 'bin', 'python');
   if (existsSync(local)) return local;
   throw new Error('.tools/venv/bin/python was not found: run `npm install`');
+}
+
+/**
+ * The MinIO server (S3-compatible, for the results store's tests and benches): `SLUICE_MINIO_BIN`,
+ * else the one the install step built into `.tools/bin` (`go install` from the Go module proxy),
+ * else `minio` on PATH.
+ */
+export function minioBinary(): string {
+  const explicit = process.env.SLUICE_MINIO_BIN;
+  if (explicit) return explicit;
+  const local = join(root, '.tools', 'bin', 'minio');
+  if (existsSync(local)) return local;
+  const found = onPath('minio');
+  if (found) return found;
+  throw new Error('the MinIO server was not found: run `npm install` with Go >= 1.21 on PATH (it builds .tools/bin/minio) or set SLUICE_MINIO_BIN');
 }

@@ -31,6 +31,8 @@ export interface WatchedOptions {
   stdio?: SpawnOptions['stdio'];
   /** Grace between SIGTERM and SIGKILL when the parent is gone, ms. @default 5000 */
   graceMs?: number;
+  /** Environment of the supervisor and the command. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -42,6 +44,7 @@ export function spawnWatched(cmd: string, args: string[], o: WatchedOptions = {}
   return spawn(process.execPath, ['-e', SUPERVISOR, '--', String(process.pid), String(o.graceMs ?? 5000), cmd, ...args], {
     stdio: o.stdio ?? 'ignore',
     detached: true,
+    ...(o.env ? { env: o.env } : {}),
   });
 }
 

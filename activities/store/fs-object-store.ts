@@ -1,0 +1,238 @@
+/**
+ * The results store in a local (or shared) directory: the same files as the synchronous
+ * `FsResultsStore` (one file per key, a log is one file appended with O_APPEND), written to a
+ * temporary name, fsync'd and renamed; the folder fsync'd when an entry appears.
+ */
+import { constants, type Stats } from 'node:fs';
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type OutputRef } from '../../contracts';
+import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+
+const TMP = /\.\d+\.\d+\.tmp$/;
+let tmpSeq = 0;
+
+const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | undefined)?.code === code;
+
+export class FsObjectStore implements ObjectStore {
+  readonly kind = 'fs' as const;
+  readonly stats = newStats();
+
+  constructor(readonly url: string) {}
+
+  put(key: string, value: unknown): Promise<OutputRef> {
+    return this.replace(key, [JSON.stringify(value ?? null)]);
+  }
+
+  putLines(key: string, values: unknown[]): Promise<OutputRef> {
+    return this.replace(key, [jsonLines(values)]);
+  }
+
+  async writeLines(key: string, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<OutputRef> {
+    async function* texts() {
+      let batch: unknown[] = [];
+      for await (const v of values) {
+        batch.push(v);
+        if (batch.length >= 1000) yield jsonLines(batch.splice(0));
+      }
+      if (batch.length > 0) yield jsonLines(batch);
+      batch = [];
+    }
+    return this.replace(key, texts());
+  }
+
+  async create(key: string, value: unknown): Promise<boolean> {
+    const file = this.path(key);
+    const tmp = await this.temp(file, [JSON.stringify(value ?? null)]);
+    try {
+      count(this.stats, 'link');
+      await link(tmp, file);
+    } catch (err) {
+      if (isCode(err, 'EEXIST')) return false;
+      throw err;
+    } finally {
+      count(this.stats, 'unlink');
+      await unlink(tmp).catch(() => undefined);
+    }
+    await this.syncDir(dirname(file));
+    return true;
+  }
+
+  async get(ref: OutputRef | string): Promise<unknown> {
+    const text = await this.read(keyOf(ref));
+    if (text === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${keyOf(ref)}"`);
+    return JSON.parse(text) as unknown;
+  }
+
+  async find(key: string): Promise<unknown> {
+    const text = await this.read(key);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  async has(key: string): Promise<boolean> {
+    return (await this.stat(key))?.isFile() ?? false;
+  }
+
+  async append(key: string, values: unknown[]): Promise<void> {
+    if (values.length === 0) return;
+    const file = this.path(key);
+    await mkdir(dirname(file), { recursive: true });
+    let fh: FileHandle;
+    let created = true;
+    count(this.stats, 'open');
+    try {
+      fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err;
+      created = false;
+      fh = await open(file, constants.O_WRONLY | constants.O_APPEND);
+    }
+    try {
+      // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
+      const buf = Buffer.from(jsonLines(values));
+      count(this.stats, 'write', buf.length);
+      for (let done = 0; done < buf.length; ) done += (await fh.write(buf, done)).bytesWritten;
+      count(this.stats, 'fsync');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (created) await this.syncDir(dirname(file));
+  }
+
+  async lines(key: string): Promise<unknown[]> {
+    const text = await this.read(key);
+    return text === undefined ? [] : parseLines(text);
+  }
+
+  async ref(key: string): Promise<OutputRef> {
+    return { store: this.kind, key, bytes: (await this.stat(key))?.size ?? 0 };
+  }
+
+  async list(prefix: string, o: ListOptions = {}): Promise<ListPage> {
+    const slash = prefix.lastIndexOf('/');
+    const folder = prefix.slice(0, slash + 1);
+    const keys: string[] = [];
+    const walk = async (dir: string, filter: string): Promise<void> => {
+      let names: string[];
+      try {
+        count(this.stats, 'readdir');
+        names = await readdir(join(this.url, dir));
+      } catch (err) {
+        if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return;
+        throw err;
+      }
+      for (const n of names) {
+        if (!n.startsWith(filter) || TMP.test(n)) continue;
+        const st = await this.stat(dir + n);
+        if (st?.isDirectory()) await walk(`${dir}${n}/`, '');
+        else if (st) keys.push(dir + n);
+      }
+    };
+    if (folder) checkKey(folder.slice(0, -1));
+    await walk(folder, prefix.slice(slash + 1));
+    keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const limit = o.limit ?? 1000;
+    const after = o.after === undefined ? keys : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(o.after!)) > 0);
+    const page = after.slice(0, limit);
+    const entries: StoreEntry[] = [];
+    for (const key of page) {
+      const st = await this.stat(key);
+      if (st) entries.push({ key, bytes: st.size, created: st.birthtimeMs || st.mtimeMs });
+    }
+    return after.length > limit ? { entries, next: page[page.length - 1]! } : { entries };
+  }
+
+  async size(key: string): Promise<number> {
+    const st = await this.stat(key);
+    if (!st) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+    return st.size;
+  }
+
+  async readRange(key: string, offset: number, length: number): Promise<Buffer> {
+    let fh: FileHandle;
+    try {
+      count(this.stats, 'open');
+      fh = await open(this.path(key), 'r');
+    } catch (err) {
+      if (isCode(err, 'ENOENT')) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+      throw err;
+    }
+    try {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await fh.read(buf, 0, length, offset);
+      count(this.stats, 'read', 0, bytesRead);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
+  private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
+    const file = this.path(key);
+    const tmp = await this.temp(file, chunks);
+    count(this.stats, 'rename');
+    await rename(tmp, file);
+    await this.syncDir(dirname(file));
+    return this.ref(key);
+  }
+
+  private async temp(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<string> {
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.${tmpSeq++}.tmp`;
+    count(this.stats, 'open');
+    const fh = await open(tmp, 'w');
+    try {
+      for await (const text of chunks) {
+        count(this.stats, 'write', Buffer.byteLength(text));
+        await fh.writeFile(text);
+      }
+      count(this.stats, 'fsync');
+      await fh.sync();
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    } finally {
+      await fh.close();
+    }
+    return tmp;
+  }
+
+  private async syncDir(dir: string): Promise<void> {
+    count(this.stats, 'fsync');
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async read(key: string): Promise<string | undefined> {
+    try {
+      const buf = await readFile(this.path(key));
+      count(this.stats, 'read', 0, buf.length);
+      return buf.toString('utf8');
+    } catch (err) {
+      if (isCode(err, 'ENOENT') || isCode(err, 'EISDIR')) return undefined;
+      throw err;
+    }
+  }
+
+  private async stat(key: string): Promise<Stats | undefined> {
+    try {
+      count(this.stats, 'stat');
+      return await stat(this.path(key));
+    } catch (err) {
+      if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return undefined;
+      throw err;
+    }
+  }
+
+  private path(key: string): string {
+    return join(this.url, checkKey(key));
+  }
+}

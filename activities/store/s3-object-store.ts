@@ -1,0 +1,259 @@
+/**
+ * The results store in an S3-compatible bucket (AWS SDK v3): a value is one object; a log is
+ * numbered objects (`key`, then `key#000000000001`...) each written with `If-None-Match: *`, so
+ * concurrent appenders never overwrite each other and nothing is read-modified-written.
+ */
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand,
+  ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type ListObjectsV2CommandOutput, type S3Client,
+} from '@aws-sdk/client-s3';
+import { type OutputRef } from '../../contracts';
+import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+
+/** Options of {@link S3ObjectStore}. */
+export interface S3StoreOptions {
+  bucket: string;
+  /** Key prefix inside the bucket (no leading slash). @default '' */
+  prefix?: string;
+  /** The S3 client (endpoint, credentials, region, path style); see `s3ClientFromEnv`. */
+  client: S3Client;
+  /** Size of a multipart upload's parts in `writeLines` (S3's minimum is 5 MiB). @default 8 MiB */
+  partBytes?: number;
+}
+
+/** A log's part number `n` (0 is the key itself): fixed width, so key order is number order. */
+const partKey = (key: string, n: number): string => (n === 0 ? key : `${key}#${String(n).padStart(12, '0')}`);
+const PART = /#(\d{12})$/;
+const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+
+export class S3ObjectStore implements ObjectStore {
+  readonly kind = 's3' as const;
+  readonly url: string;
+  readonly stats = newStats();
+  private readonly root: string;
+  /** Next part number of each log this store appended to (others may have appended since). */
+  private readonly nextPart = new Map<string, number>();
+
+  constructor(private readonly o: S3StoreOptions) {
+    this.root = o.prefix ? `${o.prefix.replace(/\/+$/, '')}/` : '';
+    this.url = `s3://${o.bucket}/${this.root}`;
+  }
+
+  put(key: string, value: unknown): Promise<OutputRef> {
+    return this.putText(key, JSON.stringify(value ?? null));
+  }
+
+  putLines(key: string, values: unknown[]): Promise<OutputRef> {
+    return this.putText(key, jsonLines(values));
+  }
+
+  async writeLines(key: string, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<OutputRef> {
+    const partBytes = this.o.partBytes ?? 8 * 1024 * 1024;
+    let buf: string[] = [];
+    let size = 0;
+    let upload: { id: string; parts: { ETag: string; PartNumber: number }[] } | undefined;
+    let total = 0;
+    const flush = async (): Promise<void> => {
+      const body = Buffer.from(buf.join(''));
+      buf = [];
+      size = 0;
+      total += body.length;
+      if (!upload) {
+        const res = await this.send('CreateMultipartUpload', (c) => c.send(new CreateMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), ContentType: 'application/x-ndjson' })));
+        upload = { id: res.UploadId!, parts: [] };
+      }
+      const u = upload;
+      const PartNumber = u.parts.length + 1;
+      const res = await this.send('UploadPart', (c) => c.send(new UploadPartCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id, PartNumber, Body: body })), body.length);
+      u.parts.push({ ETag: res.ETag!, PartNumber });
+    };
+    try {
+      for await (const v of values) {
+        const line = `${JSON.stringify(v ?? null)}\n`;
+        buf.push(line);
+        size += Buffer.byteLength(line);
+        if (size >= partBytes) await flush();
+      }
+      if (!upload) return await this.putText(key, buf.join(''));
+      if (size > 0) await flush();
+      const u = upload;
+      await this.send('CompleteMultipartUpload', (c) => c.send(new CompleteMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id, MultipartUpload: { Parts: u.parts } })));
+      return { store: this.kind, key, bytes: total };
+    } catch (err) {
+      const u = upload;
+      if (u) await this.send('AbortMultipartUpload', (c) => c.send(new AbortMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id }))).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async create(key: string, value: unknown): Promise<boolean> {
+    return this.putIfAbsent(this.name(key), JSON.stringify(value ?? null));
+  }
+
+  async get(ref: OutputRef | string): Promise<unknown> {
+    const text = await this.read(keyOf(ref));
+    if (text === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${keyOf(ref)}"`);
+    return JSON.parse(text) as unknown;
+  }
+
+  async find(key: string): Promise<unknown> {
+    const text = await this.read(key);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  async has(key: string): Promise<boolean> {
+    return (await this.head(key)) !== undefined;
+  }
+
+  async append(key: string, values: unknown[]): Promise<void> {
+    if (values.length === 0) return;
+    checkKey(key);
+    const body = jsonLines(values);
+    let n = this.nextPart.get(key) ?? 0;
+    for (;;) {
+      if (await this.putIfAbsent(this.root + partKey(key, n), body)) break;
+      // Taken (by another appender, or before this store knew the log): continue after the last part.
+      const parts = await this.parts(key, partKey(key, n));
+      n = parts.length > 0 ? parts[parts.length - 1]!.n + 1 : n + 1;
+    }
+    this.nextPart.set(key, n + 1);
+  }
+
+  async lines(key: string): Promise<unknown[]> {
+    const first = await this.read(key);
+    if (first === undefined) return [];
+    const texts = [first];
+    const parts = await this.parts(key);
+    // Bounded parallel reads, kept in part order.
+    for (let k = 0; k < parts.length; k += 8) {
+      texts.push(...(await Promise.all(parts.slice(k, k + 8).map(async (p) => (await this.read(key, p.n)) ?? ''))));
+    }
+    return texts.flatMap(parseLines);
+  }
+
+  async ref(key: string): Promise<OutputRef> {
+    const head = await this.head(key);
+    if (head === undefined) return { store: this.kind, key, bytes: 0 };
+    const parts = await this.parts(key);
+    return { store: this.kind, key, bytes: parts.reduce((s, p) => s + p.bytes, head) };
+  }
+
+  async list(prefix: string, o: ListOptions = {}): Promise<ListPage> {
+    const limit = o.limit ?? 1000;
+    const entries: StoreEntry[] = [];
+    let token: string | undefined;
+    let startAfter = o.after === undefined ? undefined : this.name(o.after);
+    let more = true;
+    while (more && entries.length < limit) {
+      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) => c.send(new ListObjectsV2Command({
+        Bucket: this.o.bucket, Prefix: this.root + prefix, MaxKeys: Math.min(1000, limit - entries.length),
+        ...(token ? { ContinuationToken: token } : startAfter ? { StartAfter: startAfter } : {}),
+      })));
+      for (const c of res.Contents ?? []) {
+        const key = c.Key!.slice(this.root.length);
+        startAfter = c.Key!;
+        if (!PART.test(key)) entries.push({ key, bytes: c.Size ?? 0, created: c.LastModified?.getTime() ?? 0 });
+      }
+      more = res.IsTruncated === true;
+      token = res.NextContinuationToken;
+    }
+    return more && entries.length > 0 ? { entries, next: entries[entries.length - 1]!.key } : { entries };
+  }
+
+  async size(key: string): Promise<number> {
+    const bytes = await this.head(key);
+    if (bytes === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+    return bytes;
+  }
+
+  async readRange(key: string, offset: number, length: number): Promise<Buffer> {
+    if (length <= 0) return Buffer.alloc(0);
+    try {
+      const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Range: `bytes=${offset}-${offset + length - 1}` })));
+      return this.body(res.Body);
+    } catch (err) {
+      if (statusOf(err) === 404) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+      if (statusOf(err) === 416) return Buffer.alloc(0);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.o.client.destroy();
+  }
+
+  private async putText(key: string, text: string): Promise<OutputRef> {
+    const body = Buffer.from(text);
+    await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Body: body })), body.length);
+    return { store: this.kind, key, bytes: body.length };
+  }
+
+  /** PUT with `If-None-Match: *`: false when the object exists (412); a 409 (a concurrent conditional write) is retried. */
+  private async putIfAbsent(name: string, text: string): Promise<boolean> {
+    const body = Buffer.from(text);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: name, Body: body, IfNoneMatch: '*' })), body.length);
+        return true;
+      } catch (err) {
+        if (statusOf(err) === 412) return false;
+        if (statusOf(err) !== 409 || attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      }
+    }
+  }
+
+  /** The numbered parts of log `key` (after part `after`, if given), in order, with their sizes. */
+  private async parts(key: string, after?: string): Promise<{ n: number; bytes: number }[]> {
+    const out: { n: number; bytes: number }[] = [];
+    let token: string | undefined;
+    do {
+      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) => c.send(new ListObjectsV2Command({
+        Bucket: this.o.bucket, Prefix: `${this.name(key)}#`,
+        ...(token ? { ContinuationToken: token } : after ? { StartAfter: this.root + after } : {}),
+      })));
+      for (const c of res.Contents ?? []) {
+        const m = PART.exec(c.Key!);
+        if (m && c.Key!.length === this.name(key).length + 13) out.push({ n: Number(m[1]), bytes: c.Size ?? 0 });
+      }
+      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (token);
+    return out;
+  }
+
+  /** The text of value `key`, or of part `part` of log `key`; undefined when absent. */
+  private async read(key: string, part = 0): Promise<string | undefined> {
+    try {
+      const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.root + partKey(checkKey(key), part) })));
+      return (await this.body(res.Body)).toString('utf8');
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private async head(key: string): Promise<number | undefined> {
+    try {
+      return (await this.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: this.o.bucket, Key: this.name(key) })))).ContentLength ?? 0;
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private async body(body: { transformToByteArray(): Promise<Uint8Array> } | undefined): Promise<Buffer> {
+    const bytes = body ? Buffer.from(await body.transformToByteArray()) : Buffer.alloc(0);
+    this.stats.bytesRead += bytes.length;
+    return bytes;
+  }
+
+  /** Sends one request (`make` builds the command), counted by kind; bytes read are counted as bodies are consumed. */
+  private send<T>(kind: string, make: (c: S3Client) => Promise<T>, written = 0): Promise<T> {
+    count(this.stats, kind, written);
+    return make(this.o.client);
+  }
+
+  private name(key: string): string {
+    return this.root + checkKey(key);
+  }
+}

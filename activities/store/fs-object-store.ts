@@ -3,7 +3,7 @@
  * `FsResultsStore` (one file per key, a log is one file appended with O_APPEND), written to a
  * temporary name, fsync'd and renamed; the folder fsync'd when an entry appears.
  */
-import { constants, type Stats } from 'node:fs';
+import { constants, type Dirent, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
@@ -105,6 +105,15 @@ export class FsObjectStore implements ObjectStore {
     return text === undefined ? [] : parseLines(text);
   }
 
+  async tail(key: string, at = 0): Promise<{ lines: unknown[]; at: number }> {
+    const size = (await this.stat(key))?.size ?? 0;
+    if (size <= at) return { lines: [], at };
+    const buf = await this.readRange(key, at, size - at);
+    // Only whole lines: an append may be in progress.
+    const end = buf.lastIndexOf(10) + 1;
+    return { lines: parseLines(buf.subarray(0, end).toString('utf8')), at: at + end };
+  }
+
   async ref(key: string): Promise<OutputRef> {
     return { store: this.kind, key, bytes: (await this.stat(key))?.size ?? 0 };
   }
@@ -114,19 +123,18 @@ export class FsObjectStore implements ObjectStore {
     const folder = prefix.slice(0, slash + 1);
     const keys: string[] = [];
     const walk = async (dir: string, filter: string): Promise<void> => {
-      let names: string[];
+      let names: Dirent[];
       try {
         count(this.stats, 'readdir');
-        names = await readdir(join(this.url, dir));
+        names = await readdir(join(this.url, dir), { withFileTypes: true });
       } catch (err) {
         if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return;
         throw err;
       }
-      for (const n of names) {
-        if (!n.startsWith(filter) || TMP.test(n)) continue;
-        const st = await this.stat(dir + n);
-        if (st?.isDirectory()) await walk(`${dir}${n}/`, '');
-        else if (st) keys.push(dir + n);
+      for (const e of names) {
+        if (!e.name.startsWith(filter) || TMP.test(e.name)) continue;
+        if (e.isDirectory()) await walk(`${dir}${e.name}/`, '');
+        else if (e.isFile()) keys.push(dir + e.name);
       }
     };
     if (folder) checkKey(folder.slice(0, -1));

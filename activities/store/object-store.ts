@@ -68,6 +68,11 @@ export interface ObjectStore {
   append(key: string, values: unknown[]): Promise<void>;
   /** Every line of `key` (a log, or a value written as lines), parsed, in order; [] when absent. */
   lines(key: string): Promise<unknown[]>;
+  /**
+   * The lines of log `key` appended since position `at` (0: from the start) and the position after
+   * them: a follower reads only what is new (a byte offset locally, a part number on S3).
+   */
+  tail(key: string, at?: number): Promise<{ lines: unknown[]; at: number }>;
   /** A reference to `key` with its total size (0 when absent). */
   ref(key: string): Promise<OutputRef>;
   /** Keys starting with `prefix` (at any depth), in key order, a page at a time. */

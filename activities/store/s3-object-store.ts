@@ -120,15 +120,23 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async lines(key: string): Promise<unknown[]> {
-    const first = await this.read(key);
-    if (first === undefined) return [];
-    const texts = [first];
-    const parts = await this.parts(key);
-    // Bounded parallel reads, kept in part order.
+    return (await this.tail(key)).lines;
+  }
+
+  async tail(key: string, at = 0): Promise<{ lines: unknown[]; at: number }> {
+    const texts: string[] = [];
+    if (at === 0) {
+      const first = await this.read(key);
+      if (first === undefined) return { lines: [], at };
+      texts.push(first);
+      at = 1;
+    }
+    const parts = await this.parts(key, partKey(key, at - 1));
+    // Bounded parallel reads, kept in part order; parts are numbered without gaps.
     for (let k = 0; k < parts.length; k += 8) {
       texts.push(...(await Promise.all(parts.slice(k, k + 8).map(async (p) => (await this.read(key, p.n)) ?? ''))));
     }
-    return texts.flatMap(parseLines);
+    return { lines: texts.flatMap(parseLines), at: parts.length > 0 ? parts[parts.length - 1]!.n + 1 : at };
   }
 
   async ref(key: string): Promise<OutputRef> {

@@ -106,6 +106,22 @@ describe.each([
     expect((await other.ref('log.jsonl')).bytes).toBe(8);
   });
 
+  it('tails a log: each read returns only the lines appended since the last one', async () => {
+    const writer = open('tail');
+    const follower = open('tail');
+    expect(await follower.tail('chunks.jsonl')).toEqual({ lines: [], at: 0 });
+    await writer.append('chunks.jsonl', [{ c: 0 }]);
+    const first = await follower.tail('chunks.jsonl');
+    expect(first.lines).toEqual([{ c: 0 }]);
+    expect(await follower.tail('chunks.jsonl', first.at)).toEqual({ lines: [], at: first.at });
+    await writer.append('chunks.jsonl', [{ c: 1 }, { c: 2 }]);
+    await open('tail').append('chunks.jsonl', [{ c: 3 }]);
+    const second = await follower.tail('chunks.jsonl', first.at);
+    expect(second.lines).toEqual([{ c: 1 }, { c: 2 }, { c: 3 }]);
+    expect(second.at).toBeGreaterThan(first.at);
+    expect((await follower.tail('chunks.jsonl', second.at)).lines).toEqual([]);
+  });
+
   it('never loses nor duplicates a record when several clients append to one log at once', async () => {
     const writers = Array.from({ length: 4 }, () => open('appends'));
     await Promise.all(writers.map(async (w, k) => {

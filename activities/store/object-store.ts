@@ -86,7 +86,7 @@ export interface ObjectStore {
 }
 
 /** Stable codes of {@link StoreError}. */
-export type StoreErrorCode = 'NOT_FOUND' | 'INVALID_KEY' | 'INVALID_URL' | 'MISSING_CONFIG';
+export type StoreErrorCode = 'NOT_FOUND' | 'INVALID_KEY' | 'INVALID_URL' | 'MISSING_CONFIG' | 'UNSUPPORTED';
 
 /** A results-store failure with a stable code (other I/O and network errors pass through as they are). */
 export class StoreError extends Error {

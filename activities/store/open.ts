@@ -54,6 +54,19 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket: m[1]!, prefix };
 }
 
+/**
+ * Checks that the store honours create-if-absent (on S3: `If-None-Match: *`, which the journal and
+ * the numbered appends rely on): creates `_sluice/probe.json` twice and expects the second to be
+ * refused. Throws `UNSUPPORTED` when the server wrote both (it ignores conditional writes).
+ */
+export async function checkConditionalWrites(store: ObjectStore): Promise<void> {
+  const key = '_sluice/probe.json';
+  await store.create(key, { probe: 1 });
+  if (await store.create(key, { probe: 2 })) {
+    throw new StoreError('UNSUPPORTED', `${store.url} ignores conditional writes (If-None-Match: *): journals and appends would not be safe there`);
+  }
+}
+
 /** The results store at `url`: `s3://bucket/prefix`, `file:///dir`, or a directory path (created if missing). */
 export function openResultsStore(url: string, o: OpenStoreOptions = {}): ObjectStore {
   if (url.startsWith('s3://')) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isStoreError } from '../../activities/store/object-store';
-import { openResultsStore, parseS3Url } from '../../activities/store/open';
+import { checkConditionalWrites, openResultsStore, parseS3Url } from '../../activities/store/open';
 import { startS3Server } from '../helpers/s3';
 import { liveGroupMembers } from '../helpers/processes';
 
@@ -51,11 +51,14 @@ describe('openResultsStore', () => {
 });
 
 describe('the S3 test server', () => {
-  it('runs as its own process group and leaves nothing behind when stopped', async () => {
+  it('runs as its own process group, honours conditional writes, and leaves nothing behind when stopped', async () => {
     const s3 = await startS3Server({ bucket: 'cleanup' });
     expect(liveGroupMembers(s3.pgid).length).toBeGreaterThanOrEqual(2);
     const store = openResultsStore(s3.url('p'), { env: s3.env });
-    await store.put('a.json', 1);
+    // MinIO honours If-None-Match: * (twice: the probe key exists the second time).
+    await checkConditionalWrites(store);
+    await checkConditionalWrites(store);
+    expect(await store.get('_sluice/probe.json')).toEqual({ probe: 1 });
     await store.close();
     await s3.stop();
     expect(liveGroupMembers(s3.pgid)).toEqual([]);

@@ -102,7 +102,8 @@ export class FsObjectStore implements ObjectStore {
 
   async lines(key: string): Promise<unknown[]> {
     const text = await this.read(key);
-    return text === undefined ? [] : parseLines(text);
+    // Only whole lines: an append may be in progress.
+    return text === undefined ? [] : parseLines(text.slice(0, text.lastIndexOf('\n') + 1));
   }
 
   async tail(key: string, at = 0): Promise<{ lines: unknown[]; at: number }> {

@@ -7,6 +7,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand,
   ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type ListObjectsV2CommandOutput, type S3Client,
 } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
 import { type OutputRef } from '../../contracts';
 import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
 
@@ -24,6 +25,8 @@ export interface S3StoreOptions {
 /** A log's part number `n` (0 is the key itself): fixed width, so key order is number order. */
 const partKey = (key: string, n: number): string => (n === 0 ? key : `${key}#${String(n).padStart(12, '0')}`);
 const PART = /#(\d{12})$/;
+/** Metadata key of a conditional write's token. */
+const TOKEN = 'sluice-write';
 const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
 export class S3ObjectStore implements ObjectStore {
@@ -196,18 +199,32 @@ export class S3ObjectStore implements ObjectStore {
     return { store: this.kind, key, bytes: body.length };
   }
 
-  /** PUT with `If-None-Match: *`: false when the object exists (412); a 409 (a concurrent conditional write) is retried. */
+  /**
+   * PUT with `If-None-Match: *`: false when the object exists (412); a 409 (a concurrent
+   * conditional write) is retried. Each write carries a token in its metadata: a 412 on the SDK's
+   * retry of a PUT whose first answer was lost is recognised as this write, not another's.
+   */
   private async putIfAbsent(name: string, text: string): Promise<boolean> {
     const body = Buffer.from(text);
+    const token = randomUUID();
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: name, Body: body, IfNoneMatch: '*' })), body.length);
+        await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: name, Body: body, IfNoneMatch: '*', Metadata: { [TOKEN]: token } })), body.length);
         return true;
       } catch (err) {
-        if (statusOf(err) === 412) return false;
+        if (statusOf(err) === 412) return (await this.tokenOf(name)) === token;
         if (statusOf(err) !== 409 || attempt >= 5) throw err;
         await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
       }
+    }
+  }
+
+  private async tokenOf(name: string): Promise<string | undefined> {
+    try {
+      return (await this.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: this.o.bucket, Key: name })))).Metadata?.[TOKEN];
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw err;
     }
   }
 

@@ -3,12 +3,10 @@
  * numbered objects (`key`, then `key#000000000001`...) each written with `If-None-Match: *`, so
  * concurrent appenders never overwrite each other and nothing is read-modified-written.
  */
-import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand,
-  ListObjectsV2Command, PutObjectCommand, UploadPartCommand, type ListObjectsV2CommandOutput, type S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type ListObjectsV2CommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { type OutputRef } from '../../contracts';
+import { uploadLines } from './s3-upload';
 import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
 
 /** Options of {@link S3ObjectStore}. */
@@ -51,42 +49,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async writeLines(key: string, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<OutputRef> {
-    const partBytes = this.o.partBytes ?? 8 * 1024 * 1024;
-    let buf: string[] = [];
-    let size = 0;
-    let upload: { id: string; parts: { ETag: string; PartNumber: number }[] } | undefined;
-    let total = 0;
-    const flush = async (): Promise<void> => {
-      const body = Buffer.from(buf.join(''));
-      buf = [];
-      size = 0;
-      total += body.length;
-      if (!upload) {
-        const res = await this.send('CreateMultipartUpload', (c) => c.send(new CreateMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), ContentType: 'application/x-ndjson' })));
-        upload = { id: res.UploadId!, parts: [] };
-      }
-      const u = upload;
-      const PartNumber = u.parts.length + 1;
-      const res = await this.send('UploadPart', (c) => c.send(new UploadPartCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id, PartNumber, Body: body })), body.length);
-      u.parts.push({ ETag: res.ETag!, PartNumber });
-    };
-    try {
-      for await (const v of values) {
-        const line = `${JSON.stringify(v ?? null)}\n`;
-        buf.push(line);
-        size += Buffer.byteLength(line);
-        if (size >= partBytes) await flush();
-      }
-      if (!upload) return await this.putText(key, buf.join(''));
-      if (size > 0) await flush();
-      const u = upload;
-      await this.send('CompleteMultipartUpload', (c) => c.send(new CompleteMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id, MultipartUpload: { Parts: u.parts } })));
-      return { store: this.kind, key, bytes: total };
-    } catch (err) {
-      const u = upload;
-      if (u) await this.send('AbortMultipartUpload', (c) => c.send(new AbortMultipartUploadCommand({ Bucket: this.o.bucket, Key: this.name(key), UploadId: u.id }))).catch(() => undefined);
-      throw err;
-    }
+    const name = this.name(key);
+    const small = await uploadLines({ bucket: this.o.bucket, name, partBytes: this.o.partBytes ?? 8 * 1024 * 1024, send: (kind, make, written) => this.send(kind, make, written) }, values);
+    return typeof small === 'string' ? this.putText(key, small) : { store: this.kind, key, bytes: small };
   }
 
   async create(key: string, value: unknown): Promise<boolean> {

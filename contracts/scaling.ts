@@ -87,9 +87,10 @@ export type ScalingConfig = ScalingOptions;
 
 /** Live changes of a running scaler (`configure` update): any field; `null` clears an optional one. */
 export const ScalingConfigure = z.strictObject({
-  ...Object.fromEntries(Object.entries(scalingFields).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.unwrap() : v).optional()])) as {
+  // Every field optional, without its default (an absent field stays as it is).
+  ...(Object.fromEntries(Object.entries(scalingFields).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.unwrap() : v).optional()])) as unknown as {
     [K in keyof typeof scalingFields]: z.ZodOptional<z.ZodType<z.output<(typeof scalingFields)[K]>, z.input<(typeof scalingFields)[K]>>>
-  },
+  }),
   maxSpendPerHour: z.number().positive().nullable().optional(),
   pricePerHour: z.number().min(0).nullable().optional(),
   targetQueueDelayMs: ms('targetQueueDelayMs', 100, 86_400_000).nullable().optional(),

@@ -1,0 +1,91 @@
+/** Scaler test helpers: a real stack whose daemon reaches the queue API through a proxy that can fail `/health`, bounds over GraphQL, jobs. */
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
+import { ScalingClient } from '../../client/scaling';
+import { type Bounds } from '../../contracts';
+import { GraphqlClient } from '../../platform-api';
+import { orchestratorStack } from '../helpers/orchestrator';
+import { addEndpoint, call, exampleCommand } from '../helpers/platform';
+
+export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
+
+/** An HTTP proxy to `target`; while `failing` is set, every `/health` call is answered 503 (the rest passes). */
+export interface HealthProxy {
+  url: string;
+  failing: boolean;
+  close(): Promise<void>;
+}
+
+export async function healthProxy(target: string): Promise<HealthProxy> {
+  const proxy = { url: '', failing: false, close: async () => {} } as HealthProxy;
+  const server: Server = createServer((req, res) => {
+    if (proxy.failing && /\/health(\?|$)/.test(req.url ?? '')) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'health is down (test proxy)' }));
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection'));
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    request(`${target}${req.url}`, { method: req.method as 'GET', headers: headers as Record<string, string>, ...(hasBody ? { body: req } : {}) })
+      .then(async (r) => {
+        const body = Buffer.from(await r.body.arrayBuffer());
+        const out = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !['transfer-encoding', 'connection', 'content-length'].includes(k)));
+        res.writeHead(r.statusCode, out as Record<string, string>).end(body);
+      })
+      .catch((err: unknown) => res.writeHead(502).end(String(err)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => new Promise<void>((r) => {
+    server.close(() => r());
+    server.closeAllConnections();
+  });
+  return proxy;
+}
+
+/** A real stack (the daemon's queue calls go through a {@link healthProxy}), a scaling client and a GraphQL client, for one test file. */
+export function scalingStack(): { readonly s: Stack; readonly scaling: ScalingClient; readonly gql: GraphqlClient; readonly proxy: HealthProxy } {
+  const ctx = {} as { s: Stack; scaling: ScalingClient; gql: GraphqlClient; proxy: HealthProxy };
+  beforeAll(async () => {
+    ctx.s = await orchestratorStack({
+      daemon: async (p) => {
+        ctx.proxy = await healthProxy(p.url);
+        return { SLUICE_QUEUE_URL: `${ctx.proxy.url}/v2` };
+      },
+    });
+    ctx.scaling = new ScalingClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir });
+    ctx.gql = new GraphqlClient({ url: `${ctx.s.platform.url}/graphql`, apiKey: ctx.s.platform.apiKey });
+  });
+  afterAll(async () => {
+    await ctx.gql?.close();
+    await ctx.s?.dispose();
+    await ctx.proxy?.close();
+  });
+  return ctx;
+}
+
+/** An endpoint of the sleep handler (REQUEST_COUNT 1: one worker per job, up to workersMax). */
+export function sleepEndpoint(s: Stack, name: string, bounds: Bounds, idleTimeout = 2): string {
+  return addEndpoint(s.platform, { name, command: exampleCommand('sleep'), ...bounds, idleTimeout, scalerType: 'REQUEST_COUNT', scalerValue: 1 }).id;
+}
+
+/** The endpoint's bounds and version as the GraphQL API shows them. */
+export async function boundsOf(gql: GraphqlClient, endpointId: string): Promise<Bounds & { version: number }> {
+  const e = (await gql.listEndpoints()).endpoints.find((x) => x.id === endpointId);
+  if (!e) throw new Error(`endpoint ${endpointId} not listed`);
+  return { workersMin: e.workersMin, workersMax: e.workersMax, version: e.version };
+}
+
+/** Submits `n` sleep jobs straight to the platform; returns their ids. */
+export async function submit(s: Stack, endpointId: string, n: number, ms: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await call(s.platform.url, 'POST', `/v2/${endpointId}/run`, { key: s.platform.apiKey, body: { input: { ms } } })).body.id as string);
+  return ids;
+}
+
+/** The endpoint's live worker pods (ids), as the platform counts them. */
+export const livePods = (s: Stack, endpointId: string): string[] =>
+  s.platform.pool.podsOf(endpointId).filter((p) => p.phase !== 'exited' && p.phase !== 'stopping').map((p) => p.id);
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

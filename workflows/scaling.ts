@@ -98,7 +98,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
   let wake = false;
   let started = 0;
   let done = 0;
-  let waiting = 0;
+  let handingOver = false;
   const last = { spendCapBinding: false, fallbackActive: false };
 
   const state = (): ScalerState => ({
@@ -113,16 +113,14 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     if (d.write || d.adopt || !prev || prev.kind !== d.kind) decisions.push(d);
     if (decisions.length > DECISIONS_KEPT) decisions.splice(0, decisions.length - DECISIONS_KEPT);
   };
-  /** Resolves once a tick that started after the message has ended (its effect is in place). */
+  /**
+   * Resolves once a tick that started after the message has ended (its effect is in place), or
+   * when the run hands over to the next (which carries the message and applies it at once).
+   */
   const applied = async (): Promise<ScalerState> => {
     const after = started;
     wake = true;
-    waiting++;
-    try {
-      await condition(() => done > after || stopping);
-    } finally {
-      waiting--;
-    }
+    await condition(() => done > after || stopping || handingOver);
     return state();
   };
   const report = (r: BacklogReport): void => {
@@ -226,7 +224,10 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
         done++;
       }
       runTicks++;
-      if ((runTicks >= config.ticksPerRun || workflowInfo().continueAsNewSuggested) && waiting === 0 && !stopping) return;
+      if ((runTicks >= config.ticksPerRun || workflowInfo().continueAsNewSuggested) && !stopping) {
+        handingOver = true;
+        return;
+      }
       await condition(() => wake || stopping, config.intervalMs);
       wake = false;
     }

@@ -133,6 +133,31 @@ describe('scaler workflow (real platform and Temporal)', () => {
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
   }, 60_000);
 
+  it('continues as new without losing a message; a backlog report and a schedule window move the bounds before any job is queued', async () => {
+    const { s, scaling, gql } = ctx;
+    const ep = sleepEndpoint(s, 'messages', { workersMin: 0, workersMax: 1 });
+    await scaling.start(ep, { ...quick, ceiling: 8, scaleUp: { workers: 8 }, ticksPerRun: 2 });
+    // 290 jobs of 1 s due in 60 s: 5 workers, with nothing queued yet.
+    let st = (await scaling.reportBacklog(ep, { source: 'batch/x', remaining: 290, jobMs: 1000, deadline: Date.now() + 60_000 }))!;
+    expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 5, workersMax: 6 });
+    expect(st.decisions.find((d) => d.write && /backlog batch\/x: 290 jobs/.test(d.reason))).toBeDefined();
+    st = await scaling.setWindow(ep, { floor: 7, ceiling: 8, source: 'test-window' });
+    expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 7, workersMax: 8 });
+    // Messages sent while runs hand over (every 2 ticks) are all taken.
+    for (let i = 0; i < 8; i++) {
+      await scaling.configure(ep, { headroom: i % 2 });
+      await sleep(400);
+    }
+    st = await scaling.status(ep);
+    expect(st.runs).toBeGreaterThanOrEqual(3);
+    expect(st.config.headroom).toBe(1);
+    expect(st.window).toMatchObject({ floor: 7, source: 'test-window' });
+    expect(st.backlogs.map((b) => b.source)).toEqual(['batch/x']);
+    expect(st.found).toEqual({ workersMin: 0, workersMax: 1 });
+    await scaling.stop(ep);
+    expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
+  }, 60_000);
+
   it('changing workersMin/workersMax restarts no running worker and starts no release: a long job completes on the same pod', async () => {
     const { s, gql } = ctx;
     const ep = sleepEndpoint(s, 'no-restart', { workersMin: 1, workersMax: 1 });

@@ -127,7 +127,9 @@ export const OverrideInput = z.strictObject({
   forMs: ms('forMs', 1000, 30 * 86_400_000),
 }).refine((o) => o.workersMin <= o.workersMax, { error: 'workersMin must not exceed workersMax' });
 export type OverrideInput = z.infer<typeof OverrideInput>;
-export interface Override { workersMin: number; workersMax: number; until: number }
+/** An override in force: the pinned bounds until `until` (epoch ms). */
+export const Override = z.strictObject({ workersMin: z.number().int(), workersMax: z.number().int(), until: z.number() });
+export type Override = z.infer<typeof Override>;
 
 /** A floor/ceiling window set by a schedule (or a person); `until` ends it (epoch ms), else it holds until replaced. */
 export const ScaleWindow = z.strictObject({
@@ -153,52 +155,57 @@ export const BacklogReport = z.strictObject({
   reportedAt: z.number().int().positive().optional(),
 });
 export type BacklogReport = z.infer<typeof BacklogReport>;
-export type Backlog = BacklogReport & { reportedAt: number };
+/** A backlog as the scaler keeps it (stamped). */
+export const Backlog = BacklogReport.extend({ reportedAt: z.number().int().positive() });
+export type Backlog = z.infer<typeof Backlog>;
 
 export const DecisionKind = z.enum(DECISION_KINDS);
 export type DecisionKind = z.infer<typeof DecisionKind>;
 
 /** One decision of the scaler: the bounds the endpoint should have and why, in words. */
-export interface Decision {
-  at: number;
-  kind: DecisionKind;
-  reason: string;
-  bounds: Bounds;
+export const Decision = z.strictObject({
+  at: z.number(),
+  kind: DecisionKind,
+  reason: z.string(),
+  bounds: Bounds,
   /** True when the bounds are to be written now (a changed bound, outside the min write gap or a scale-up). */
-  write: boolean;
+  write: z.boolean(),
   /** The worker target behind the bounds, and this tick's raw recommendation (kept for stabilization). */
-  target: number;
-  recommendation: number;
-  spendCapBinding: boolean;
-  fallbackActive: boolean;
+  target: z.number().int(),
+  recommendation: z.number().int(),
+  spendCapBinding: z.boolean(),
+  fallbackActive: z.boolean(),
   /** Drift with `adopt`: the new floor and ceiling. */
-  adopt?: { floor: number; ceiling: number };
-}
+  adopt: z.strictObject({ floor: z.number().int(), ceiling: z.number().int() }).optional(),
+});
+export type Decision = z.infer<typeof Decision>;
 
 /** Live state of a scaler (the `scalerState` query). */
-export interface ScalerState {
-  endpointId: string;
-  phase: 'running' | 'paused' | 'stopping' | 'stopped';
+export const ScalerState = z.strictObject({
+  endpointId: z.string(),
+  phase: z.enum(['running', 'paused', 'stopping', 'stopped']),
   /** The bounds the endpoint has (last read or written), and the ones found at start (restored on stop). */
-  bounds?: Bounds;
-  found?: Bounds;
-  target: number;
+  bounds: Bounds.optional(),
+  found: Bounds.optional(),
+  target: z.number().int(),
   /** The last health sample. */
-  load?: HealthSample;
+  load: HealthSample.optional(),
   /** The last decisions that changed something or said something new, newest last. */
-  decisions: Decision[];
-  override?: Override;
-  window?: ScaleWindow;
-  backlogs: Backlog[];
-  fallbackActive: boolean;
-  healthFailures: number;
-  spendCapBinding: boolean;
-  pricePerHour?: number;
-  config: ScalingConfig;
+  decisions: z.array(Decision),
+  override: Override.optional(),
+  window: ScaleWindow.optional(),
+  backlogs: z.array(Backlog),
+  fallbackActive: z.boolean(),
+  healthFailures: z.number().int(),
+  /** The spend cap lowered the bounds the policy wanted. */
+  spendCapBinding: z.boolean(),
+  pricePerHour: z.number().optional(),
+  config: ScalingOptions,
   /** Bounds written through saveEndpoint by this scaler (all runs). */
-  writes: number;
-  lastWriteAt?: number;
-  ticks: number;
-  runs: number;
-  startedAt: number;
-}
+  writes: z.number().int(),
+  lastWriteAt: z.number().optional(),
+  ticks: z.number().int(),
+  runs: z.number().int(),
+  startedAt: z.number(),
+});
+export type ScalerState = z.infer<typeof ScalerState>;

@@ -6,7 +6,8 @@
  */
 import { WorkflowFailedError, CancelledFailure } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { scalerWorkflowId, type ScalingOptionsInput } from '../../contracts';
+import { ScalerState, scalerWorkflowId, type ScalingOptionsInput } from '../../contracts';
+import { failureType } from '../../client/failures';
 import { eventually, waitForStatus } from '../helpers/platform';
 import { boundsOf, livePods, scalingStack, sleep, sleepEndpoint, submit } from './helpers';
 
@@ -105,8 +106,8 @@ describe('scaler workflow (real platform and Temporal)', () => {
     await scaling.start(ep, quick);
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
     const st = await scaling.override(ep, { workersMin: 3, workersMax: 4, forMs: 3000 });
-    // The update answers once the pinned bounds are written.
-    expect(st.override).toMatchObject({ workersMin: 3, workersMax: 4 });
+    // The update answers once the pinned bounds are written; the state is the contract's.
+    expect(ScalerState.parse(st).override).toMatchObject({ workersMin: 3, workersMax: 4 });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 3, workersMax: 4 });
     await sleep(1500);
     // No load: the policy would want 0..1, but the pin holds.
@@ -156,6 +157,20 @@ describe('scaler workflow (real platform and Temporal)', () => {
     expect(st.found).toEqual({ workersMin: 0, workersMax: 1 });
     await scaling.stop(ep);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
+  }, 60_000);
+
+  it('bad input: a clear error for an inconsistent config or override, an unknown endpoint fails the scaler ENDPOINT_NOT_FOUND', async () => {
+    const { s, scaling } = ctx;
+    await expect(scaling.start('whatever', { floor: 5, ceiling: 2 })).rejects.toThrow(/floor must not exceed ceiling/);
+    await expect(scaling.start('whatever', { fallback: { mode: 'bounds' } })).rejects.toThrow(/fallback mode .*bounds.* needs workersMin <= workersMax/);
+    const ep = sleepEndpoint(s, 'bad-input', { workersMin: 0, workersMax: 1 });
+    await scaling.start(ep, quick);
+    await expect(scaling.override(ep, { workersMin: 3, workersMax: 1, forMs: 5000 })).rejects.toThrow(/workersMin must not exceed workersMax/);
+    await expect(scaling.start(ep, quick)).rejects.toThrow(/already started|already running/i);
+    await scaling.stop(ep);
+    await scaling.start('no-such-endpoint', quick);
+    const err = await s.env.client.workflow.getHandle(scalerWorkflowId('no-such-endpoint')).result().catch((e: unknown) => e);
+    expect(failureType(err)).toBe('ENDPOINT_NOT_FOUND');
   }, 60_000);
 
   it('changing workersMin/workersMax restarts no running worker and starts no release: a long job completes on the same pod', async () => {

@@ -5,15 +5,18 @@
  * on cancellation it restores the bounds it found and ends Cancelled.
  */
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, defineUpdate,
+  CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, defineUpdate,
   proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
 import { FailureType, NON_RETRYABLE, SCALER_QUERIES, SCALER_SIGNALS, SCALER_UPDATES, SCALING_FAILURES } from '../contracts/names';
 import type {
-  Backlog, BacklogReport, Bounds, Decision, HealthSample, Override, OverrideInput, ScaleWindow, ScalerState, ScalerWorkflowInput, ScalingConfig, ScalingConfigure,
+  Backlog, BacklogReport, Decision, OverrideInput, ScaleWindow, ScalerState, ScalerWorkflowInput, ScalingConfigure,
 } from '../contracts';
 import type { ScalingActivities } from '../activities/scaling-activities';
 import { decide, liveBacklogs, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
+import { SAMPLES_KEPT, configured, errorOf, logDecision, note, typeOf, type ScalerCarry } from './scaling-support';
+
+export { configured, type ScalerCarry } from './scaling-support';
 
 export const scalerStateQuery = defineQuery<ScalerState>(SCALER_QUERIES.state);
 /** Pins the bounds for `forMs`; resolves once they are written. */
@@ -28,26 +31,6 @@ export const setWindowUpdate = defineUpdate<ScalerState, [ScaleWindow | null]>(S
 export const backlogUpdate = defineUpdate<ScalerState, [BacklogReport]>(SCALER_UPDATES.backlog);
 export const backlogSignal = defineSignal<[BacklogReport]>(SCALER_SIGNALS.backlog);
 
-/** What a scaler carries into its next run. */
-export interface ScalerCarry {
-  memory: PolicyMemory;
-  samples: HealthSample[];
-  decisions: Decision[];
-  found: Bounds;
-  bounds: Bounds;
-  override?: Override;
-  window?: ScaleWindow;
-  backlogs: Backlog[];
-  paused: boolean;
-  healthFailures: number;
-  pricePerHour?: number;
-  writes: number;
-  lastWriteAt?: number;
-  ticks: number;
-  runs: number;
-  startedAt: number;
-}
-
 const NOT_RETRIED = [...NON_RETRYABLE, SCALING_FAILURES.notConfigured];
 // A sample is one try: the workflow counts failures toward the fallback itself.
 const probe = proxyActivities<ScalingActivities>({ startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 1 } });
@@ -55,24 +38,6 @@ const control = proxyActivities<ScalingActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: NOT_RETRIED },
 });
-
-const DECISIONS_KEPT = 20;
-const SAMPLES_KEPT = 12;
-
-const errorOf = (err: unknown): string => (err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
-const typeOf = (err: unknown): string | undefined => (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.type ?? undefined : undefined);
-
-/** Applies a live change to the config (`null` clears an optional field); throws when the result is inconsistent. */
-export function configured(config: ScalingConfig, change: ScalingConfigure): ScalingConfig {
-  const next: Record<string, unknown> = { ...config };
-  for (const [k, v] of Object.entries(change)) {
-    if (v === null) delete next[k];
-    else if (v !== undefined) next[k] = v;
-  }
-  const c = next as ScalingConfig;
-  if (c.floor > c.ceiling) throw new Error(`floor ${c.floor} must not exceed ceiling ${c.ceiling}`);
-  return c;
-}
 
 export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerCarry): Promise<ScalerState> {
   const { endpointId } = input;
@@ -108,11 +73,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     spendCapBinding: last.spendCapBinding, ...(pricePerHour !== undefined ? { pricePerHour } : {}), config, writes, ...(lastWriteAt !== undefined ? { lastWriteAt } : {}),
     ticks, runs, startedAt,
   });
-  const log = (d: Decision): void => {
-    const prev = decisions.at(-1);
-    if (d.write || d.adopt || !prev || prev.kind !== d.kind) decisions.push(d);
-    if (decisions.length > DECISIONS_KEPT) decisions.splice(0, decisions.length - DECISIONS_KEPT);
-  };
+  const log = (d: Decision): void => logDecision(decisions, d);
   /**
    * Resolves once a tick that started after the message has ended (its effect is in place), or
    * when the run hands over to the next (which carries the message and applies it at once).
@@ -214,7 +175,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
       bounds = found;
       if (b.pricePerHour !== undefined) pricePerHour = b.pricePerHour;
       memory = { target: found.workersMin, history: [], known: found };
-      log({ at: Date.now(), kind: 'start', reason: `found ${found.workersMin}..${found.workersMax}: restored on stop`, bounds: found, write: false, target: found.workersMin, recommendation: found.workersMin, spendCapBinding: false, fallbackActive: false });
+      log(note('start', `found ${found.workersMin}..${found.workersMax}: restored on stop`, found, found.workersMin, false));
     }
     while (!stopping) {
       started++;
@@ -245,7 +206,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
 
   // Stopped: the bounds found at start go back (a cancelled scaler leaves the endpoint as it was).
   const f = found!;
-  const restore: Decision = { at: Date.now(), kind: 'restore', reason: `stopped: restoring ${f.workersMin}..${f.workersMax}`, bounds: f, write: true, target: memory.target, recommendation: memory.target, spendCapBinding: false, fallbackActive: false };
+  const restore = note('restore', `stopped: restoring ${f.workersMin}..${f.workersMax}`, f, memory.target, true);
   await CancellationScope.nonCancellable(async () => {
     try {
       bounds = await control.writeBounds({ endpointId, ...f });

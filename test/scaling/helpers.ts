@@ -1,4 +1,5 @@
 /** Scaler test helpers: a real stack whose daemon reaches the queue API through a proxy that can fail `/health`, bounds over GraphQL, jobs. */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { ScalingClient } from '../../client/scaling';
 import { type Bounds } from '../../contracts';
@@ -15,6 +16,8 @@ export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 export function scalingStack(): { readonly s: Stack; readonly scaling: ScalingClient; readonly gql: GraphqlClient; readonly proxy: HealthProxy } {
   const ctx = {} as { s: Stack; scaling: ScalingClient; gql: GraphqlClient; proxy: HealthProxy };
   beforeAll(async () => {
+    // Failing health samples are the point of some tests; the SDK need not log each one.
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     ctx.s = await orchestratorStack({
       daemon: async (p) => {
         ctx.proxy = await healthProxy(p.url);

@@ -1,11 +1,12 @@
 /**
  * The scaler's activities, bound to their dependencies: read an endpoint's `/health`, read its
- * bounds (GraphQL) and the price of its workers (REST `costPerHr`), write its bounds (saveEndpoint).
+ * bounds (GraphQL) and the price of its workers (REST `costPerHr`, the daemon's shared lookup),
+ * write its bounds (saveEndpoint).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { type Bounds } from '../contracts';
 import { FailureType, SCALING_FAILURES } from '../contracts/names';
-import { type GraphqlClient, isPlatformApiError, type QueueClient, type RestClient } from '../platform-api';
+import { type GraphqlClient, isPlatformApiError, type QueueClient } from '../platform-api';
 import { fatal, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
 
@@ -14,11 +15,9 @@ export interface ScalingActivityDeps {
   queue: Pick<QueueClient, 'health'>;
   /** Reads and writes the bounds; without it the scaler cannot run (SCALER_NOT_CONFIGURED). */
   graphql?: Pick<GraphqlClient, 'listEndpoints' | 'saveEndpoint'>;
-  /** Reads a worker's `costPerHr`; without it the price comes from the config or is unknown. */
-  rest?: Pick<RestClient, 'getPod'>;
+  /** The price of one worker-hour of an endpoint (`endpointPrice`: its workers' `costPerHr` over REST); without it the config's or none. */
+  price?: (endpointId: string) => Promise<number | undefined>;
   metrics?: ActivityMetrics;
-  /** How long a price read is reused, ms. @default 60000 */
-  priceTtlMs?: number;
 }
 
 /** `/health` counts as the scaler samples them. */
@@ -41,12 +40,18 @@ export interface WriteBoundsRequest extends Bounds {
   endpointId: string;
 }
 
+/** The GraphQL URL of a queue base: given, the cloud's for api.runpod.ai, else the same host's `/graphql`. */
+export function graphqlUrlFor(queueUrl: string, graphqlUrl?: string): string {
+  if (graphqlUrl) return graphqlUrl;
+  const u = new URL(queueUrl);
+  if (u.hostname === 'api.runpod.ai') return 'https://api.runpod.io/graphql';
+  return `${u.origin}${u.pathname.replace(/\/v2\/?$/, '')}/graphql`;
+}
+
 const notFound = (endpointId: string) => fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
 
 export function createScalingActivities(deps: ScalingActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
-  const prices = new Map<string, { at: number; price: number }>();
-  const ttl = deps.priceTtlMs ?? 60_000;
   const graphql = () => {
     if (deps.graphql) return deps.graphql;
     throw ApplicationFailure.create({
@@ -54,21 +59,6 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       message: 'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): the scaler cannot read or write workersMin/workersMax',
     });
   };
-
-  /** The price of one worker of the endpoint, from one of its live pods (cached). */
-  async function price(endpointId: string, podIds: string[]): Promise<number | undefined> {
-    const cached = prices.get(endpointId);
-    if (cached && Date.now() - cached.at < ttl) return cached.price;
-    if (!deps.rest || podIds.length === 0) return cached?.price;
-    try {
-      const pod = await deps.rest.getPod(podIds[0]!);
-      prices.set(endpointId, { at: Date.now(), price: pod.costPerHr });
-      return pod.costPerHr;
-    } catch {
-      // The pod may have just stopped: the next read tries another.
-      return cached?.price;
-    }
-  }
 
   return {
     /** One `/health` sample. A missing endpoint is ENDPOINT_NOT_FOUND; the workflow counts every failure toward its fallback. */
@@ -87,7 +77,7 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       }
     },
 
-    /** The endpoint's workersMin/workersMax, its live workers and the price of one worker-hour (REST `costPerHr`). */
+    /** The endpoint's workersMin/workersMax, its live workers and the price of one worker-hour (when a worker runs). */
     async readBounds(endpointId: string): Promise<EndpointBounds> {
       let list;
       try {
@@ -97,9 +87,10 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       }
       const e = list.endpoints.find((x) => x.id === endpointId);
       if (!e) throw notFound(endpointId);
-      const live = (e.pods ?? []).filter((p) => p.desiredStatus === 'RUNNING').map((p) => p.id);
-      const p = await price(endpointId, live);
-      return { workersMin: e.workersMin, workersMax: e.workersMax, workers: live.length, ...(p !== undefined ? { pricePerHour: p } : {}) };
+      const live = (e.pods ?? []).filter((p) => p.desiredStatus === 'RUNNING').length;
+      // No worker runs: no price to read (the workflow keeps the last one known).
+      const p = live > 0 ? await deps.price?.(endpointId).catch(() => undefined) : undefined;
+      return { workersMin: e.workersMin, workersMax: e.workersMax, workers: live, ...(p !== undefined ? { pricePerHour: p } : {}) };
     },
 
     /** Writes the bounds through `saveEndpoint` (scaling fields only: no rolling release). */

@@ -177,6 +177,8 @@ export const Decision = z.strictObject({
   fallbackActive: z.boolean(),
   /** Drift with `adopt`: the new floor and ceiling. */
   adopt: z.strictObject({ floor: z.number().int(), ceiling: z.number().int() }).optional(),
+  /** The tick (1, 2, ... over all runs) that made it; absent on the workflow's own notes (start, restore). */
+  tick: z.number().int().optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 

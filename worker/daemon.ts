@@ -7,7 +7,7 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
-import { createScalingActivities } from '../activities/scaling-activities';
+import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { FsResultsStore } from '../activities/results-store';
 import { GraphqlClient, QueueClient, RestClient } from '../platform-api';
@@ -74,8 +74,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: { scale: config.SLUICE_RATE_SCALE } });
   const rest = new RestClient({ baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL), apiKey: config.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   const price = endpointPrice(rest);
-  // The scaler reads and writes bounds over GraphQL, when configured.
-  const graphql = config.SLUICE_GRAPHQL_URL ? new GraphqlClient({ url: config.SLUICE_GRAPHQL_URL, apiKey: config.SLUICE_API_KEY }) : undefined;
+  // The scaler reads and writes bounds over GraphQL (saveEndpoint).
+  const graphql = new GraphqlClient({ url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL), apiKey: config.SLUICE_API_KEY });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
   const inbox = new MemoryInbox();
@@ -90,7 +90,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     workflowBundle: await workflowBundle(),
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }),
-      ...createScalingActivities({ queue, ...(graphql ? { graphql } : {}), rest, metrics }),
+      ...createScalingActivities({ queue, graphql, price, metrics }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
@@ -101,7 +101,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
     await queue.close();
     await rest.close();
-    await graphql?.close();
+    await graphql.close();
     await new Promise<void>((r) => {
       server.close(() => r());
       server.closeAllConnections();

@@ -163,8 +163,8 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     memory = remember(i, d, written);
     last.spendCapBinding = d.spendCapBinding;
     last.fallbackActive = d.fallbackActive;
-    log(d);
     ticks++;
+    log({ ...d, tick: ticks });
   };
 
   let runTicks = 0;

@@ -25,8 +25,6 @@ export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: s
   return {
     TEMPORAL_ADDRESS: temporalAddress,
     SLUICE_QUEUE_URL: `${p.url}/v2`,
-    SLUICE_REST_URL: `${p.url}/v1`,
-    SLUICE_GRAPHQL_URL: `${p.url}/graphql`,
     SLUICE_API_KEY: p.apiKey,
     SLUICE_RESULTS_DIR: resultsDir,
     SLUICE_DAEMON_PORT: '0',

@@ -139,7 +139,7 @@ async function main(): Promise<void> {
         if (existsSync(join(outDir, f)) && !force) console.log(`${f}: exists, kept (--force replaces it)`);
         else writeFileSync(join(outDir, f), json);
       }
-      console.log(`${sc.name}: ${files.length} run(s) recorded from ${scalerWorkflowId(ep)}`);
+      console.log(`${sc.name}: ${files.length} run(s) of ${scalerWorkflowId(ep)}`);
       await sleep(100);
     }
   } finally {

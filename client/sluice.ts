@@ -1,22 +1,26 @@
 /** The library's front door: one object per connection, one member per orchestration. */
 import { BatchClient } from './batch';
 import { JobClient, type JobClientOptions } from './job';
+import { ScalingClient } from './scaling';
 
 /** Options of {@link SluiceClient}: shared by every orchestration. */
 export type SluiceClientOptions = JobClientOptions;
 
 /**
  * What pipelines import: `sluice.job` runs single remote jobs durably, `sluice.batch` runs batches
- * of them (the endpoint scaler joins as `sluice.scaling`).
+ * of them, `sluice.scaling` keeps endpoints' workersMin/workersMax right.
  */
 export class SluiceClient {
   /** Single remote jobs through the job workflow. */
   readonly job: JobClient;
   /** Batches of jobs from JSONL files through the batch workflow. */
   readonly batch: BatchClient;
+  /** One scaler per endpoint through the scaler workflow. */
+  readonly scaling: ScalingClient;
 
   constructor(options: SluiceClientOptions) {
     this.job = new JobClient(options);
     this.batch = new BatchClient(options);
+    this.scaling = new ScalingClient(options);
   }
 }

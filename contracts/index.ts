@@ -11,3 +11,4 @@ export * from './endpoint-rest';
 export * from './pod';
 export * from './names';
 export * from './batch';
+export * from './scaling';

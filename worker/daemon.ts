@@ -7,9 +7,10 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
+import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { FsResultsStore } from '../activities/results-store';
-import { QueueClient, RestClient } from '../platform-api';
+import { GraphqlClient, QueueClient, RestClient } from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
@@ -73,6 +74,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: { scale: config.SLUICE_RATE_SCALE } });
   const rest = new RestClient({ baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL), apiKey: config.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   const price = endpointPrice(rest);
+  // The scaler reads and writes bounds over GraphQL (saveEndpoint).
+  const graphql = new GraphqlClient({ url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL), apiKey: config.SLUICE_API_KEY });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
   const inbox = new MemoryInbox();
@@ -85,7 +88,10 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
-    activities: { ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }) },
+    activities: {
+      ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }),
+      ...createScalingActivities({ queue, graphql, price, metrics }),
+    },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
@@ -95,6 +101,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
     await queue.close();
     await rest.close();
+    await graphql.close();
     await new Promise<void>((r) => {
       server.close(() => r());
       server.closeAllConnections();

@@ -1,3 +1,6 @@
 /** Workflows of sluice, bundled for the Temporal worker. Deterministic code only. */
 export { jobWorkflow, stateQuery } from './job';
 export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch';
+export {
+  scalerWorkflow, scalerStateQuery, overrideUpdate, clearOverrideUpdate, pauseScalerUpdate, resumeScalerUpdate, configureScalerUpdate, setWindowUpdate, backlogUpdate, backlogSignal,
+} from './scaling';

@@ -36,11 +36,13 @@ export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: s
 }
 
 /** Temporal + platform + daemon + client, all real, for one test file. */
-export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> } = {}) {
+export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> | ((p: { url: string }) => Promise<Record<string, string>>) } = {}) {
   const env = await temporalEnv();
   const platform = await testPlatform(options.platform);
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
-  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, options.daemon));
+  // The daemon's extra settings may depend on the platform's URL (e.g. a proxy in front of it).
+  const extra = typeof options.daemon === 'function' ? await options.daemon(platform) : options.daemon;
+  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, extra));
   let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }) });
   const sluice = new JobClient({ client: env.client, resultsDir });
   return {

@@ -1,4 +1,4 @@
-/** Recorded workflow histories (job and batch) replay against today's workflow code: a non-deterministic change fails here. */
+/** Recorded workflow histories (job, batch and scaling) replay against today's workflow code: a non-deterministic change fails here. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -19,9 +19,13 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     expect(filesOf('batch').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
       'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled',
     ]));
+    // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
+    expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
+      'burst-quiet-stopped', 'messages', 'continued-as-new', 'continued-as-new.run2', 'fallback', 'drift-reassert',
+    ]));
   });
 
-  it.each(['job', 'batch'])('replays every %s history without a determinism error', async (kind) => {
+  it.each(['job', 'batch', 'scaling'])('replays every %s history without a determinism error', async (kind) => {
     // Replay errors are reported below, per history; the SDK need not log them as well.
     Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     const files = filesOf(kind);

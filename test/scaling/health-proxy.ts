@@ -1,0 +1,38 @@
+/** A real HTTP proxy in front of the platform that can fail `/health` on demand (the scaler's fallback is tested through it). */
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { request } from 'undici';
+
+/** An HTTP proxy to `target`; while `failing` is set, every `/health` call is answered 503 (the rest passes). */
+export interface HealthProxy {
+  url: string;
+  failing: boolean;
+  close(): Promise<void>;
+}
+
+export async function healthProxy(target: string): Promise<HealthProxy> {
+  const proxy = { url: '', failing: false, close: async () => {} } as HealthProxy;
+  const server: Server = createServer((req, res) => {
+    if (proxy.failing && /\/health(\?|$)/.test(req.url ?? '')) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'health is down (test proxy)' }));
+      return;
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection'));
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    request(`${target}${req.url}`, { method: req.method as 'GET', headers: headers as Record<string, string>, ...(hasBody ? { body: req } : {}) })
+      .then(async (r) => {
+        const body = Buffer.from(await r.body.arrayBuffer());
+        const out = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !['transfer-encoding', 'connection', 'content-length'].includes(k)));
+        res.writeHead(r.statusCode, out as Record<string, string>).end(body);
+      })
+      .catch((err: unknown) => res.writeHead(502).end(String(err)));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => new Promise<void>((r) => {
+    server.close(() => r());
+    server.closeAllConnections();
+  });
+  return proxy;
+}
+

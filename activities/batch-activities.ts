@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { FailureType } from '../contracts/names';
 import { isPlatformApiError } from '../platform-api';
+import { createChildActivities } from './batch/children';
 import { countLines } from './batch/input';
 import { type BatchInbox } from './batch/inbox';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
@@ -19,6 +20,7 @@ import { countedQueue, type QueueMethods } from './service-calls';
 
 export type { StepRequest, StepResult } from './batch/types';
 export type { FinishRequest, FinishResult } from './batch/finish';
+export type { ChildFinal, ChildOutcomesRequest, ChildPage, ChildPageRequest } from './batch/children';
 
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
@@ -74,6 +76,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     async finishBatch(req: FinishRequest): Promise<FinishResult> {
       return finishBatch(deps.store, req, beat({ finishing: true }));
     },
+
+    /** The `--per-job-workflows` mode: pages of input lines, outcome segments of finished children. */
+    ...createChildActivities(deps.store, deps.price),
   };
 }
 

@@ -1,5 +1,6 @@
 import { activityInfo, CompleteAsyncError, Context } from '@temporalio/activity';
-import { isTerminal, type JobRecord, type JobSubmission, type Policy, type RemoteOutcome, type S3Config } from '../contracts';
+import { isTerminal, type InputLine, type JobRecord, type JobSubmission, type Policy, type RemoteOutcome, type S3Config } from '../contracts';
+import { parseLine, readLineAt } from './batch/input';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type CompletionHub } from './completion-hub';
 import { fatal, FailureType, notDone, toFailure } from './errors';
@@ -25,6 +26,8 @@ export interface SubmitArgs extends RunScope {
   input: Record<string, unknown>;
   policy?: Policy;
   s3Config?: S3Config;
+  /** The input is this line of a file (a batch's child job): read here, never in history. */
+  line?: InputLine;
   webhook: boolean;
   syncWaitMs: number;
   inlineLimit: number;
@@ -81,7 +84,7 @@ export function createJobActivities(deps: ActivityDeps) {
     async submitJob(a: SubmitArgs): Promise<SubmitResult> {
       const journal = submitJournalKey(a, a.attempt);
       if (store.has(journal)) return store.get(journal) as SubmitResult;
-      const body: JobSubmission = { input: a.input };
+      const body: JobSubmission = a.line ? lineBody(a.line) : { input: a.input };
       if (a.policy) body.policy = a.policy;
       if (a.s3Config) body.s3Config = a.s3Config;
       if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a, a.inlineLimit);
@@ -186,3 +189,16 @@ export function createJobActivities(deps: ActivityDeps) {
 }
 
 export type JobActivities = ReturnType<typeof createJobActivities>;
+
+/** The submission body of an input line (the batch's reading rules); a line that is no job is a bad request. */
+function lineBody(line: InputLine): JobSubmission {
+  let text: string;
+  try {
+    text = readLineAt(line.source, line.offset, line.length);
+  } catch (err) {
+    throw fatal(FailureType.BAD_REQUEST, `input line ${line.index + 1} of ${line.source} cannot be read: ${(err as Error).message}`, { source: line.source });
+  }
+  const p = parseLine(text, line.format, line.policy);
+  if ('bad' in p) throw fatal(FailureType.BAD_REQUEST, `line ${line.index + 1}: ${p.bad}`, { source: line.source });
+  return p.body;
+}

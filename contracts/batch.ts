@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InputFormat } from './input-line';
 import { JobRetryOptions, PollingOptions } from './job';
 import { BATCH_OUTCOMES, WAIT_REASONS } from './names/batch';
 import { Policy } from './queue';
@@ -9,9 +10,7 @@ import { Policy } from './queue';
  * inputs are read and outcomes written by activities; history holds indices, ids and counters.
  */
 
-/** How lines of the input file are read; `auto` is documented in docs/batch.md. */
-export const InputFormat = z.enum(['auto', 'body', 'bare']);
-export type InputFormat = z.infer<typeof InputFormat>;
+export { InputFormat } from './input-line';
 
 /** Options of one batch; every field has a documented default. */
 export const BatchOptions = z.strictObject({
@@ -64,6 +63,12 @@ export const BatchOptions = z.strictObject({
   stepsPerRun: z.number().int().min(2).max(100_000).default(500),
   /** Run each input as its own child job workflow (`batch/<id>/<index>`), for batches up to ~10,000. @default false */
   perJobWorkflows: z.boolean().default(false),
+  /**
+   * `perJobWorkflows`: continue-as-new after this many child workflows (the window is drained
+   * first; Temporal's own suggestion also triggers it; tests lower it).
+   * @default 1000
+   */
+  childrenPerRun: z.number().int().min(2).max(2000).default(1000),
 });
 export type BatchOptions = z.infer<typeof BatchOptions>;
 export type BatchOptionsInput = z.input<typeof BatchOptions>;

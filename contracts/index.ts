@@ -2,6 +2,7 @@
 export * from './limits';
 export * from './json-depth';
 export * from './queue';
+export * from './input-line';
 export * from './job';
 export * from './worker-protocol';
 export * from './catalog';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InputLine } from './input-line';
 import { LIMITS } from './limits';
 import { JobStatus, Policy, S3Config } from './queue';
 
@@ -125,6 +126,11 @@ export const JobWorkflowInput = z.strictObject({
   policy: Policy.optional(),
   s3Config: S3Config.optional(),
   options: JobOptions.default(JobOptions.parse({})),
+  /**
+   * The input is this line of a file (a batch's child job, `--per-job-workflows`): the submission
+   * reads it, so it stays out of history; `input` is then `{}`.
+   */
+  line: InputLine.optional(),
 });
 export type JobWorkflowInput = z.infer<typeof JobWorkflowInput>;
 export type JobWorkflowInputInit = z.input<typeof JobWorkflowInput>;

@@ -4,19 +4,17 @@
  * continue-as-new without losing a message; the outcome files at the end.
  */
 import {
-  CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineUpdate, proxyActivities, setHandler, workflowInfo,
+  CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import { BATCH_QUERIES, BATCH_UPDATES, NON_RETRYABLE } from '../contracts/names';
+import { NON_RETRYABLE } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
 import type { BatchActivities } from '../activities/batch-activities';
 import { abandonWaiting, applyStep, newLedger, syncCounts, type LedgerData } from './batch-ledger';
 import { planStep, submitBlockers, type Controls } from './batch-plan';
+import { perJobBatch } from './batch-children';
+import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './batch-messages';
 
-export const batchStateQuery = defineQuery<BatchState>(BATCH_QUERIES.state);
-/** Stops new submissions; resolves once no step is running (nothing is submitted after it returns). */
-export const pauseUpdate = defineUpdate<BatchState>(BATCH_UPDATES.pause);
-export const resumeUpdate = defineUpdate<BatchState>(BATCH_UPDATES.resume);
-export const configureUpdate = defineUpdate<BatchState, [BatchConfigure]>(BATCH_UPDATES.configure);
+export { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './batch-messages';
 
 /** What a batch carries into its next run (continue-as-new). */
 export interface BatchCarry {
@@ -45,6 +43,8 @@ const finishing = proxyActivities<BatchActivities>({
 const HISTORY_BUDGET_BYTES = 1_500_000;
 
 export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarry): Promise<BatchState> {
+  // Each input its own child job workflow (workflows/batch-children.ts); batches recorded before it never take this branch.
+  if (input.options.perJobWorkflows) return perJobBatch(input, carry);
   const o = input.options;
   const { workflowId, firstExecutionRunId: runId } = workflowInfo();
   const run = { workflowId, runId };

@@ -78,7 +78,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         // Never cancel a submission half-way: the remote job id must be known to cancel the job.
         const submitted = await CancellationScope.nonCancellable(() =>
           short.submitJob({
-            workflowId, runId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config,
+            workflowId, runId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config, ...(input.line ? { line: input.line } : {}),
             webhook: o.completion === 'webhook' && !o.stream, syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
           }),
         );

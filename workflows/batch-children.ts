@@ -5,7 +5,7 @@
  */
 import {
   CancellationScope, CancelledFailure, ChildWorkflowCancellationType, ParentClosePolicy, allHandlersFinished, condition, continueAsNew, proxyActivities,
-  setHandler, startChild, workflowInfo,
+  setHandler, sleep, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { NON_RETRYABLE, batchChildId } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
@@ -53,8 +53,25 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   let waiting: WaitReason[] = [];
   const end: { at?: number } = {};
   const running = new Map<number, Running & { scope: CancellationScope; cancelled?: boolean }>();
-  // Bumped by everything the loop waits for: a child's end, a message.
+  // Bumped by everything the loop waits for: a child's end, a message, a timer.
   let events = 0;
+  // One timer per write period and one for the deadline, not one per wait (each costs history events).
+  const timers = { flushArmed: false, flushDue: false, deadline: undefined as number | undefined };
+  const armFlush = (): void => {
+    if (timers.flushArmed) return;
+    timers.flushArmed = true;
+    void sleep(FLUSH_MS).then(() => {
+      timers.flushArmed = false;
+      timers.flushDue = true;
+      events++;
+    });
+  };
+  const armDeadline = (now: number): void => {
+    const at = controls.deadline;
+    if (at === undefined || at <= now || timers.deadline === at) return;
+    timers.deadline = at;
+    void sleep(at - now).then(() => events++);
+  };
 
   const spend = (): number => (pricePerHour !== undefined ? (d.execMs / 3_600_000) * pricePerHour : 0);
   const state = (): BatchState => childState({
@@ -99,6 +116,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     const ended = (r: { f: Parameters<typeof finalize>[1]; execMs: number; retries: number }): void => {
       running.delete(ref.i);
       finalize(d, r.f, r.execMs, r.retries);
+      armFlush();
       events++;
     };
     void scope.run(async () => {
@@ -117,6 +135,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     const res = await acts.writeChildOutcomes({ run, seq: d.seq, endpointId: input.endpointId, source: input.source, write: batch, ...(pricePerHour === undefined ? { wantPrice: true } : {}) });
     d.seq++;
     d.finals.splice(0, batch.length);
+    timers.flushDue = false;
     pricePerHour ??= res.pricePerHour;
   };
 
@@ -127,9 +146,9 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
       pricePerHour = opened.pricePerHour;
     }
     let started = 0;
-    let lastWrite = Date.now();
     for (;;) {
       const now = Date.now();
+      armDeadline(now);
       if (controls.cancelling) {
         for (const r of running.values()) {
           if (r.cancelled) continue;
@@ -165,9 +184,8 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         }
       }
       waiting = waitingOf(d, running, controls, blockers);
-      if (d.finals.length >= FLUSH_AT || (d.finals.length > 0 && (running.size === 0 || now - lastWrite >= FLUSH_MS))) {
+      if (d.finals.length >= FLUSH_AT || (d.finals.length > 0 && (running.size === 0 || timers.flushDue))) {
         await write();
-        lastWrite = Date.now();
         continue;
       }
       if (running.size === 0) {
@@ -180,9 +198,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         }
       }
       const seen = events;
-      const timeout = d.finals.length > 0 ? Math.max(1, lastWrite + FLUSH_MS - now) : controls.deadline !== undefined && controls.deadline > now ? controls.deadline - now : undefined;
-      if (timeout === undefined) await condition(() => events !== seen);
-      else await condition(() => events !== seen, timeout);
+      await condition(() => events !== seen);
     }
   });
 

@@ -3,7 +3,9 @@
  * at the same concurrency on the same platform: jobs/s, history events per job, HTTP calls per job,
  * the daemon's peak RSS; optionally a large run (RSS flat) and a run under the spec's rate limits.
  *
- *   npx tsx bench/batch/index.ts [--jobs 10000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--json]
+ * The `--per-job-workflows` mode runs `--per-job` jobs (a child job workflow each; 0 skips it).
+ *
+ *   npx tsx bench/batch/index.ts [--jobs 10000] [--per-job 1000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--json]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,12 +18,14 @@ import runpodSdk from 'runpod-sdk';
 import { request } from 'undici';
 import { BatchClient } from '../../client/batch';
 import { temporalBinary } from '../../common/tools';
+import { batchChildId } from '../../contracts/names';
 import { startPlatform, type Platform } from '../../platform';
 
 const { values } = parseArgs({
-  options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' }, json: { type: 'boolean' } },
+  options: { jobs: { type: 'string' }, 'per-job': { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' }, json: { type: 'boolean' } },
 });
 const JOBS = Number(values.jobs ?? 10_000);
+const PER_JOB = Number(values['per-job'] ?? 1000);
 const CONCURRENCY = Number(values.concurrency ?? 64);
 const WORKERS = Number(values.workers ?? 8);
 const LARGE = Number(values.large ?? 0);
@@ -100,14 +104,14 @@ async function main(): Promise<void> {
           ...(limited ? {} : { SLUICE_RATE_SCALE: '10' }),
         });
         const batch = new BatchClient({ client: env.client, taskQueue: 'bench-batch', resultsDir: join(dir, 'results') });
-        const run = async (name: string, n: number) => {
+        const run = async (name: string, n: number, perJobWorkflows = false) => {
           const file = join(dir, `${name}.jsonl`);
           writeFileSync(file, Array.from({ length: n }, (_, i) => `{"i":${i}}\n`).join(''));
           const before = await httpCalls(daemon.metricsUrl);
           let maxRss = 0;
           const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssOf(daemon.child.pid!).now)), 500);
           const t0 = Date.now();
-          const id = await batch.start({ id: `${name}-${Date.now()}`, endpointId: echo.id, source: file, outDir: join(dir, `${name}-out`), options: { concurrency: CONCURRENCY } });
+          const id = await batch.start({ id: `${name}-${Date.now()}`, endpointId: echo.id, source: file, outDir: join(dir, `${name}-out`), options: { concurrency: CONCURRENCY, ...(perJobWorkflows ? { perJobWorkflows } : {}) } });
           const summary = await batch.result(id);
           const wallMs = Date.now() - t0;
           clearInterval(sampler);
@@ -122,10 +126,19 @@ async function main(): Promise<void> {
             events += h.events?.length ?? 0;
             runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
           }
+          const parentEvents = events;
+          // Per-job workflows: each child's own history too (batch/<id>/<index>).
+          if (perJobWorkflows) {
+            for (let i = 0; i < n; i += 32) {
+              const lens = await Promise.all(Array.from({ length: Math.min(32, n - i) }, (_, k) =>
+                env.client.workflow.getHandle(batchChildId(id, i + k)).fetchHistory().then((h) => h.events?.length ?? 0)));
+              events += lens.reduce((a, b) => a + b, 0);
+            }
+          }
           const rate = n / (wallMs / 1000);
           return {
             n, wallMs, jobsPerSecond: +rate.toFixed(1), completed: summary.counts.byStatus.COMPLETED ?? 0, runs: summary.runs,
-            eventsPerJob: +(events / n).toFixed(3), httpCallsPerJob: +(total / n).toFixed(3), calls, rateLimited: summary.counts.rateLimited,
+            eventsPerJob: +(events / n).toFixed(3), ...(perJobWorkflows ? { parentEventsPerJob: +(parentEvents / n).toFixed(3) } : {}), httpCallsPerJob: +(total / n).toFixed(3), calls, rateLimited: summary.counts.rateLimited,
             daemonRssMb: { peakSampled: maxRss, peakProcess: rssOf(daemon.child.pid!).peak },
           };
         };
@@ -133,7 +146,8 @@ async function main(): Promise<void> {
           if (!limited) {
             await run('warmup', 200);
             results.plain = await plainLoop(platform, echo.id, JOBS);
-            results.bulk = await run('bulk', JOBS);
+            if (JOBS > 0) results.bulk = await run('bulk', JOBS);
+            if (PER_JOB > 0) results.perJobWorkflows = await run('perjob', PER_JOB, true);
             if (LARGE > 0) results.large = await run('large', LARGE);
           } else {
             const r = await run('limited', LIMITED);

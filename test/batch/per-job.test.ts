@@ -1,0 +1,120 @@
+/**
+ * The batch's `--per-job-workflows` mode on the real stack: each input its own child job workflow
+ * `batch/<id>/<index>`, with the bulk mode's outcome files, controls and state query.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { batchChildId } from '../../contracts/names';
+import { eventually } from '../helpers/platform';
+import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
+
+describe('batch workflow (per-job-workflows mode)', () => {
+  const ctx = batchStack();
+  const childStatus = async (id: string, i: number) => (await ctx.s.env.client.workflow.getHandle(batchChildId(id, i)).describe()).status.name;
+
+  it('200 mixed inputs: one result line per index, the summary adds up, each input its own child workflow', async () => {
+    const ep = mixedEndpoint(ctx.s, 'perjob-mixed');
+    const { dir } = inputFile([]);
+    const lines: (object | string)[] = [];
+    const expected = new Map<number, string>();
+    for (let i = 0; i < 200; i++) {
+      if (i % 50 === 7) {
+        lines.push(i % 100 === 7 ? '{not json' : '"a string"');
+        expected.set(i, 'BAD_INPUT');
+      } else if (i % 20 === 3) {
+        lines.push({ kind: 'fail', message: `no good ${i}` });
+        expected.set(i, 'FAILED');
+      } else if (i % 40 === 5) {
+        lines.push({ input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } });
+        expected.set(i, 'COMPLETED');
+      } else {
+        lines.push({ kind: 'echo', n: i, blob: 'x'.repeat(i === 1 ? 100_000 : 10) });
+        expected.set(i, 'COMPLETED');
+      }
+    }
+    const { file } = inputFile(lines);
+    const outDir = join(dir, 'out');
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 20, retry: { maxAttempts: 2, initialBackoffMs: 50 } } });
+    const summary = await ctx.batch.result(id);
+
+    const results = resultsOf(outDir, [...expected.keys()]);
+    for (const [i, status] of expected) expect(results.get(i)!.status, `index ${i}`).toBe(status);
+    expect(results.get(3)).toMatchObject({ status: 'FAILED', attempts: 2, error: expect.stringMatching(/no good 3/), remoteJobIds: [expect.any(String)] });
+    expect(results.get(5)).toMatchObject({ status: 'COMPLETED', attempts: 2, output: { attempts: 2 } });
+    // Outputs come from the results store (the children keep none in history), big ones too.
+    expect(results.get(2)).toMatchObject({ status: 'COMPLETED', attempts: 1, output: { kind: 'echo', n: 2 } });
+    expect((results.get(1)!.output as { blob: string }).blob).toHaveLength(100_000);
+    expect(results.get(7)!.error).toMatch(/line 8: not valid JSON/);
+
+    const count = (st: string) => [...expected.values()].filter((x) => x === st).length;
+    expect(summary).toMatchObject({ phase: 'done', counts: { total: 200, done: 200, submitted: 200 - count('BAD_INPUT'), inFlight: 0 } });
+    expect(summary.counts.byStatus).toEqual({ COMPLETED: count('COMPLETED'), FAILED: count('FAILED'), BAD_INPUT: count('BAD_INPUT') });
+    expect(summary.counts.retries).toBe(count('FAILED') + 5); // each fail retried once, each flaky once
+    expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({ phase: 'done', counts: { done: 200, byStatus: summary.counts.byStatus } });
+    expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toHaveLength(count('FAILED'));
+    expect(platformJobs(ctx.s, ep)).toHaveLength(200 - count('BAD_INPUT'));
+
+    // The children exist in Temporal by their deterministic ids; a bad line has none.
+    expect(await childStatus(id, 2)).toBe('COMPLETED');
+    expect(await childStatus(id, 3)).toBe('FAILED');
+    await expect(childStatus(id, 7)).rejects.toThrow(/not found/i);
+    // The parent's history holds no input and no output (only positions, ids and error heads).
+    const payloads: string[] = [];
+    JSON.stringify(await ctx.s.env.client.workflow.getHandle(id).fetchHistory(), (k, v: unknown) => {
+      if (k === 'data' && typeof v === 'string') payloads.push(Buffer.from(v, 'base64').toString());
+      return v;
+    });
+    expect(payloads.length).toBeGreaterThan(200);
+    expect(payloads.filter((p) => p.includes('xxxxxxxxxx') || p.includes('"kind"')).length).toBe(0);
+  }, 180_000);
+
+  it('continues as new several times (the window drained each time) with pause and resume around it', async () => {
+    const ep = mixedEndpoint(ctx.s, 'perjob-can', 2);
+    const lines = Array.from({ length: 60 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
+    const { file, dir } = inputFile(lines);
+    const outDir = join(dir, 'out');
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4, childrenPerRun: 8 } });
+    await eventually(async () => (await ctx.batch.state(id)).counts.done >= 12, 60_000);
+    const paused = await ctx.batch.pause(id);
+    expect(paused.phase).toBe('paused');
+    // Children started before the pause finish and submit; after that, nothing new starts.
+    await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 0, 30_000);
+    const atPause = (await ctx.batch.state(id)).counts.submitted;
+    const jobsAtPause = platformJobs(ctx.s, ep).length;
+    await new Promise((r) => setTimeout(r, 1500));
+    const during = await ctx.batch.state(id);
+    expect(during.counts.submitted).toBe(atPause);
+    expect(platformJobs(ctx.s, ep).length).toBe(jobsAtPause);
+    expect(during.waiting).toContain('paused');
+    await ctx.batch.resume(id);
+    const summary = await ctx.batch.result(id);
+    expect(summary.runs).toBeGreaterThan(3);
+    expect(summary.counts.byStatus).toEqual({ COMPLETED: 60 });
+    resultsOf(outDir, lines.map((_, i) => i));
+    expect(platformJobs(ctx.s, ep)).toHaveLength(60);
+  }, 180_000);
+
+  it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
+    const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);
+    const lines = Array.from({ length: 30 }, () => ({ kind: 'sleep', ms: 20_000 }));
+    const { file, dir } = inputFile(lines);
+    const outDir = join(dir, 'out');
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4 } });
+    await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 4 && platformJobs(ctx.s, ep).length === 4, 30_000);
+    await ctx.batch.cancel(id);
+    const err = await ctx.batch.result(id).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const results = resultsOf(outDir, lines.map((_, i) => i));
+    const by = (st: string) => [...results.values()].filter((r) => r.status === st);
+    expect(by('CANCELLED')).toHaveLength(4);
+    // The cancelled inputs name the remote job their child had submitted.
+    for (const r of by('CANCELLED')) expect(r.remoteJobIds).toHaveLength(1);
+    expect(by('NOT_SUBMITTED')).toHaveLength(26);
+    for (const r of by('CANCELLED')) expect(await childStatus(id, r.index)).toBe('CANCELLED');
+    expect(platformJobs(ctx.s, ep).filter((j) => j.status === 'IN_QUEUE' || j.status === 'IN_PROGRESS')).toEqual([]);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(4);
+  }, 90_000);
+});

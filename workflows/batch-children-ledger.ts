@@ -4,7 +4,7 @@
  * reference), a child's result or failure as the input's one outcome, and the state query.
  */
 import { ApplicationFailure, ChildWorkflowFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
-import { FailureType, JOB_END_FAILURE } from '../contracts/names';
+import { FailureType, JOB_END_FAILURE, batchIdOf } from '../contracts/names';
 import type { BatchCounts, BatchOutcomeStatus, BatchState, BatchWorkflowInput, JobWorkflowInput, JobWorkflowResult, WaitReason } from '../contracts';
 import type { ChildFinal } from '../activities/batch/children';
 import type { Cursor, LineRef } from '../activities/batch/types';
@@ -172,7 +172,7 @@ export function childState(a: {
   const spend = a.pricePerHour !== undefined ? (d.execMs / 3_600_000) * a.pricePerHour : 0;
   const phase = c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
   const s: BatchState = {
-    batchId: a.workflowId.replace(/^batch\//, ''), endpointId: a.input.endpointId, phase,
+    batchId: batchIdOf(a.workflowId), endpointId: a.input.endpointId, phase,
     counts: { ...d.counts, inFlight: a.running, waitingRetry: 0, total: a.total }, waiting: a.waiting, spend,
     submitRate: d.counts.submitted / secs, completeRate, startedAt: a.startedAt, lastErrors: d.lastErrors, runs: a.runs, outDir: a.input.outDir,
     options: { concurrency: c.concurrency, ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}), ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}), ...(c.deadline !== undefined ? { deadline: c.deadline } : {}) },

@@ -18,6 +18,7 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     ]));
     expect(filesOf('batch').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
       'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled',
+      'per-job-workflows', 'per-job-workflows.run2',
     ]));
     // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
     expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
@@ -29,10 +30,16 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     // Replay errors are reported below, per history; the SDK need not log them as well.
     Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     const files = filesOf(kind);
-    const histories = files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(join(root, kind, f), 'utf8'))) }));
+    // Replayed under the id it was recorded with (child workflow ids are derived from it), reported by file.
+    const histories = files.map((f) => {
+      const history = historyFromJSON(JSON.parse(readFileSync(join(root, kind, f), 'utf8')));
+      return { workflowId: history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId || f, history };
+    });
     const results: { workflowId: string; error?: string }[] = [];
+    // Histories replay one after the other, in order.
     for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
-      results.push(r.error ? { workflowId: r.workflowId, error: `${r.error.name}: ${r.error.message}` } : { workflowId: r.workflowId });
+      const workflowId = files[results.length]!;
+      results.push(r.error ? { workflowId, error: `${r.error.name}: ${r.error.message}` } : { workflowId });
     }
     expect(results).toEqual(files.map((workflowId) => ({ workflowId })));
   });

@@ -10,6 +10,24 @@ import { batchChildId } from '../../contracts/names';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
 
+/** Most jobs of one key running at once, from the handler's start/end trace. */
+function maxConcurrentPerKey(traceFile: string): Map<string, number> {
+  const events = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => {
+    const [what, key, at] = l.split(' ');
+    return { what: what!, key: key!, at: Number(at) };
+  });
+  // Ends before starts at the same millisecond: a slot freed and taken again is not two at once.
+  events.sort((a, b) => a.at - b.at || (a.what === 'end' ? -1 : 1));
+  const running = new Map<string, number>();
+  const max = new Map<string, number>();
+  for (const e of events) {
+    const n = (running.get(e.key) ?? 0) + (e.what === 'start' ? 1 : -1);
+    running.set(e.key, n);
+    max.set(e.key, Math.max(max.get(e.key) ?? 0, n));
+  }
+  return max;
+}
+
 describe('batch workflow (per-job-workflows mode)', () => {
   const ctx = batchStack();
   const childStatus = async (id: string, i: number) => (await ctx.s.env.client.workflow.getHandle(batchChildId(id, i)).describe()).status.name;
@@ -95,6 +113,34 @@ describe('batch workflow (per-job-workflows mode)', () => {
     resultsOf(outDir, lines.map((_, i) => i));
     expect(platformJobs(ctx.s, ep)).toHaveLength(60);
   }, 180_000);
+
+  it('per-key caps hold as the handler sees them; max-cost stops starting children, the rest is NOT_SUBMITTED', async () => {
+    const ep = mixedEndpoint(ctx.s, 'perjob-keys', 6);
+    const { dir } = inputFile([]);
+    const traceFile = join(dir, 'trace.log');
+    const lines = Array.from({ length: 24 }, (_, i) => ({ kind: 'sleep', ms: 150, tenant: `t${i % 3}`, key: `t${i % 3}`, traceFile }));
+    const { file } = inputFile(lines);
+    const keyed = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { perJobWorkflows: true, concurrency: 8, keyPath: '$.tenant', keyLimit: 1 } });
+    expect((await ctx.batch.result(keyed)).counts.byStatus).toEqual({ COMPLETED: 24 });
+    const max = maxConcurrentPerKey(traceFile);
+    expect([...max.keys()].sort()).toEqual(['t0', 't1', 't2']);
+    for (const [key, n] of max) expect(n, key).toBe(1);
+
+    const costly = Array.from({ length: 40 }, () => ({ kind: 'sleep', ms: 200 }));
+    const cost = inputFile(costly);
+    const before = platformJobs(ctx.s, ep).length;
+    // 3600 USD per worker-hour: one USD per second of execution; each job costs about 0.2.
+    const id = await ctx.batch.start({ endpointId: ep, source: cost.file, outDir: join(cost.dir, 'out'), options: { perJobWorkflows: true, concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
+    const summary = await ctx.batch.result(id);
+    const results = resultsOf(join(cost.dir, 'out'), costly.map((_, i) => i));
+    const sent = [...results.values()].filter((r) => r.status === 'COMPLETED').length;
+    expect(sent).toBeGreaterThanOrEqual(5);
+    expect(sent).toBeLessThan(15);
+    expect(summary.spend).toBeGreaterThanOrEqual(1);
+    expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(40 - sent);
+    expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
+    expect(platformJobs(ctx.s, ep).length - before).toBe(sent);
+  }, 120_000);
 
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);

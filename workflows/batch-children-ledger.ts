@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure, ChildWorkflowFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
 import { FailureType, JOB_END_FAILURE, batchIdOf } from '../contracts/names';
-import type { BatchCounts, BatchOutcomeStatus, BatchState, BatchWorkflowInput, JobWorkflowInput, JobWorkflowResult, WaitReason } from '../contracts';
+import type { BatchConfigure, BatchCounts, BatchOutcomeStatus, BatchState, BatchWorkflowInput, JobWorkflowInput, JobWorkflowResult, WaitReason } from '../contracts';
 import type { ChildFinal } from '../activities/batch/children';
 import type { Cursor, LineRef } from '../activities/batch/types';
 import { emptyCounts } from './batch-ledger';
@@ -57,6 +57,16 @@ export function initialControls(o: BatchWorkflowInput['options']): Controls {
     ...(o.maxCost !== undefined ? { maxCost: o.maxCost } : {}),
     ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
   };
+}
+
+/** Applies a `configure` update to the controls. */
+export function configure(c: Controls, change: BatchConfigure): void {
+  if (change.concurrency !== undefined) c.concurrency = change.concurrency;
+  if (change.keyLimit !== undefined) c.keyLimit = change.keyLimit;
+  if (change.maxCost === null) delete c.maxCost;
+  else if (change.maxCost !== undefined) c.maxCost = change.maxCost;
+  if (change.deadline === null) delete c.deadline;
+  else if (change.deadline !== undefined) c.deadline = change.deadline;
 }
 
 /** Children the window holds at most now. */

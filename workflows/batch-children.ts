@@ -13,7 +13,7 @@ import type { BatchActivities } from '../activities/batch-activities';
 import type { LineRef } from '../activities/batch/types';
 import { submitBlockers } from './batch-plan';
 import {
-  childInput, childState, finalOfFailure, finalOfResult, finalize, initialControls, newChildLedger, pickStarts, waitingOf, windowOf,
+  childInput, childState, configure, finalOfFailure, finalOfResult, finalize, initialControls, newChildLedger, pickStarts, waitingOf, windowOf,
   type ChildrenCarry, type Running,
 } from './batch-children-ledger';
 import { jobWorkflow } from './job';
@@ -60,7 +60,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   const armFlush = (): void => {
     if (timers.flushArmed) return;
     timers.flushArmed = true;
-    void sleep(FLUSH_MS).then(() => {
+    void CancellationScope.nonCancellable(() => sleep(FLUSH_MS)).then(() => {
       timers.flushArmed = false;
       timers.flushDue = true;
       events++;
@@ -70,7 +70,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     const at = controls.deadline;
     if (at === undefined || at <= now || timers.deadline === at) return;
     timers.deadline = at;
-    void sleep(at - now).then(() => events++);
+    void CancellationScope.nonCancellable(() => sleep(at - now)).then(() => events++);
   };
 
   const spend = (): number => (pricePerHour !== undefined ? (d.execMs / 3_600_000) * pricePerHour : 0);
@@ -91,12 +91,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     return state();
   });
   setHandler(configureUpdate, (c: BatchConfigure) => {
-    if (c.concurrency !== undefined) controls.concurrency = c.concurrency;
-    if (c.keyLimit !== undefined) controls.keyLimit = c.keyLimit;
-    if (c.maxCost === null) delete controls.maxCost;
-    else if (c.maxCost !== undefined) controls.maxCost = c.maxCost;
-    if (c.deadline === null) delete controls.deadline;
-    else if (c.deadline !== undefined) controls.deadline = c.deadline;
+    configure(controls, c);
     events++;
     return state();
   });

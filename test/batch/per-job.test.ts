@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { batchChildId } from '../../contracts/names';
+import { cleanEnv, sluice } from '../cli/run-sluice';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
 
@@ -141,6 +142,20 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
     expect(platformJobs(ctx.s, ep).length - before).toBe(sent);
   }, 120_000);
+
+  it('sluice batch start --per-job-workflows: progress, outcome table, status and results as in bulk mode', async () => {
+    mixedEndpoint(ctx.s, 'perjob-cli', 2);
+    const lines = Array.from({ length: 12 }, (_, i) => (i === 5 ? { kind: 'fail', message: 'no good 5' } : { kind: 'echo', i }));
+    const { file, dir } = inputFile(lines);
+    const env = cleanEnv({ TEMPORAL_ADDRESS: ctx.s.env.address, SLUICE_QUEUE_URL: `${ctx.s.platform.url}/v2`, SLUICE_GRAPHQL_URL: `${ctx.s.platform.url}/graphql`, SLUICE_API_KEY: ctx.s.platform.apiKey, SLUICE_RESULTS_DIR: ctx.s.resultsDir });
+    const r = await sluice(['batch', 'start', file, '--endpoint', 'perjob-cli', '--id', 'perjob-cli', '--per-job-workflows', '--max-attempts', '1', '--interval', '0.5'], { env, cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^outcomes\s+COMPLETED 11 {2}FAILED 1$/m);
+    expect(await childStatus('perjob-cli', 5)).toBe('FAILED');
+    const [st, res] = await Promise.all([sluice(['batch', 'status', 'perjob-cli', '--json'], { env, cwd: dir }), sluice(['batch', 'results', 'perjob-cli', '--json'], { env, cwd: dir })]);
+    expect(JSON.parse(st.stdout.trim().split('\n').at(-1)!)).toMatchObject({ state: { phase: 'done', counts: { done: 12, byStatus: { COMPLETED: 11, FAILED: 1 } } } });
+    expect(res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number }).map((l) => l.index).sort((a, b) => a - b)).toEqual(lines.map((_, i) => i));
+  }, 90_000);
 
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);

@@ -115,7 +115,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect(platformJobs(ctx.s, ep)).toHaveLength(60);
   }, 180_000);
 
-  it('per-key caps hold as the handler sees them; max-cost stops starting children, the rest is NOT_SUBMITTED', async () => {
+  it('per-key caps hold as the handler sees them; max-cost and a deadline stop starting children, the rest is NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-keys', 6);
     const { dir } = inputFile([]);
     const traceFile = join(dir, 'trace.log');
@@ -141,7 +141,18 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(40 - sent);
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
     expect(platformJobs(ctx.s, ep).length - before).toBe(sent);
-  }, 120_000);
+
+    // A deadline moved to now (live): no child starts from then on; those in flight finish.
+    const timed = inputFile(Array.from({ length: 40 }, () => ({ kind: 'sleep', ms: 200 })));
+    const dl = await ctx.batch.start({ endpointId: ep, source: timed.file, outDir: join(timed.dir, 'out'), options: { perJobWorkflows: true, concurrency: 2, deadline: Date.now() + 600_000 } });
+    await eventually(async () => (await ctx.batch.state(dl)).counts.done >= 4, 30_000);
+    const moved = await ctx.batch.configure(dl, { deadline: Date.now() });
+    const end = await ctx.batch.result(dl);
+    expect(end.counts.submitted).toBe(moved.counts.submitted);
+    const timedResults = resultsOf(join(timed.dir, 'out'), Array.from({ length: 40 }, (_, i) => i));
+    expect(end.counts.byStatus.NOT_SUBMITTED).toBe(40 - moved.counts.submitted);
+    expect([...timedResults.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
+  }, 150_000);
 
   it('sluice batch start --per-job-workflows: progress, outcome table, status and results as in bulk mode', async () => {
     mixedEndpoint(ctx.s, 'perjob-cli', 2);

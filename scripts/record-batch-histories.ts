@@ -1,10 +1,5 @@
-/**
- * Records the batch workflow's histories that test/workflows/replay.test.ts replays (`npm run histories:record`;
- * `tsx scripts/record-batch-histories.ts --only name,...` records some). Existing files are never overwritten
- * unless `--force` is given.
- */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+/** Records the batch workflow's histories that test/workflows/replay.test.ts replays (`npm run histories:record`). */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -112,23 +107,14 @@ async function main(): Promise<void> {
   try {
     const endpointId = addEndpoint(s.platform, { name: 'mixed', command: exampleCommand('mixed'), workersMin: 2, workersMax: 4 }).id;
     const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-    const { values } = parseArgs({ options: { only: { type: 'string' }, force: { type: 'boolean' } } });
-    const only = values.only?.split(',');
-    const chosen = scenarios.filter((sc) => !only || only.includes(sc.name));
-    const runs = await Promise.allSettled(chosen.map((sc) => record(s, batch, endpointId, work, sc)));
+    const runs = await Promise.allSettled(scenarios.map((sc) => record(s, batch, endpointId, work, sc)));
     for (const r of runs) console.log(r.status === 'fulfilled' ? r.value.line : `FAILED ${String(r.reason)}`);
     if (runs.some((r) => r.status === 'rejected')) {
       process.exitCode = 1;
       return;
     }
     mkdirSync(outDir, { recursive: true });
-    for (const r of runs) {
-      if (r.status !== 'fulfilled') continue;
-      for (const [f, json] of r.value.files) {
-        if (existsSync(join(outDir, f)) && !values.force) console.log(`${f} kept (it exists; --force replaces it)`);
-        else writeFileSync(join(outDir, f), json);
-      }
-    }
+    for (const r of runs) if (r.status === 'fulfilled') for (const [f, json] of r.value.files) writeFileSync(join(outDir, f), json);
   } finally {
     await s.dispose();
     rmSync(work, { recursive: true, force: true });

@@ -137,7 +137,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   await CancellationScope.nonCancellable(async () => {
     if (!carry) {
       const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
-      total = input.only ? input.only.length : opened.total;
+      total = opened.total;
       pricePerHour = opened.pricePerHour;
     }
     let started = 0;
@@ -159,15 +159,10 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         const starts = pickStarts(d, running, controls);
         for (const ref of starts) launch(ref);
         started += starts.length;
-        // Retry-failed: only the listed indices are read (the next ones from the cursor on).
-        const rest = input.only?.filter((i) => i >= d.cursor.line);
-        if (rest?.length === 0) d.eof = true;
         if (!d.eof && running.size < windowOf(controls) && d.pending.length < MAX_PENDING) {
-          const only = rest?.slice(0, PAGE);
           const page = await acts.readChildLines({
             endpointId: input.endpointId, source: input.source, from: d.cursor, lines: Math.min(PAGE, MAX_PENDING - d.pending.length), inputFormat: o.inputFormat,
             ...(o.policy ? { policy: o.policy } : {}), ...(o.keyPath ? { keyPath: o.keyPath } : {}), ...(pricePerHour === undefined ? { wantPrice: true } : {}),
-            ...(only ? { only, onlyLast: only.length === rest!.length } : {}),
           });
           d.counts.read += page.refs.length + page.bad.length;
           d.cursor = page.cursor;

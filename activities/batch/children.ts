@@ -20,12 +20,6 @@ export interface ChildPageRequest {
   inputFormat: InputFormat;
   policy?: Policy;
   keyPath?: string;
-  /**
-   * Retry-failed: the next indices of this run (ascending, from the cursor on); the page returns
-   * only these, and reading ends after the last of them when `onlyLast` is set.
-   */
-  only?: number[];
-  onlyLast?: boolean;
   /** The batch has no price yet: read the endpoint's worker price. */
   wantPrice?: boolean;
 }
@@ -67,27 +61,18 @@ export function createChildActivities(store: ResultsStore, price?: Price) {
   return {
     /** A page of input lines for child job workflows: positions and keys only, never the inputs. */
     async readChildLines(req: ChildPageRequest): Promise<ChildPage> {
-      const only = req.only ? new Set(req.only) : undefined;
-      const last = req.only && req.onlyLast ? req.only.at(-1) : undefined;
-      const res: ChildPage = { refs: [], bad: [], cursor: req.from, eof: false };
-      for (;;) {
-        const page = readLines(req.source, res.cursor, req.lines);
-        for (const line of page.lines) {
-          if (only && !only.has(line.i)) continue;
-          const p = parseLine(line.text, req.inputFormat, req.policy);
-          if ('bad' in p) {
-            res.bad.push({ i: line.i, reason: `line ${line.i + 1}: ${p.bad}` });
-            continue;
-          }
-          const ref: LineRef = { i: line.i, o: line.o, l: line.l };
-          const k = req.keyPath ? keyOf(p.body.input, req.keyPath) : undefined;
-          if (k !== undefined) ref.k = k;
-          res.refs.push(ref);
+      const page = readLines(req.source, req.from, req.lines);
+      const res: ChildPage = { refs: [], bad: [], cursor: page.cursor, eof: page.eof || page.lines.length === 0 };
+      for (const line of page.lines) {
+        const p = parseLine(line.text, req.inputFormat, req.policy);
+        if ('bad' in p) {
+          res.bad.push({ i: line.i, reason: `line ${line.i + 1}: ${p.bad}` });
+          continue;
         }
-        res.cursor = page.cursor;
-        res.eof = page.eof || page.lines.length === 0 || (last !== undefined && page.cursor.line > last);
-        // With `only`, pages of other lines are skipped until one of this run's lines is found.
-        if (res.eof || !only || res.refs.length + res.bad.length > 0) break;
+        const ref: LineRef = { i: line.i, o: line.o, l: line.l };
+        const k = req.keyPath ? keyOf(p.body.input, req.keyPath) : undefined;
+        if (k !== undefined) ref.k = k;
+        res.refs.push(ref);
       }
       return withPrice(res, req.wantPrice, req.endpointId, price);
     },

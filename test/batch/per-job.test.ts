@@ -168,18 +168,6 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect(res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number }).map((l) => l.index).sort((a, b) => a - b)).toEqual(lines.map((_, i) => i));
   }, 90_000);
 
-  it('a run with `only` (retry-failed) starts children for those indices alone', async () => {
-    const ep = mixedEndpoint(ctx.s, 'perjob-only', 2);
-    const lines = Array.from({ length: 1200 }, (_, i) => ({ kind: 'echo', i }));
-    const { file, dir } = inputFile(lines);
-    const only = [3, 7, 1100];
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), only, options: { perJobWorkflows: true, concurrency: 4 } });
-    await ctx.batch.result(id);
-    expect(platformJobs(ctx.s, ep).map((j) => (j.input as { i: number }).i).sort((a, b) => a - b)).toEqual(only);
-    for (const i of only) expect(await childStatus(id, i)).toBe('COMPLETED');
-    await expect(childStatus(id, 4)).rejects.toThrow(/not found/i);
-  }, 60_000);
-
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);
     const lines = Array.from({ length: 30 }, () => ({ kind: 'sleep', ms: 20_000 }));

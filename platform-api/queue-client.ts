@@ -71,6 +71,8 @@ export interface CallOptions {
   priority?: number;
   /** Told how long the rate budget held the call (ms), each time it had to wait. */
   onBudgetWait?: (ms: number) => void;
+  /** Asked when a call that waited gets its turn: true withdraws it unsent (`BudgetWithdrawnError`). */
+  withdrawIf?: () => boolean;
 }
 
 /** Options of `run` and `runSync`. */
@@ -115,6 +117,7 @@ interface Call {
   signal?: AbortSignal;
   priority?: number;
   onBudgetWait?: (ms: number) => void;
+  withdrawIf?: () => boolean;
 }
 
 /** Pause of an endpoint's budget after a 429 without Retry-After, ms. */
@@ -220,17 +223,20 @@ export class QueueClient {
     const path = `/${segment('endpointId', c.endpointId, ctx)}${c.tail(ctx)}`;
     const row = BUDGET_ROW[c.operation];
     const req: HttpRequest = { method: c.method, path, query: c.query, body: c.body, headers: c.headers, timeoutMs: c.timeoutMs, signal: c.signal, ctx };
-    const acquire: AcquireOptions = { signal: c.signal, priority: c.priority, onWait: c.onBudgetWait };
+    const acquire: AcquireOptions = { signal: c.signal, priority: c.priority, onWait: c.onBudgetWait, withdrawIf: c.withdrawIf };
     const once = async () => {
       if (!row) return this.http.send(req);
-      try {
-        return await this.budget.run(row, c.endpointId, () => this.http.send(req), acquire);
-      } catch (err) {
-        // The service's window is fuller than this budget knows (other clients): every caller of
-        // the endpoint waits out the Retry-After together, instead of each retrying on its own.
-        if (isPlatformApiError(err, 'RATE_LIMITED')) this.budget.pause(row, c.endpointId, err.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
-        throw err;
-      }
+      return this.budget.run(row, c.endpointId, async () => {
+        try {
+          return await this.http.send(req);
+        } catch (err) {
+          // The service's window is fuller than this budget knows (other clients): every caller of
+          // the endpoint waits out the Retry-After together (paused before this slot is released),
+          // instead of each retrying on its own.
+          if (isPlatformApiError(err, 'RATE_LIMITED')) this.budget.pause(row, c.endpointId, err.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
+          throw err;
+        }
+      }, acquire);
     };
     const res = await withRetry(once, {
       // A submission with an idempotency key creates one job however often it is sent.
@@ -248,8 +254,8 @@ export class QueueClient {
 }
 
 /** The per-call fields of a {@link Call}. */
-function per(o: CallOptions): Pick<Call, 'signal' | 'priority' | 'onBudgetWait'> {
-  return { signal: o.signal, priority: o.priority, onBudgetWait: o.onBudgetWait };
+function per(o: CallOptions): Pick<Call, 'signal' | 'priority' | 'onBudgetWait' | 'withdrawIf'> {
+  return { signal: o.signal, priority: o.priority, onBudgetWait: o.onBudgetWait, withdrawIf: o.withdrawIf };
 }
 
 /** The `idempotency-key` header of a submission, checked against the platform's length limit. */

@@ -1,8 +1,12 @@
 /**
  * Client-side rate budget: keeps one process under the service's limits (contracts RATE_LIMITS) per
  * endpoint and operation, so load is shaped here instead of being answered with 429s. Each
- * (operation, endpoint) lane is an exact sliding window plus a concurrency gate, shared by every
- * caller of the process, served by priority (FIFO within one), and paused as a whole by a 429.
+ * (operation, endpoint) lane is a sliding window plus a concurrency gate, shared by every caller of
+ * the process, served by priority (FIFO within one), and paused as a whole by a 429.
+ *
+ * The window is kept so that the service's own sliding window can never see more than `perWindow`,
+ * whatever the network and server delays: a request occupies the window from the moment it is sent
+ * until `windowMs` after its answer came (the service counted it at some time in between).
  */
 import { performance } from 'node:perf_hooks';
 import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../contracts';
@@ -22,9 +26,8 @@ export interface RateBudgetOptions {
   /** Window the `perWindow` counts refer to, ms. Default RATE_WINDOW_MS (10 s). */
   windowMs?: number;
   /**
-   * Added to the window before a send leaves it, against clock and network jitter between this
-   * process and the service's counter.
-   * @default 1 % of the window, at least 5 ms
+   * Added to the window before a request leaves it (timer and clock granularity).
+   * @default 0.2 % of the window, at least 2 ms
    */
   marginMs?: number;
 }
@@ -40,6 +43,20 @@ export interface AcquireOptions {
   priority?: number;
   /** Told how long the budget held this call (ms), when it had to wait at all. */
   onWait?: (ms: number) => void;
+  /**
+   * Asked when the call's turn comes after a wait: true withdraws it unsent, rejecting with
+   * {@link BudgetWithdrawnError} (e.g. a lower-priority batch yielding to a higher one).
+   */
+  withdrawIf?: () => boolean;
+}
+
+/** A call withdrawn from the budget's queue by its `withdrawIf` before it was sent. */
+export class BudgetWithdrawnError extends Error {
+  readonly code = 'BUDGET_WITHDRAWN' as const;
+  constructor() {
+    super('withdrawn from the rate budget before it was sent');
+    this.name = 'BudgetWithdrawnError';
+  }
 }
 
 /** Gives the slot back; calling it more than once is harmless. */
@@ -53,18 +70,27 @@ interface Waiter {
   seq: number;
   since: number;
   grant: () => void;
+  /** Withdraws the waiter unsent when it says so at its turn. */
+  withdraw?: () => boolean;
 }
 
 type Limits = { perWindow: number; concurrent: number | null };
 
-/** One (operation, endpoint): send times of the last window, requests in flight, waiters, pause. */
+/** One (operation, endpoint): answer times of the last window, requests in flight, waiters, pause. */
 class Lane {
+  /** When the answers of the requests still in the window came, oldest first. */
   private sent: number[] = [];
   private head = 0;
   private active = 0;
   private readonly waiters: Waiter[] = [];
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * Share of `perWindow` in use: halved by each 429 (someone else uses the same limit), given back
+   * a quarter place per answered request (back from half in about three windows of traffic). Keeps
+   * a lane that meets 429s from bursting into them again after every pause.
+   */
+  private share = 1;
 
   constructor(
     private readonly limits: () => Limits,
@@ -90,12 +116,15 @@ class Lane {
   }
 
   release(): void {
+    this.sent.push(performance.now());
     this.active--;
+    this.share = Math.min(1, this.share + 1 / (4 * this.limits().perWindow));
     this.pump();
   }
 
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, performance.now() + ms);
+    this.share = Math.max(1 / this.limits().perWindow, this.share / 2);
     this.pump();
   }
 
@@ -103,7 +132,8 @@ class Lane {
   pump(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const { perWindow, concurrent } = this.limits();
+    const { concurrent } = this.limits();
+    const perWindow = Math.max(1, Math.floor(this.limits().perWindow * this.share));
     while (this.waiters.length > 0) {
       const now = performance.now();
       if (this.pausedUntil > now) return this.wake(this.pausedUntil - now);
@@ -113,10 +143,15 @@ class Lane {
         this.head = 0;
       }
       if (concurrent !== null && this.active >= concurrent) return; // a release pumps again
-      const inWindow = this.sent.length - this.head;
-      if (inWindow >= perWindow) return this.wake(this.sent[this.head + inWindow - perWindow]! + this.windowMs - now);
+      // In the window: every request in flight, and every answer of the last window.
+      const answered = this.sent.length - this.head;
+      const over = this.active + answered - perWindow + 1;
+      if (over > 0) {
+        if (over > answered) return; // only a release (then its answer's expiry) frees a place
+        return this.wake(this.sent[this.head + over - 1]! + this.windowMs - now);
+      }
       const w = this.waiters.shift()!;
-      this.sent.push(now);
+      if (w.withdraw?.()) continue;
       this.active++;
       w.grant();
     }
@@ -143,7 +178,7 @@ export class RateBudget {
     this.enabled = opts.enabled ?? true;
     this.scale = opts.scale ?? 1;
     this.windowMs = opts.windowMs ?? RATE_WINDOW_MS;
-    this.marginMs = opts.marginMs ?? Math.max(5, Math.ceil(this.windowMs / 100));
+    this.marginMs = opts.marginMs ?? Math.max(2, Math.ceil(this.windowMs / 500));
     this.limits = { ...RATE_LIMITS, ...opts.limits };
     if (!(this.scale > 0)) throw new RangeError('rate budget scale must be > 0');
   }
@@ -197,6 +232,15 @@ export class RateBudget {
           });
         },
       };
+      const withdrawIf = o.withdrawIf;
+      if (withdrawIf) {
+        w.withdraw = () => {
+          if (performance.now() - w.since < 1 || !withdrawIf()) return false;
+          o.signal?.removeEventListener('abort', onAbort);
+          reject(new BudgetWithdrawnError());
+          return true;
+        };
+      }
       o.signal?.addEventListener('abort', onAbort, { once: true });
       lane.enqueue(w);
     });
@@ -215,6 +259,7 @@ export class RateBudget {
   /**
    * Holds every waiter of `operation` on `endpointId` for `ms` (the service answered 429 with
    * this Retry-After): one pause for the whole lane instead of each caller retrying on its own.
+   * The lane then uses half its window for a while (one place more per answered request).
    */
   pause(operation: RateLimitedOperation, endpointId: string, ms: number): void {
     if (this.enabled && ms > 0) this.lane(operation, endpointId).pause(ms);

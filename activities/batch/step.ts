@@ -33,6 +33,11 @@ export interface StepDeps {
 const HELD_MS = 100;
 /** How long a step that yields to a higher-priority batch waits for its own completions, ms. */
 const YIELD_WAIT_MS = 2000;
+/**
+ * A step held by the rate budget stops sending new lines after this long (they come back deferred),
+ * so the batch's status says `rate-budget` while it lasts, not only after a long step.
+ */
+const HELD_STEP_MS = 2000;
 
 const beat = (detail: unknown): void => {
   try {
@@ -59,8 +64,16 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const board = deps.board;
   if (req.more ?? (req.read !== undefined || req.submit.length > 0 || req.retry.length > 0)) board?.want(me, req.endpointId, priority);
   else board?.done(me);
-  const outranked = (): boolean => board?.outranked(me, req.endpointId, priority) ?? false;
+  let yielded = false;
+  const outranked = (): boolean => {
+    if (board?.outranked(me, req.endpointId, priority)) yielded = true;
+    return yielded;
+  };
   const yielding = outranked();
+  // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
+  // this step for a while (they come back deferred).
+  const t0 = Date.now();
+  sub.yieldIf = () => outranked() || (sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS);
   const beating = (phase: string) => () => beat({ seq: req.seq, phase });
   const record = (ref: LineRef, r: Submitted): void => {
     if (r === undefined) res.deferred.push(ref);
@@ -161,7 +174,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   }
   const held: WaitReason[] = [];
   if (sub.heldMs >= HELD_MS || sub.rateLimited > 0) held.push('rate-budget');
-  if (yielding) held.push('priority');
+  if (yielded) held.push('priority');
   if (held.length > 0) res.held = held;
   if (res.read?.eof && res.deferred.length === 0) board?.done(me);
   store.put(done, res);

@@ -5,7 +5,7 @@
  */
 import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
 import { type JobSubmission } from '../../contracts';
-import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 import { type ResultsStore } from '../results-store';
 import { type StepRequest } from './types';
@@ -35,6 +35,8 @@ export class Submitter {
   rateLimited = 0;
   /** Longest wait of one submission for the endpoint's rate budget, ms. */
   heldMs = 0;
+  /** When it returns true, submissions are not sent but come back as `undefined` (try later). */
+  yieldIf?: () => boolean;
   private readonly held = (ms: number): void => {
     this.heldMs = Math.max(this.heldMs, ms);
   };
@@ -59,11 +61,14 @@ export class Submitter {
   async submit(i: number, body: JobSubmission, a: number, how: Journaled['how']): Promise<Submitted> {
     const seen = this.known(i, a);
     if (seen) return seen;
-    if (this.limited) return undefined;
+    if (this.limited || this.yieldIf?.()) return undefined;
     try {
-      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, { idempotencyKey: idempotencyKey(this.scope, i, a), ...this.budgetOptions() });
+      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, {
+        idempotencyKey: idempotencyKey(this.scope, i, a), ...this.budgetOptions(), ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
+      });
       return this.record({ i, a, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) });
     } catch (err) {
+      if (err instanceof BudgetWithdrawnError) return undefined; // never sent: a later step sends it
       if (isPlatformApiError(err, 'RATE_LIMITED')) {
         this.limited = true;
         this.rateLimited++;

@@ -98,8 +98,8 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   }
   const write = d.finals.slice(0, MAX_WRITE);
   const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
-  // Input left to submit: the daemon's lower-priority batches on the endpoint yield to this one.
-  const more = submitting && (!d.eof || d.deferred.length > 0 || d.waiting.length > 0);
+  // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
+  const more = submitting && (!d.eof || d.deferred.length > 0);
   const plan: StepPlan = { write, read, submit, retry, cancel, poll, collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) } };
   return { plan: more ? { ...plan, more } : plan, waiting };
 }

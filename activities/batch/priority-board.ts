@@ -52,3 +52,28 @@ export class PriorityBoard {
     return false;
   }
 }
+
+/** A step's standing on the board: `outranked()` asks now (and remembers a yes), `yielded` tells if it ever did. */
+export interface Standing {
+  outranked(): boolean;
+  readonly yielded: boolean;
+}
+
+/**
+ * Enters a step of run `run` on the board (`wants`: its batch has input left; else it leaves the
+ * board) and returns its standing. Without a board it never yields.
+ */
+export function standing(board: PriorityBoard | undefined, run: string, endpointId: string, priority: number, wants: boolean): Standing {
+  if (wants) board?.want(run, endpointId, priority);
+  else board?.done(run);
+  let yielded = false;
+  return {
+    outranked() {
+      if (board?.outranked(run, endpointId, priority)) yielded = true;
+      return yielded;
+    },
+    get yielded() {
+      return yielded;
+    },
+  };
+}

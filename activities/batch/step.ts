@@ -13,7 +13,7 @@ import { type ResultsStore } from '../results-store';
 import { type BatchInbox } from './inbox';
 import { keyOf, parseLine, readLineAt, readLines } from './input';
 import { outcomeSegments } from './outcomes';
-import { type PriorityBoard } from './priority-board';
+import { standing, type PriorityBoard } from './priority-board';
 import { Submitter, type Submitted } from './submitter';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
@@ -61,14 +61,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const priority = req.priority ?? DEFAULT_PRIORITY;
   const prio = req.priority !== undefined ? { priority: req.priority } : {};
   const me = runKey(req.run);
-  const board = deps.board;
-  if (req.more ?? (req.read !== undefined || req.submit.length > 0 || req.retry.length > 0)) board?.want(me, req.endpointId, priority);
-  else board?.done(me);
-  let yielded = false;
-  const outranked = (): boolean => {
-    if (board?.outranked(me, req.endpointId, priority)) yielded = true;
-    return yielded;
-  };
+  const wants = req.more ?? (req.read !== undefined || req.submit.length > 0 || req.retry.length > 0);
+  const stand = standing(deps.board, me, req.endpointId, priority, wants);
+  const outranked = (): boolean => stand.outranked();
   const yielding = outranked();
   // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
   // this step for a while (they come back deferred).
@@ -174,9 +169,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   }
   const held: WaitReason[] = [];
   if (sub.heldMs >= HELD_MS || sub.rateLimited > 0) held.push('rate-budget');
-  if (yielded) held.push('priority');
+  if (stand.yielded) held.push('priority');
   if (held.length > 0) res.held = held;
-  if (res.read?.eof && res.deferred.length === 0) board?.done(me);
+  if (res.read?.eof && res.deferred.length === 0) deps.board?.done(me);
   store.put(done, res);
   return res;
 }

@@ -8,6 +8,7 @@ import { FailureType } from '../contracts/names';
 import { isPlatformApiError } from '../platform-api';
 import { countLines } from './batch/input';
 import { type BatchInbox } from './batch/inbox';
+import { type PriorityBoard } from './batch/priority-board';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
 import { runStep } from './batch/step';
 import { type StepRequest, type StepResult } from './batch/types';
@@ -30,6 +31,8 @@ export interface BatchActivityDeps {
   /** The price of one worker-hour of an endpoint (USD), when the service tells it. */
   price?: (endpointId: string) => Promise<number | undefined>;
   metrics?: ActivityMetrics;
+  /** The daemon's batches with input left, by endpoint and priority (lower-priority steps yield). */
+  board?: PriorityBoard;
 }
 
 export interface OpenRequest {
@@ -67,7 +70,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
-      return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}) }, req);
+      return runStep({
+        queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}),
+        ...(deps.board ? { board: deps.board } : {}),
+      }, req);
     },
 
     /** Writes the last outcomes and the output files. */

@@ -61,6 +61,8 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   let pricePerHour = carry?.pricePerHour ?? o.pricePerHour;
   let phase: BatchState['phase'] = 'running';
   let waiting: WaitReason[] = [];
+  /** What held the last step back (the endpoint's rate budget, a higher-priority batch). */
+  let held: WaitReason[] = [];
   let stepping = false;
   const end: { at?: number } = {};
 
@@ -144,7 +146,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
         }
       }
       const { plan, waiting: why } = planStep(ledger, input, controls, spend(), now);
-      waiting = why;
+      waiting = [...why, ...held];
       const idle = !plan.read && plan.write.length + plan.submit.length + plan.retry.length + plan.cancel.length + plan.poll.length === 0;
       if (idle && ledger.inFlight.length === 0) {
         // Only retries waiting for their backoff: sleep until the first is due (or a message comes).
@@ -159,12 +161,13 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
         const res = await acts.batchStep({
           run, seq, endpointId: input.endpointId, source: input.source, inputFormat: o.inputFormat, webhook: o.completion === 'webhook',
           ...(pricePerHour === undefined ? { wantPrice: true } : {}),
-          ...(o.policy ? { policy: o.policy } : {}), ...plan,
+          ...(o.policy ? { policy: o.policy } : {}), ...(o.priority !== undefined ? { priority: o.priority } : {}), ...plan,
         });
         ledger.finals.splice(0, plan.write.length);
         historyBytes += JSON.stringify(plan).length + JSON.stringify(res).length;
         if (pricePerHour === undefined && res.pricePerHour !== undefined) pricePerHour = res.pricePerHour;
         applyStep(ledger, res, Date.now(), o, seq);
+        held = res.held ?? [];
       } finally {
         stepping = false;
       }

@@ -9,6 +9,7 @@ import { isPlatformApiError } from '../platform-api';
 import { countLines } from './batch/input';
 import { type BatchInbox } from './batch/inbox';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
+import { selectFailed, type SelectRequest, type SelectResult } from './batch/retry';
 import { runStep } from './batch/step';
 import { type StepRequest, type StepResult } from './batch/types';
 import { type CompletionHub } from './completion-hub';
@@ -19,6 +20,7 @@ import { countedQueue, type QueueMethods } from './service-calls';
 
 export type { StepRequest, StepResult } from './batch/types';
 export type { FinishRequest, FinishResult } from './batch/finish';
+export type { SelectRequest, SelectResult } from './batch/retry';
 
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
@@ -68,6 +70,11 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
       return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}) }, req);
+    },
+
+    /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */
+    async selectFailed(req: SelectRequest): Promise<SelectResult> {
+      return selectFailed(deps.store, req, beat({ selecting: true }));
     },
 
     /** Writes the last outcomes and the output files. */

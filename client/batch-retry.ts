@@ -89,7 +89,7 @@ export async function retryFailed(client: Client, taskQueue: string, id: string,
   const retriedRunId = d.raw.workflowExecutionInfo?.firstRunId || d.runId;
   const input = BatchWorkflowInput.parse({
     endpointId: prev.endpointId, source: prev.source, outDir: prev.outDir,
-    options: { ...carried, ...o.options, perJobWorkflows: false },
+    options: { ...carried, ...o.options, retry: { ...carried.retry, ...o.options?.retry }, polling: { ...carried.polling, ...o.options?.polling }, perJobWorkflows: false },
     retryOf: { runId: retriedRunId, attempt, includeCancelled: o.includeCancelled ?? false },
   });
   // The same id once the previous run is closed; a run started meanwhile makes this fail.

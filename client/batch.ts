@@ -17,8 +17,8 @@ import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpd
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
 
-/** What `start` takes: the workflow input, an optional id, paths resolved here. */
-export type BatchStart = BatchWorkflowInputInit & { id?: string };
+/** What `start` takes: the workflow input (without `retryOf`: see `retryFailed`), an optional id, paths resolved here. */
+export type BatchStart = Omit<BatchWorkflowInputInit, 'retryOf'> & { id?: string };
 
 /** A batch's workflow status and live state. */
 export interface BatchView {
@@ -49,7 +49,7 @@ export class BatchClient extends OrchestrationClient {
 
   /** Starts a batch; the input file and output dir are made absolute (the daemon reads and writes them). */
   async start(init: BatchStart): Promise<string> {
-    const { id, ...rest } = init;
+    const { id, retryOf: _retryOf, ...rest } = init as BatchWorkflowInputInit & { id?: string };
     const input = BatchWorkflowInput.parse({ ...rest, source: resolve(rest.source), outDir: resolve(rest.outDir) });
     if (!existsSync(input.source)) throw new Error(`input file ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());

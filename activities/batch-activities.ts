@@ -10,6 +10,7 @@ import { countLines } from './batch/input';
 import { type BatchInbox } from './batch/inbox';
 import { type PriorityBoard } from './batch/priority-board';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
+import { selectFailed, type SelectRequest, type SelectResult } from './batch/retry';
 import { runStep } from './batch/step';
 import { type StepRequest, type StepResult } from './batch/types';
 import { type CompletionHub } from './completion-hub';
@@ -20,6 +21,7 @@ import { countedQueue, type QueueMethods } from './service-calls';
 
 export type { StepRequest, StepResult } from './batch/types';
 export type { FinishRequest, FinishResult } from './batch/finish';
+export type { SelectRequest, SelectResult } from './batch/retry';
 
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
@@ -74,6 +76,11 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}),
         ...(deps.board ? { board: deps.board } : {}),
       }, req);
+    },
+
+    /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */
+    async selectFailed(req: SelectRequest): Promise<SelectResult> {
+      return selectFailed(deps.store, req, beat({ selecting: true }));
     },
 
     /** Writes the last outcomes and the output files. */

@@ -2,6 +2,7 @@
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
 export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView } from './batch';
+export { BatchRetryError, type BatchRetry, type BatchRetryRefusal, type RetryFailedOptions } from './batch-retry';
 export { ScalingClient, type ScalingClientOptions, type ScalerView } from './scaling';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';

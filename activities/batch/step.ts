@@ -14,6 +14,7 @@ import { type BatchInbox } from './inbox';
 import { keyOf, parseLine, readLineAt, readLines } from './input';
 import { outcomeSegments } from './outcomes';
 import { standing, type PriorityBoard } from './priority-board';
+import { subsetOf } from './retry';
 import { Submitter, type Submitted } from './submitter';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
@@ -97,7 +98,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
   }, beating('submit'));
   if (req.read && !yielding) {
-    const page = readLines(req.source, req.read.from, req.read.lines);
+    const page = readLines(req.source, req.read.from, req.read.lines, keepOf(store, req));
     const counts = new Map(Object.entries(req.read.keyCounts));
     let room = req.read.room;
     const send: { ref: LineRef; body: JobSubmission }[] = [];
@@ -145,7 +146,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     }
   }
   if (deps.inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked);
+    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, keepOf(store, req));
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
   if (deps.inbox) {
@@ -188,6 +189,7 @@ async function refill(
   inbox: BatchInbox, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
   record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
+  keep?: (index: number) => boolean,
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   const seen = new Set(finished.map((r) => r.id));
@@ -202,7 +204,7 @@ async function refill(
     }
     if (freed === 0 || res.read!.eof) continue;
     beat({ seq: req.seq, phase: 'refill' });
-    const page = readLines(req.source, res.read!.cursor, freed);
+    const page = readLines(req.source, res.read!.cursor, freed, keep);
     const send: { ref: LineRef; body: JobSubmission }[] = [];
     for (const line of page.lines) {
       const ref: LineRef = { i: line.i, o: line.o, l: line.l };
@@ -230,6 +232,9 @@ function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]):
     return c;
   });
 }
+
+/** The lines a retry-failed run reads (its subset); every line otherwise. */
+const keepOf = (store: ResultsStore, req: StepRequest) => (req.subset ? subsetOf(store, req.run).has : undefined);
 
 function safeContext(): Context | undefined {
   try {

@@ -61,6 +61,8 @@ export interface StepRequest {
   more?: boolean;
   /** The batch has no price yet: read the endpoint's worker price (its workers may have started since). */
   wantPrice?: boolean;
+  /** A retry-failed run: only the lines of its subset (batchKeys.subset) are read. */
+  subset?: boolean;
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
   read?: { from: Cursor; lines: number; room: number; keyPath?: string; keyLimit?: number; keyCounts: Record<string, number> };

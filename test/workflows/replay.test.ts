@@ -17,7 +17,7 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
       'flaky-retried', 'retry-refused-resubmitted', 'all-attempts-failed', 'cancelled-queued',
     ]));
     expect(filesOf('batch').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
-      'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled',
+      'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled', 'retry-failed',
     ]));
     // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
     expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([

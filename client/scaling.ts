@@ -18,6 +18,8 @@ export interface ScalerView {
   workflowId: string;
   workflowStatus: string;
   state?: ScalerState;
+  /** Why it ended, when it failed, was terminated or timed out. */
+  failure?: string;
 }
 
 /**
@@ -54,6 +56,10 @@ export class ScalingClient extends OrchestrationClient {
     const view: ScalerView = { workflowId: h.workflowId, workflowStatus: d.status.name };
     const state = await h.query(scalerStateQuery).catch(() => undefined);
     if (state) view.state = state;
+    if (['FAILED', 'TERMINATED', 'TIMED_OUT'].includes(view.workflowStatus)) {
+      const failure = await h.result().then(() => undefined, (err: Error & { cause?: Error }) => err.cause?.message ?? err.message);
+      if (failure) view.failure = failure;
+    }
     return view;
   }
 

@@ -54,7 +54,7 @@ export function scalerTable(v: ScalerView, o: { decisions?: number; now?: number
   const rows: [string, string][] = [['scaler', v.workflowId], ['workflow', v.workflowStatus]];
   if (v.failure) rows.push(['failure', v.failure]);
   if (!s) {
-    rows.push(['state', 'unknown: no daemon answers (is `sluice dev` or `sluice worker` running?)']);
+    rows.push(['live state', 'unknown: no daemon answers (is `sluice dev` or `sluice worker` running?)']);
     return rows.map(([k, x]) => `${k.padEnd(12)}${x}`).join('\n');
   }
   rows.push(

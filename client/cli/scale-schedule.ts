@@ -70,7 +70,28 @@ async function list(endpoint: string | undefined, o: Flags): Promise<number> {
   });
 }
 
-const change = (what: 'pause' | 'resume' | 'delete') => async (endpoint: string, name: string | undefined, o: Flags): Promise<number> => {
+interface VerbSpec { apply: (cli: CliContext, endpointId: string, name: string) => Promise<unknown>; done: string; summary: string; json: string }
+/** The commands that change schedules (pause, resume, delete): what each does to one, its past tense, its summary, its --json. */
+const VERBS = {
+  pause: {
+    apply: (cli, e, n) => cli.scaling.schedules.pause(e, n), done: 'paused',
+    summary: 'stop a schedule from firing (the bounds stay as they are)', json: 'a JSON array of the schedules after the change',
+  },
+  resume: {
+    apply: (cli, e, n) => cli.scaling.schedules.resume(e, n), done: 'resumed',
+    summary: 'let a paused schedule fire again', json: 'a JSON array of the schedules after the change',
+  },
+  delete: {
+    apply: async (cli, e, n) => {
+      await cli.scaling.schedules.delete(e, n);
+      return { endpointId: e, name: n, deleted: true };
+    },
+    done: 'deleted', summary: 'delete a schedule (the bounds it set stay)', json: 'a JSON array of what was deleted',
+  },
+} satisfies Record<string, VerbSpec>;
+type Verb = keyof typeof VERBS;
+
+const change = (what: Verb) => async (endpoint: string, name: string | undefined, o: Flags): Promise<number> => {
   if (name !== undefined && o.all) throw new UsageError('give a schedule NAME or --all, not both');
   if (name === undefined && !o.all) throw new UsageError('give the schedule\'s NAME (sluice scale schedule list shows them), or --all for every schedule of the endpoint');
   return withSchedules(o, async (cli) => {
@@ -79,10 +100,8 @@ const change = (what: 'pause' | 'resume' | 'delete') => async (endpoint: string,
     // NAME, or with --all every schedule of the endpoint.
     const names = name !== undefined ? [name] : (await cli.scaling.schedules.list({ endpointId })).map((v) => v.name);
     for (const n of names) {
-      if (what === 'delete') await cli.scaling.schedules.delete(endpointId, n);
-      const v = what === 'pause' ? await cli.scaling.schedules.pause(endpointId, n) : what === 'resume' ? await cli.scaling.schedules.resume(endpointId, n) : undefined;
-      done.push(v ?? { endpointId, name: n, deleted: true });
-      if (!o.json) console.log(`${what === 'delete' ? 'deleted' : what === 'pause' ? 'paused' : 'resumed'} schedule ${n} of endpoint ${endpointId}`);
+      done.push(await VERBS[what].apply(cli, endpointId, n));
+      if (!o.json) console.log(`${VERBS[what].done} schedule ${n} of endpoint ${endpointId}`);
     }
     if (o.json) console.log(JSON.stringify(done));
     else if (done.length === 0) console.log(`endpoint ${endpointId} has no scale schedules`);
@@ -135,13 +154,13 @@ ${EXIT_HELP}`)
     .addHelpText('after', `\nExamples:\n  sluice scale schedule list\n  sluice scale schedule list my-model --json\n\n${EXIT_HELP}`)
     .action(withExit(exit, list));
 
-  for (const what of ['pause', 'resume', 'delete'] as const) {
+  for (const what of Object.keys(VERBS) as Verb[]) {
     schedule.command(what)
-      .summary(what === 'pause' ? 'stop a schedule from firing (the bounds stay as they are)' : what === 'resume' ? 'let a paused schedule fire again' : 'delete a schedule (the bounds it set stay)')
+      .summary(VERBS[what].summary)
       .argument('<endpoint>', 'endpoint id or name')
       .argument('[name]', 'the schedule\'s name (see list)')
       .option('--all', 'every schedule of the endpoint')
-      .addOption(new Option('--json', what === 'delete' ? 'a JSON array of what was deleted' : 'a JSON array of the schedules after the change'))
+      .addOption(new Option('--json', VERBS[what].json))
       .addOption(dataDirOption())
       .addHelpText('after', `\nExamples:\n  sluice scale schedule ${what} my-model 0800-mon-fri\n  sluice scale schedule ${what} my-model --all\n\n${EXIT_HELP}`)
       .action(withExit(exit, change(what)));

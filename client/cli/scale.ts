@@ -97,8 +97,8 @@ Examples:
 ${SCALE_CONTROL_EXIT_HELP}`)
     .action(withExit(exit, override));
 
-  for (const pausing of [true, false]) {
-    const name = pausing ? 'pause' : 'resume';
+  // CLI verbs (the scaler's updates are pauseScaler and resumeScaler).
+  for (const [name, pausing] of Object.entries({ pause: true, resume: false })) {
     scale.command(name)
       .summary(pausing ? 'keep the bounds as they are (samples go on); returns once no write is under way' : 'let the scaler change the bounds again')
       .argument(...ENDPOINT_ARGUMENT)

@@ -5,7 +5,7 @@
  * calendar specs in a time zone; bad input is refused with nothing created.
  */
 import { describe, expect, it } from 'vitest';
-import { ScaleScheduleError } from '../../client/scale-schedules';
+import { ScaleScheduleError, scheduleInputOf, scheduleSpecOf } from '../../client/scale-schedules';
 import { scaleScheduleId, type ScaleWindowResult } from '../../contracts';
 import { eventually } from '../helpers/platform';
 import { boundsOf, scalingStack, sleep, sleepEndpoint } from './helpers';
@@ -78,7 +78,7 @@ describe('scale schedules (real Temporal Schedules)', () => {
     await eventually(async () => !(await scaling.schedules.list({ endpointId: ep })).some((x) => x.name === v.name), 10_000, 200);
   }, 60_000);
 
-  it('a time of day on weekdays in a time zone: Temporal\'s calendar fires at 08:00 Berlin time, Monday to Friday', async () => {
+  it('a time of day on weekdays in a time zone: Temporal\'s calendar fires at 08:00 Berlin time, Monday to Friday, across the change to summer time', async () => {
     const { s, scaling } = ctx;
     const ep = sleepEndpoint(s, 'sched-berlin', { workersMin: 0, workersMax: 1 });
     const until = Date.now() + 30 * 86_400_000;
@@ -91,6 +91,16 @@ describe('scale schedules (real Temporal Schedules)', () => {
       expect(`${parts.hour}:${parts.minute}`).toBe('08:00');
       expect(['Mon', 'Tue', 'Wed', 'Thu', 'Fri']).toContain(parts.weekday);
     }
+    // Daylight saving is Temporal's: the same spec, started just before Berlin's clocks go forward
+    // (Sunday 2027-03-28), fires at 07:00 UTC on the Friday before and at 06:00 UTC on the Monday after.
+    const dst = `dst-${ep}`;
+    await s.env.client.schedule.create({
+      scheduleId: dst, spec: { ...scheduleSpecOf(scheduleInputOf({ endpointId: ep, at: '08:00', days: 'mon-fri', timezone: 'Europe/Berlin', min: 0, max: 1 })), startAt: new Date('2027-03-25T12:00:00Z') },
+      action: { type: 'startWorkflow', workflowType: 'none', taskQueue: 'none', args: [] }, state: { paused: true },
+    });
+    const around = (await s.env.client.schedule.getHandle(dst).describe()).info.nextActionTimes.slice(0, 3).map((t) => t.toISOString());
+    expect(around).toEqual(['2027-03-26T07:00:00.000Z', '2027-03-29T06:00:00.000Z', '2027-03-30T06:00:00.000Z']);
+    await s.env.client.schedule.getHandle(dst).delete();
     // A week that wraps over the weekend, as two ranges.
     const w = await scaling.schedules.add({ endpointId: ep, at: '20:30', days: 'fri-mon', timezone: 'America/New_York', min: 0, max: 1 });
     const ny = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', weekday: 'short' });

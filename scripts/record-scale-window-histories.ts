@@ -39,7 +39,7 @@ async function main(): Promise<void> {
       // A schedule that would fire at 03:00, fired now by hand.
       const v = await scaling.schedules.add({ endpointId: ep, at: '03:00', min: 1, max: 3, forMs: 60_000 });
       await s.env.client.schedule.getHandle(v.scheduleId).trigger();
-      const fired = await eventually(async () => (await scaling.schedules.get(ep, v.name)).recent.at(-1), 20_000, 100);
+      const fired = (await eventually(async () => (await scaling.schedules.get(ep, v.name)).recent.at(-1), 20_000, 100))!;
       const handle = s.env.client.workflow.getHandle(fired.workflowId);
       const result = (await handle.result()) as ScaleWindowResult;
       if (result.applied !== sc.applied) throw new Error(`${sc.name}: applied ${result.applied}, expected ${sc.applied}`);

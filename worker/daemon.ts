@@ -9,6 +9,7 @@ import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
 import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
+import { createScaleWindowActivities } from '../activities/scale-window-activities';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { FsResultsStore } from '../activities/results-store';
@@ -105,6 +106,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
       ...createScalingActivities({ queue, graphql, price, metrics }),
+      ...createScaleWindowActivities({ client, graphql }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -9,7 +9,9 @@ import { isPlatformApiError } from '../platform-api';
 import { createChildActivities } from './batch/children';
 import { countLines } from './batch/input';
 import { type BatchInbox } from './batch/inbox';
+import { type PriorityBoard } from './batch/priority-board';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
+import { selectFailed, type SelectRequest, type SelectResult } from './batch/retry';
 import { runStep } from './batch/step';
 import { type StepRequest, type StepResult } from './batch/types';
 import { type CompletionHub } from './completion-hub';
@@ -21,6 +23,7 @@ import { countedQueue, type QueueMethods } from './service-calls';
 export type { StepRequest, StepResult } from './batch/types';
 export type { FinishRequest, FinishResult } from './batch/finish';
 export type { ChildFinal, ChildOutcomesRequest, ChildPage, ChildPageRequest } from './batch/children';
+export type { SelectRequest, SelectResult } from './batch/retry';
 
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
@@ -32,6 +35,8 @@ export interface BatchActivityDeps {
   /** The price of one worker-hour of an endpoint (USD), when the service tells it. */
   price?: (endpointId: string) => Promise<number | undefined>;
   metrics?: ActivityMetrics;
+  /** The daemon's batches with input left, by endpoint and priority (lower-priority steps yield). */
+  board?: PriorityBoard;
 }
 
 export interface OpenRequest {
@@ -69,7 +74,15 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
-      return runStep({ queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}) }, req);
+      return runStep({
+        queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}),
+        ...(deps.board ? { board: deps.board } : {}),
+      }, req);
+    },
+
+    /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */
+    async selectFailed(req: SelectRequest): Promise<SelectResult> {
+      return selectFailed(deps.store, req, beat({ selecting: true }));
     },
 
     /** Writes the last outcomes and the output files. */

@@ -1,4 +1,4 @@
-import { type QueueClient, isPlatformApiError } from '../platform-api';
+import { BudgetWithdrawnError, type QueueClient, isPlatformApiError } from '../platform-api';
 import { type ActivityMetrics } from './metrics';
 
 export type QueueMethods = Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
@@ -15,7 +15,8 @@ export function countedQueue(queue: QueueMethods, metrics: ActivityMetrics): Que
         metrics.httpCall(op, 'ok');
         return r;
       } catch (err) {
-        metrics.httpCall(op, isPlatformApiError(err) ? err.code : 'ERROR');
+        // Withdrawn from the rate budget's queue: never sent, so no HTTP call.
+        if (!(err instanceof BudgetWithdrawnError)) metrics.httpCall(op, isPlatformApiError(err) ? err.code : 'ERROR');
         throw err;
       }
     };

@@ -1,5 +1,6 @@
 /** The library's batch orchestration: many jobs from a JSONL file, durably, through the batch workflow. */
 import { randomUUID } from 'node:crypto';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,14 +9,16 @@ import {
   type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
 } from '../contracts';
 import { outcomesSoFar } from '../activities/batch/outcomes';
+import { mergedResults } from '../activities/batch/retry';
 import { OrchestrationClient, type ClientOptions } from './base';
+import { batchInputOf, retryFailed, type BatchRetry, type RetryFailedOptions } from './batch-retry';
 import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
 
-/** What `start` takes: the workflow input, an optional id, paths resolved here. */
-export type BatchStart = BatchWorkflowInputInit & { id?: string };
+/** What `start` takes: the workflow input (without `retryOf`: see `retryFailed`), an optional id, paths resolved here. */
+export type BatchStart = Omit<BatchWorkflowInputInit, 'retryOf'> & { id?: string };
 
 /** A batch's workflow status and live state. */
 export interface BatchView {
@@ -46,12 +49,24 @@ export class BatchClient extends OrchestrationClient {
 
   /** Starts a batch; the input file and output dir are made absolute (the daemon reads and writes them). */
   async start(init: BatchStart): Promise<string> {
-    const { id, ...rest } = init;
+    const { id, retryOf: _retryOf, ...rest } = init as BatchWorkflowInputInit & { id?: string };
     const input = BatchWorkflowInput.parse({ ...rest, source: resolve(rest.source), outDir: resolve(rest.outDir) });
     if (!existsSync(input.source)) throw new Error(`input file ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
-    await this.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    // A batch id is never reused by a new batch (its output dir and results would mix); retry-failed reuses it on purpose.
+    await this.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input], workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
     return workflowId;
+  }
+
+  /**
+   * Re-runs the inputs of an ended batch that did not complete (FAILED, TIMED_OUT, JOB_EXPIRED;
+   * with `includeCancelled` also CANCELLED and NOT_SUBMITTED) as a new run of the same batch id;
+   * results.jsonl then holds the new outcome of each re-run input and the previous one of the
+   * others. Refuses with a BatchRetryError (`code`) when the batch runs, does not exist or has
+   * nothing to re-run. Watch it with `watch` / `result` like any batch.
+   */
+  async retryFailed(id: string, options: RetryFailedOptions = {}): Promise<BatchRetry> {
+    return retryFailed(this.client, this.taskQueue, id, options);
   }
 
   /** The batch's live state (counts, rates, ETA, spend, why it waits). */
@@ -112,15 +127,17 @@ export class BatchClient extends OrchestrationClient {
   async *results(id: string): AsyncGenerator<BatchResultLine> {
     const h = this.handle(id);
     const d = await h.describe();
-    const input = (await h.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-    const outDir = input ? (JSON.parse(Buffer.from(input).toString()) as BatchWorkflowInput).outDir : undefined;
+    const input = await batchInputOf(this.client, h.workflowId);
+    const outDir = input?.outDir;
     const file = outDir ? resolve(outDir, 'results.jsonl') : undefined;
     if (d.status.name !== 'RUNNING' && file && existsSync(file)) {
       for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (line) yield JSON.parse(line) as BatchResultLine;
       return;
     }
     const run = { workflowId: h.workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
-    yield* outcomesSoFar(this.store, run);
+    // A retry-failed run: the previous outcomes of the inputs it does not re-run, then its own so far.
+    if (input?.retryOf && outDir) yield* mergedResults(this.store, run, outDir, input.retryOf.attempt);
+    else yield* outcomesSoFar(this.store, run);
   }
 
   /**

@@ -2,9 +2,11 @@
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
 export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView } from './batch';
+export { BatchRetryError, type BatchRetry, type BatchRetryRefusal, type RetryFailedOptions } from './batch-retry';
 export { ScalingClient, type ScalingClientOptions, type ScalerView } from './scaling';
+export { ScaleSchedules, ScaleScheduleError } from './scale-schedules';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
 export type {
-  JobOptionsInput, JobWorkflowInputInit, JobWorkflowResult, JobWorkflowState, OutputRef,
+  JobOptionsInput, JobWorkflowInputInit, JobWorkflowResult, JobWorkflowState, OutputRef, ScaleScheduleInit, ScaleScheduleView, ScaleWindowResult,
 } from '../contracts';

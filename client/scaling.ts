@@ -5,6 +5,7 @@ import {
   type OverrideInput as OverrideInit, type ScalerState, type ScalingConfigure as ConfigureInit, type ScalingOptionsInput,
 } from '../contracts';
 import { OrchestrationClient, type ClientOptions } from './base';
+import { ScaleSchedules } from './scale-schedules';
 import {
   backlogSignal, backlogUpdate, clearOverrideUpdate, configureScalerUpdate, overrideUpdate, pauseScalerUpdate, resumeScalerUpdate, scalerStateQuery, scalerWorkflow, setWindowUpdate,
 } from '../workflows/scaling';
@@ -17,6 +18,8 @@ export interface ScalerView {
   workflowId: string;
   workflowStatus: string;
   state?: ScalerState;
+  /** Why it ended, when it failed, was terminated or timed out. */
+  failure?: string;
 }
 
 /**
@@ -25,8 +28,12 @@ export interface ScalerView {
  * schedule window, report a batch's backlog, stop (the bounds found at start are restored).
  */
 export class ScalingClient extends OrchestrationClient {
+  /** Scheduled scale up/down: Temporal Schedules that set a scaler's window, or the bounds when none runs. */
+  readonly schedules: ScaleSchedules;
+
   constructor(o: ScalingClientOptions) {
     super(o);
+    this.schedules = new ScaleSchedules(this.client, this.taskQueue);
   }
 
   /** Starts the endpoint's scaler (`scaler/<endpointId>`); refused while one runs. Returns the workflow id. */
@@ -49,6 +56,10 @@ export class ScalingClient extends OrchestrationClient {
     const view: ScalerView = { workflowId: h.workflowId, workflowStatus: d.status.name };
     const state = await h.query(scalerStateQuery).catch(() => undefined);
     if (state) view.state = state;
+    if (['FAILED', 'TERMINATED', 'TIMED_OUT'].includes(view.workflowStatus)) {
+      const failure = await h.result().then(() => undefined, (err: Error & { cause?: Error }) => err.cause?.message ?? err.message);
+      if (failure) view.failure = failure;
+    }
     return view;
   }
 

@@ -80,8 +80,21 @@ export const BatchWorkflowInput = z.strictObject({
   source: z.string().min(1),
   /** Where results.jsonl, dead-letter.jsonl and summary.json go (a directory the daemon can write). */
   outDir: z.string().min(1),
-  /** Only these input indices run (retry-failed); others are not part of this run. */
-  only: z.array(z.number().int().min(0)).optional(),
+  /**
+   * Set when this run re-runs the failed inputs of an ended run of the same batch (retry-failed):
+   * an activity selects them from that run's results; indices never enter history.
+   */
+  retryOf: z.strictObject({
+    /** The retried run: the first run id of its chain (continue-as-new keeps it). */
+    runId: z.string().min(1),
+    /** This run's attempt of the batch: 2 for the first retry-failed. */
+    attempt: z.number().int().min(2),
+    /**
+     * Also re-run inputs that ended CANCELLED or NOT_SUBMITTED (FAILED, TIMED_OUT and JOB_EXPIRED always are).
+     * @default false
+     */
+    includeCancelled: z.boolean().default(false),
+  }).optional(),
   options: BatchOptions.default(BatchOptions.parse({})),
 });
 export type BatchWorkflowInput = z.infer<typeof BatchWorkflowInput>;
@@ -150,6 +163,16 @@ export const BatchState = z.strictObject({
   options: z.strictObject({ concurrency: z.number().int(), keyLimit: z.number().int().optional(), maxCost: z.number().optional(), deadline: z.number().optional() }),
   /** Where results.jsonl, dead-letter.jsonl and summary.json are (once done). */
   outDir: z.string(),
+  /**
+   * A retry-failed run: its attempt of the batch, the run it retried, how many inputs it re-runs and
+   * their outcomes. While it runs `counts` are of those inputs; once done, of every input (merged).
+   */
+  retry: z.strictObject({
+    attempt: z.number().int(),
+    of: z.string(),
+    inputs: z.number().int(),
+    byStatus: z.partialRecord(BatchOutcomeStatus, z.number().int()),
+  }).optional(),
 });
 export type BatchState = z.infer<typeof BatchState>;
 

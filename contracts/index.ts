@@ -13,3 +13,4 @@ export * from './pod';
 export * from './names';
 export * from './batch';
 export * from './scaling';
+export * from './scale-schedule';

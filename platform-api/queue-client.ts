@@ -17,9 +17,9 @@ import {
   type JobSubmission,
   type RateLimitedOperation,
 } from '../contracts';
-import { BadRequestError, type PlatformApiErrorContext } from './errors';
+import { BadRequestError, isPlatformApiError, type PlatformApiErrorContext } from './errors';
 import { HttpCore, type AuthStyle, type HttpRequest } from './http';
-import { RateBudget, type RateBudgetOptions } from './rate-budget';
+import { RateBudget, type AcquireOptions, type RateBudgetOptions } from './rate-budget';
 import { withRetry, type RetryEvent, type RetryOptions } from './retry';
 import { checkTtlMs, checkWaitMs, encodeSubmission, parseResponse, segment } from './validate';
 
@@ -64,6 +64,15 @@ export interface QueueClientOptions {
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Place in the rate budget's queue of the endpoint: higher goes first (see {@link AcquireOptions}).
+   * @default 5
+   */
+  priority?: number;
+  /** Told how long the rate budget held the call (ms), each time it had to wait. */
+  onBudgetWait?: (ms: number) => void;
+  /** Asked when a call that waited gets its turn: true withdraws it unsent (`BudgetWithdrawnError`). */
+  withdrawIf?: () => boolean;
 }
 
 /** Options of `run` and `runSync`. */
@@ -106,7 +115,13 @@ interface Call {
   headers?: Record<string, string>;
   timeoutMs?: number;
   signal?: AbortSignal;
+  priority?: number;
+  onBudgetWait?: (ms: number) => void;
+  withdrawIf?: () => boolean;
 }
+
+/** Pause of an endpoint's budget after a 429 without Retry-After, ms. */
+const DEFAULT_429_PAUSE_MS = 1000;
 
 /** Client of one queue base URL. Safe for concurrent use; create one per process and origin. */
 export class QueueClient {
@@ -120,6 +135,11 @@ export class QueueClient {
     this.budget = rb instanceof RateBudget ? rb : new RateBudget(typeof rb === 'boolean' ? { enabled: rb } : rb);
   }
 
+  /** The rate budget every call of this client goes through (shared by all its callers). */
+  get rateBudget(): RateBudget {
+    return this.budget;
+  }
+
   /**
    * POST `/run`: queues a job. Never retried once the request may have reached the server, unless
    * an `idempotencyKey` makes a repeat harmless.
@@ -128,7 +148,7 @@ export class QueueClient {
     const ctx = { operation: 'run', endpointId } as const;
     const encoded = encodeSubmission(body, 'run', ctx);
     const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
-    return this.call({ ...ctx, method: 'POST', tail: () => '/run', body: encoded, headers, signal: opts.signal }, JobAck);
+    return this.call({ ...ctx, ...per(opts), method: 'POST', tail: () => '/run', body: encoded, headers }, JobAck);
   }
 
   /**
@@ -141,14 +161,14 @@ export class QueueClient {
     const encoded = encodeSubmission(body, 'runsync', ctx);
     const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
     const timeoutMs = (wait ?? LIMITS.runsyncWaitDefaultMs) + SYNC_WAIT_MARGIN_MS;
-    return this.call({ ...ctx, method: 'POST', tail: () => '/runsync', query: { wait }, body: encoded, headers, timeoutMs, signal: opts.signal }, JobRecord);
+    return this.call({ ...ctx, method: 'POST', tail: () => '/runsync', query: { wait }, body: encoded, headers, timeoutMs, ...per(opts) }, JobRecord);
   }
 
   /** GET `/status/{jobId}`; `ttlMs` also resets the job's TTL. NOT_FOUND once TTL or retention expired. */
   async status(endpointId: string, jobId: string, opts: CallOptions & { ttlMs?: number } = {}): Promise<JobRecord> {
     const ctx = { operation: 'status', endpointId, jobId } as const;
     const ttl = opts.ttlMs === undefined ? undefined : checkTtlMs(opts.ttlMs, ctx);
-    return this.call({ ...ctx, method: 'GET', tail: (c) => `/status/${segment('jobId', jobId, c)}`, query: { ttl }, signal: opts.signal }, JobRecord);
+    return this.call({ ...ctx, method: 'GET', tail: (c) => `/status/${segment('jobId', jobId, c)}`, query: { ttl }, ...per(opts) }, JobRecord);
   }
 
   /** GET `/status-sync/{jobId}?wait=`: like status, but the server holds the answer until terminal or `waitMs`. */
@@ -156,38 +176,38 @@ export class QueueClient {
     const ctx = { operation: 'status-sync', endpointId, jobId } as const;
     const wait = checkWaitMs(opts.waitMs, ctx);
     const tail = (c: PlatformApiErrorContext): string => `/status-sync/${segment('jobId', jobId, c)}`;
-    return this.call({ ...ctx, method: 'GET', tail, query: { wait }, timeoutMs: wait + SYNC_WAIT_MARGIN_MS, signal: opts.signal }, JobRecord);
+    return this.call({ ...ctx, method: 'GET', tail, query: { wait }, timeoutMs: wait + SYNC_WAIT_MARGIN_MS, ...per(opts) }, JobRecord);
   }
 
   /** GET `/stream/{jobId}`: new chunks. Accepts the `{status, stream}` envelope and a bare chunk array. */
   async stream(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<StreamResult> {
     const ctx = { operation: 'stream', endpointId, jobId } as const;
-    const answer = await this.call({ ...ctx, method: 'GET', tail: (c) => `/stream/${segment('jobId', jobId, c)}`, signal: opts.signal }, StreamAnswer);
+    const answer = await this.call({ ...ctx, method: 'GET', tail: (c) => `/stream/${segment('jobId', jobId, c)}`, ...per(opts) }, StreamAnswer);
     return Array.isArray(answer) ? { stream: answer } : answer;
   }
 
   /** POST `/cancel/{jobId}` with `{}`. */
   async cancel(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<JobAck> {
     const ctx = { operation: 'cancel', endpointId, jobId } as const;
-    return this.call({ ...ctx, method: 'POST', tail: (c) => `/cancel/${segment('jobId', jobId, c)}`, body: '{}', signal: opts.signal }, JobAck);
+    return this.call({ ...ctx, method: 'POST', tail: (c) => `/cancel/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) }, JobAck);
   }
 
   /** POST `/retry/{jobId}` with `{}`: re-queues a FAILED / TIMED_OUT job under the same id. */
   async retry(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<JobAck> {
     const ctx = { operation: 'retry', endpointId, jobId } as const;
-    return this.call({ ...ctx, method: 'POST', tail: (c) => `/retry/${segment('jobId', jobId, c)}`, body: '{}', signal: opts.signal }, JobAck);
+    return this.call({ ...ctx, method: 'POST', tail: (c) => `/retry/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) }, JobAck);
   }
 
   /** POST `/purge-queue` with `{}`: removes queued (not running) jobs. */
   async purgeQueue(endpointId: string, opts: CallOptions = {}): Promise<PurgeResult> {
     const ctx = { operation: 'purge-queue', endpointId } as const;
-    return this.call({ ...ctx, method: 'POST', tail: () => '/purge-queue', body: '{}', signal: opts.signal }, PurgeResult);
+    return this.call({ ...ctx, method: 'POST', tail: () => '/purge-queue', body: '{}', ...per(opts) }, PurgeResult);
   }
 
   /** GET `/health`: job and worker counts. */
   async health(endpointId: string, opts: CallOptions = {}): Promise<Health> {
     const ctx = { operation: 'health', endpointId } as const;
-    return this.call({ ...ctx, method: 'GET', tail: () => '/health', signal: opts.signal }, Health);
+    return this.call({ ...ctx, method: 'GET', tail: () => '/health', ...per(opts) }, Health);
   }
 
   /** Closes the connection pool (not a caller-supplied dispatcher). Later calls throw. */
@@ -203,7 +223,21 @@ export class QueueClient {
     const path = `/${segment('endpointId', c.endpointId, ctx)}${c.tail(ctx)}`;
     const row = BUDGET_ROW[c.operation];
     const req: HttpRequest = { method: c.method, path, query: c.query, body: c.body, headers: c.headers, timeoutMs: c.timeoutMs, signal: c.signal, ctx };
-    const once = () => (row ? this.budget.run(row, c.endpointId, () => this.http.send(req), c.signal) : this.http.send(req));
+    const acquire: AcquireOptions = { signal: c.signal, priority: c.priority, onWait: c.onBudgetWait, withdrawIf: c.withdrawIf };
+    const once = async () => {
+      if (!row) return this.http.send(req);
+      return this.budget.run(row, c.endpointId, async () => {
+        try {
+          return await this.http.send(req);
+        } catch (err) {
+          // The service's window is fuller than this budget knows (other clients): every caller of
+          // the endpoint waits out the Retry-After together (paused before this slot is released),
+          // instead of each retrying on its own.
+          if (isPlatformApiError(err, 'RATE_LIMITED')) this.budget.pause(row, c.endpointId, err.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
+          throw err;
+        }
+      }, acquire);
+    };
     const res = await withRetry(once, {
       // A submission with an idempotency key creates one job however often it is sent.
       idempotent: !NON_IDEMPOTENT.has(c.operation) || c.headers?.[IDEMPOTENCY_HEADERS.key] !== undefined,
@@ -217,6 +251,11 @@ export class QueueClient {
     }
     return parsed;
   }
+}
+
+/** The per-call fields of a {@link Call}. */
+function per(o: CallOptions): Pick<Call, 'signal' | 'priority' | 'onBudgetWait' | 'withdrawIf'> {
+  return { signal: o.signal, priority: o.priority, onBudgetWait: o.onBudgetWait, withdrawIf: o.withdrawIf };
 }
 
 /** The `idempotency-key` header of a submission, checked against the platform's length limit. */

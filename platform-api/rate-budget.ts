@@ -1,12 +1,16 @@
 /**
- * Client-side rate budget: keeps one process under the service's base limits (contracts RATE_LIMITS),
- * so that load is shaped here instead of being answered with 429s. Limits apply per endpoint and
- * operation, like the service's. The service's dynamic limit can be higher; this budget stays at the
- * guaranteed base unless `scale` says otherwise.
+ * Client-side rate budget: keeps one process under the service's limits (contracts RATE_LIMITS) per
+ * endpoint and operation, so load is shaped here instead of being answered with 429s. Each
+ * (operation, endpoint) lane is a sliding window plus a concurrency gate, shared by every caller of
+ * the process, served by priority (FIFO within one), and paused as a whole by a 429.
+ *
+ * The window is kept so that the service's own sliding window can never see more than `perWindow`,
+ * whatever the network and server delays: a request occupies the window from the moment it is sent
+ * until `windowMs` after its answer came (the service counted it at some time in between).
  */
 import { performance } from 'node:perf_hooks';
 import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../contracts';
-import { sleep } from './sleep';
+import { Lane, type Limits, type Waiter } from './budget-lane';
 
 /** Options of {@link RateBudget}. */
 export interface RateBudgetOptions {
@@ -14,141 +18,140 @@ export interface RateBudgetOptions {
   enabled?: boolean;
   /**
    * Multiplies rate and concurrency (floored, at least 1). Use < 1 when several processes share
-   * one key and endpoint, > 1 when the endpoint is known to run enough workers. Default 1.
+   * one key and endpoint, > 1 when the endpoint is known to run enough workers; see {@link RateBudget.setScale}.
+   * @default 1
    */
   scale?: number;
   /** Overrides of the contract limits, mainly for tests. */
   limits?: Partial<Record<RateLimitedOperation, { perWindow: number; concurrent: number | null }>>;
   /** Window the `perWindow` counts refer to, ms. Default RATE_WINDOW_MS (10 s). */
   windowMs?: number;
+  /**
+   * Added to the window before a request leaves it (timer and clock granularity).
+   * @default 0.2 % of the window, at least 2 ms
+   */
+  marginMs?: number;
+}
+
+/** Per-acquire options. */
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  /**
+   * Higher is served first; waiters of one priority are served in order of arrival. While a
+   * higher-priority waiter waits, no lower one is served.
+   * @default 5
+   */
+  priority?: number;
+  /** Told how long the budget held this call (ms), when it had to wait at all. */
+  onWait?: (ms: number) => void;
+  /**
+   * Asked when the call's turn comes after a wait: true withdraws it unsent, rejecting with
+   * {@link BudgetWithdrawnError} (e.g. a lower-priority batch yielding to a higher one).
+   */
+  withdrawIf?: () => boolean;
+}
+
+/** A call withdrawn from the budget's queue by its `withdrawIf` before it was sent. */
+export class BudgetWithdrawnError extends Error {
+  readonly code = 'BUDGET_WITHDRAWN' as const;
+  constructor() {
+    super('withdrawn from the rate budget before it was sent');
+    this.name = 'BudgetWithdrawnError';
+  }
 }
 
 /** Gives the slot back; calling it more than once is harmless. */
 export type Release = () => void;
 
-/** Token bucket that lets waiters reserve future tokens, so each waiter sleeps exactly once. */
-export class TokenBucket {
-  private tokens: number;
-  private last = performance.now();
-
-  /** @param capacity burst size; @param perMs refill rate in tokens per millisecond. */
-  constructor(
-    readonly capacity: number,
-    readonly perMs: number,
-  ) {
-    this.tokens = capacity;
-  }
-
-  /** Takes one token and returns how many ms to wait before using it (0 = now). Tokens may go negative. */
-  reserve(): number {
-    const now = performance.now();
-    this.tokens = Math.min(this.capacity, this.tokens + (now - this.last) * this.perMs);
-    this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil(-this.tokens / this.perMs);
-  }
-
-  /** Returns a reserved token that was not used (an aborted waiter). */
-  refund(): void {
-    this.tokens = Math.min(this.capacity, this.tokens + 1);
-  }
-}
-
-/** FIFO counting semaphore; a released slot passes straight to the oldest waiter. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-
-  constructor(readonly limit: number) {}
-
-  /** Number of slots in use. */
-  get inUse(): number {
-    return this.active;
-  }
-
-  /** Resolves when a slot is held; rejects with the abort reason if `signal` fires first. */
-  acquire(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.active < this.limit) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = (): void => {
-        const i = this.waiters.indexOf(grant);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(signal?.reason as Error);
-      };
-      this.waiters.push(grant);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** Frees one slot. */
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.active--;
-  }
-}
-
-interface Lane {
-  bucket: TokenBucket;
-  gate?: Semaphore;
-}
+/** Priority of callers that give none (also the default batch priority). */
+export const DEFAULT_PRIORITY = 5;
 
 const NOOP: Release = () => undefined;
 
-/** Per (operation, endpoint) token buckets plus concurrency gates. */
+/** Per (operation, endpoint) lanes of one process. */
 export class RateBudget {
   private readonly lanes = new Map<string, Lane>();
   private readonly enabled: boolean;
-  private readonly scale: number;
+  private scale: number;
   private readonly windowMs: number;
-  private readonly limits: Record<RateLimitedOperation, { perWindow: number; concurrent: number | null }>;
+  private readonly marginMs: number;
+  private readonly limits: Record<RateLimitedOperation, Limits>;
 
   constructor(opts: RateBudgetOptions = {}) {
     this.enabled = opts.enabled ?? true;
     this.scale = opts.scale ?? 1;
     this.windowMs = opts.windowMs ?? RATE_WINDOW_MS;
+    this.marginMs = opts.marginMs ?? Math.max(2, Math.ceil(this.windowMs / 500));
     this.limits = { ...RATE_LIMITS, ...opts.limits };
     if (!(this.scale > 0)) throw new RangeError('rate budget scale must be > 0');
   }
 
-  /**
-   * Waits for a concurrency slot and a rate token of `operation` on `endpointId`, then returns
-   * the release of the slot; call it when the request has finished. Waiting uses timers, not polling.
-   */
-  async acquire(operation: RateLimitedOperation, endpointId = '', signal?: AbortSignal): Promise<Release> {
-    if (!this.enabled) return NOOP;
-    const lane = this.lane(operation, endpointId);
-    // Slot first, then token: the token is then spent when the request really goes out.
-    await lane.gate?.acquire(signal);
-    let released = false;
-    const release: Release = () => {
-      if (!released) lane.gate?.release();
-      released = true;
+  /** The multiplier in force. */
+  get currentScale(): number {
+    return this.scale;
+  }
+
+  /** Changes the multiplier (e.g. this process's share among several); waiters see it at once. */
+  setScale(scale: number): void {
+    if (!(scale > 0)) throw new RangeError('rate budget scale must be > 0');
+    if (scale === this.scale) return;
+    this.scale = scale;
+    for (const lane of this.lanes.values()) lane.pump();
+  }
+
+  /** The limits of `operation` as this budget applies them (scaled). */
+  limitsOf(operation: RateLimitedOperation): Limits {
+    const { perWindow, concurrent } = this.limits[operation];
+    return {
+      perWindow: Math.max(1, Math.floor(perWindow * this.scale)),
+      concurrent: concurrent === null ? null : Math.max(1, Math.floor(concurrent * this.scale)),
     };
-    const waitMs = lane.bucket.reserve();
-    if (waitMs > 0) {
-      try {
-        await sleep(waitMs, signal);
-      } catch (e) {
-        lane.bucket.refund();
-        release();
-        throw e;
+  }
+
+  /**
+   * Waits for a concurrency slot and a place in the window of `operation` on `endpointId`, then
+   * returns the release of the slot; call it when the request has finished. Timers, no polling.
+   */
+  acquire(operation: RateLimitedOperation, endpointId = '', opts: AcquireOptions | AbortSignal = {}): Promise<Release> {
+    const o: AcquireOptions = opts instanceof AbortSignal ? { signal: opts } : opts;
+    if (!this.enabled) return Promise.resolve(NOOP);
+    o.signal?.throwIfAborted();
+    const lane = this.lane(operation, endpointId);
+    return new Promise<Release>((resolve, reject) => {
+      const onAbort = (): void => {
+        lane.remove(w);
+        reject(o.signal?.reason as Error);
+      };
+      const w: Waiter = {
+        priority: o.priority ?? DEFAULT_PRIORITY, since: performance.now(),
+        grant: () => {
+          o.signal?.removeEventListener('abort', onAbort);
+          const waited = performance.now() - w.since;
+          if (waited >= 1) o.onWait?.(Math.round(waited));
+          let released = false;
+          resolve(() => {
+            if (!released) lane.release();
+            released = true;
+          });
+        },
+      };
+      const withdrawIf = o.withdrawIf;
+      if (withdrawIf) {
+        w.withdraw = () => {
+          if (performance.now() - w.since < 1 || !withdrawIf()) return false;
+          o.signal?.removeEventListener('abort', onAbort);
+          reject(new BudgetWithdrawnError());
+          return true;
+        };
       }
-    }
-    return release;
+      o.signal?.addEventListener('abort', onAbort, { once: true });
+      lane.enqueue(w);
+    });
   }
 
   /** Runs `fn` inside the budget of `operation` on `endpointId`. */
-  async run<T>(operation: RateLimitedOperation, endpointId: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const release = await this.acquire(operation, endpointId, signal);
+  async run<T>(operation: RateLimitedOperation, endpointId: string, fn: () => Promise<T>, opts: AcquireOptions | AbortSignal = {}): Promise<T> {
+    const release = await this.acquire(operation, endpointId, opts);
     try {
       return await fn();
     } finally {
@@ -156,16 +159,26 @@ export class RateBudget {
     }
   }
 
+  /**
+   * Holds every waiter of `operation` on `endpointId` for `ms` (the service answered 429 with
+   * this Retry-After): one pause for the whole lane instead of each caller retrying on its own.
+   * The lane then uses half its window for a while (one place more per answered request).
+   */
+  pause(operation: RateLimitedOperation, endpointId: string, ms: number): void {
+    if (this.enabled && ms > 0) this.lane(operation, endpointId).pause(ms);
+  }
+
+  /** Callers waiting now in the lane of `operation` on `endpointId`. */
+  waiting(operation: RateLimitedOperation, endpointId: string): number {
+    return this.lanes.get(laneKey(operation, endpointId))?.waiting ?? 0;
+  }
+
   private lane(operation: RateLimitedOperation, endpointId: string): Lane {
-    const key = `${operation}\u0000${endpointId}`;
+    const key = laneKey(operation, endpointId);
     let lane = this.lanes.get(key);
-    if (!lane) {
-      const { perWindow, concurrent } = this.limits[operation];
-      const burst = Math.max(1, Math.floor(perWindow * this.scale));
-      lane = { bucket: new TokenBucket(burst, burst / this.windowMs) };
-      if (concurrent !== null) lane.gate = new Semaphore(Math.max(1, Math.floor(concurrent * this.scale)));
-      this.lanes.set(key, lane);
-    }
+    if (!lane) this.lanes.set(key, (lane = new Lane(() => this.limitsOf(operation), this.windowMs + this.marginMs)));
     return lane;
   }
 }
+
+const laneKey = (operation: string, endpointId: string): string => `${operation}\u0000${endpointId}`;

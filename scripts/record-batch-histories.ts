@@ -1,5 +1,9 @@
-/** Records the batch workflow's histories that test/workflows/replay.test.ts replays (`npm run histories:record`). */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * Records the batch workflow's histories that test/workflows/replay.test.ts replays (`npm run
+ * histories:record`; `tsx scripts/record-batch-histories.ts --only retry-failed` records only the
+ * scenarios named). A history file that exists is never overwritten: it is what shipped code did.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -17,6 +21,8 @@ interface Scenario {
   lines: (dir: string) => (object | string)[];
   options: BatchStart['options'];
   during?(batch: BatchClient, id: string): Promise<void>;
+  /** Run retry-failed once the batch ends and record that run (the latest of the batch id). */
+  retryFailed?: boolean;
   /** What it must end as: the outcome counts, or the failure type. */
   expect: string;
 }
@@ -70,6 +76,14 @@ const scenarios: Scenario[] = [
     options: { perJobWorkflows: true, concurrency: 4, childrenPerRun: 12, retry: { maxAttempts: 2, initialBackoffMs: 50 } },
     expect: 'BAD_INPUT:1 COMPLETED:16 FAILED:3',
   },
+  {
+    name: 'retry-failed',
+    lines: (dir) => Array.from({ length: 20 }, (_, i) =>
+      i === 3 ? { kind: 'fail', message: 'no 3' } : i % 5 === 1 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
+    options: { concurrency: 4, retry: { maxAttempts: 1 } },
+    retryFailed: true,
+    expect: 'COMPLETED:19 FAILED:1',
+  },
 ];
 
 async function record(s: Stack, batch: BatchClient, endpointId: string, work: string, sc: Scenario): Promise<{ files: [string, string][]; line: string }> {
@@ -79,6 +93,10 @@ async function record(s: Stack, batch: BatchClient, endpointId: string, work: st
   writeFileSync(source, sc.lines(dir).map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
   const id = await batch.start({ id: `history-${sc.name}-${Date.now()}`, endpointId, source, outDir: join(dir, 'out'), options: sc.options });
   await sc.during?.(batch, id);
+  if (sc.retryFailed) {
+    await batch.result(id);
+    await batch.retryFailed(id);
+  }
   const got = await batch.result(id).then(
     (r) => Object.entries(r.counts.byStatus).sort().map(([k, v]) => `${k}:${v}`).join(' '),
     (err: unknown) => failureType(err) ?? String(err),
@@ -99,6 +117,10 @@ async function record(s: Stack, batch: BatchClient, endpointId: string, work: st
 }
 
 async function main(): Promise<void> {
+  const only = onlyArg();
+  const unknown = only?.filter((n) => !scenarios.some((sc) => sc.name === n)) ?? [];
+  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${scenarios.map((sc) => sc.name).join(', ')}`);
+  const chosen = only ? scenarios.filter((sc) => only.includes(sc.name)) : scenarios;
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const work = mkdtempSync(join(tmpdir(), 'sluice-batch-histories-'));
   const s = await orchestratorStack();
@@ -107,18 +129,34 @@ async function main(): Promise<void> {
   try {
     const endpointId = addEndpoint(s.platform, { name: 'mixed', command: exampleCommand('mixed'), workersMin: 2, workersMax: 4 }).id;
     const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-    const runs = await Promise.allSettled(scenarios.map((sc) => record(s, batch, endpointId, work, sc)));
+    const runs = await Promise.allSettled(chosen.map((sc) => record(s, batch, endpointId, work, sc)));
     for (const r of runs) console.log(r.status === 'fulfilled' ? r.value.line : `FAILED ${String(r.reason)}`);
     if (runs.some((r) => r.status === 'rejected')) {
       process.exitCode = 1;
       return;
     }
     mkdirSync(outDir, { recursive: true });
-    for (const r of runs) if (r.status === 'fulfilled') for (const [f, json] of r.value.files) writeFileSync(join(outDir, f), json);
+    for (const r of runs) {
+      if (r.status !== 'fulfilled') continue;
+      for (const [f, json] of r.value.files) {
+        if (existsSync(join(outDir, f))) console.log(`${f}: kept (a recorded history is never overwritten; delete it first to record it again)`);
+        else writeFileSync(join(outDir, f), json);
+      }
+    }
   } finally {
     await s.dispose();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `--only a,b` (or `--only a --only b`): the scenarios to record; all without it. */
+function onlyArg(): string[] | undefined {
+  const names: string[] = [];
+  process.argv.slice(2).forEach((a, i, all) => {
+    if (a === '--only' && all[i + 1]) names.push(...all[i + 1]!.split(','));
+    else if (a.startsWith('--only=')) names.push(...a.slice('--only='.length).split(','));
+  });
+  return names.length > 0 ? names : undefined;
 }
 
 main().catch((err: unknown) => {

@@ -47,11 +47,12 @@ const DaemonSchema = z.object({
   SLUICE_WEBHOOK_FALLBACK_MS: z.coerce.number({ error: 'must be a number' }).int().min(100).max(86_400_000).default(30_000),
   /**
    * Multiplies the client's rate budget (the spec's base limits, e.g. `/run` 1,000 per 10 s per
-   * endpoint): above 1 when the endpoint's dynamic limit is known to be higher, below 1 when
-   * several daemons share one key and endpoint.
-   * @default 1
+   * endpoint): above 1 when the endpoint's dynamic limit is known to be higher. Unset, each daemon
+   * takes 1 / (live daemons on the task queue) of the base limits (see worker/rate-share.ts); set,
+   * this fixed scale applies and the daemons are not counted.
+   * @default unset (the shared budget)
    */
-  SLUICE_RATE_SCALE: z.coerce.number({ error: 'must be a number' }).positive().max(1000).default(1),
+  SLUICE_RATE_SCALE: z.coerce.number({ error: 'must be a number' }).positive().max(1000).optional(),
   SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000).default(200),
   SLUICE_SHUTDOWN_GRACE_MS: z.coerce.number({ error: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -8,15 +9,18 @@ import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
 import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
+import { createScaleWindowActivities } from '../activities/scale-window-activities';
 import { MemoryInbox } from '../activities/batch/inbox';
+import { PriorityBoard } from '../activities/batch/priority-board';
 import { FsResultsStore } from '../activities/results-store';
-import { GraphqlClient, QueueClient, RestClient } from '../platform-api';
+import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOptions } from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
 import { type DaemonConfig } from './config';
 import { createDaemonServer } from './http-server';
 import { DaemonMetrics } from './metrics';
+import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker } from './temporal';
 import { WebhookHub } from './webhook-hub';
 
@@ -29,6 +33,8 @@ export interface DaemonOptions {
   client?: Client;
   /** Temporal runtime's Prometheus endpoint, merged into /metrics. */
   temporalMetricsUrl?: string;
+  /** Limits and window of the rate budget instead of the spec's (tests against a platform with lowered limits). */
+  rateBudget?: Pick<RateBudgetOptions, 'limits' | 'windowMs' | 'marginMs'>;
 }
 
 /** A running daemon. */
@@ -41,6 +47,10 @@ export interface Daemon {
   close(): Promise<void>;
   /** Resolves when the worker stops (after close, or on a fatal error). */
   done: Promise<void>;
+  /** The rate budget shared by every workflow's activities on this daemon. */
+  budget: RateBudget;
+  /** This daemon's share of the rate among the daemons of its task queue (absent with SLUICE_RATE_SCALE). */
+  share?: RateShare;
 }
 
 /** The webhook secret: configured, or generated once and kept in the results dir. */
@@ -71,7 +81,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const addr = server.address() as AddressInfo;
   const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
 
-  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: { scale: config.SLUICE_RATE_SCALE } });
+  // One budget per daemon: every batch step and job activity of every workflow submits through it.
+  const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
+  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: budget });
   const rest = new RestClient({ baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL), apiKey: config.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   const price = endpointPrice(rest);
   // The scaler reads and writes bounds over GraphQL (saveEndpoint).
@@ -83,19 +95,27 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
+  // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
+  const identity = `${process.pid}@${hostname()}:${addr.port}`;
   const worker = (live.worker = await Worker.create({
     connection,
+    identity,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
     activities: {
-      ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }),
+      ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
       ...createScalingActivities({ queue, graphql, price, metrics }),
+      ...createScaleWindowActivities({ client, graphql }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
+  const share = config.SLUICE_RATE_SCALE === undefined
+    ? startRateShare({ client, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.SLUICE_TASK_QUEUE, identity, budget, logger })
+    : undefined;
   const done = worker.run().finally(async () => {
+    share?.stop();
     // The worker polls no more: the waits held here go back to Temporal for another daemon.
     const handedOver = await hub.handOver();
     if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
@@ -111,7 +131,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   });
   logger.info({ url, taskQueue: config.SLUICE_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, 'daemon running');
   return {
-    url, hub, metrics, done,
+    url, hub, metrics, done, budget, ...(share ? { share } : {}),
     close: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;

@@ -24,7 +24,7 @@ const MAX_WAIT_MS = 5000;
 /** How long a step keeps refilling the window itself. */
 const REFILL_MS = 1000;
 
-export type StepPlan = Omit<StepRequest, 'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook'>;
+export type StepPlan = Omit<StepRequest, 'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook' | 'priority'>;
 
 /** Whether the batch may submit, and if not why. */
 export function submitBlockers(c: Controls, spend: number, now: number): WaitReason[] {
@@ -98,5 +98,8 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   }
   const write = d.finals.slice(0, MAX_WRITE);
   const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
-  return { plan: { write, read, submit, retry, cancel, poll, collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) } }, waiting };
+  // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
+  const more = submitting && (!d.eof || d.deferred.length > 0);
+  const plan: StepPlan = { write, read, submit, retry, cancel, poll, collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) } };
+  return { plan: more ? { ...plan, more } : plan, waiting };
 }

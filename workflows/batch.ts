@@ -61,8 +61,12 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   let pricePerHour = carry?.pricePerHour ?? o.pricePerHour;
   let phase: BatchState['phase'] = 'running';
   let waiting: WaitReason[] = [];
+  /** What held the last step back (the endpoint's rate budget, a higher-priority batch). */
+  let held: WaitReason[] = [];
   let stepping = false;
   const end: { at?: number } = {};
+  // A retry-failed run, once done: the counts over every input of the batch.
+  const retried: { overall?: { total: number; byStatus: BatchState['counts']['byStatus'] } } = {};
 
   const spend = (): number => (pricePerHour !== undefined ? (ledger.execMs / 3_600_000) * pricePerHour : 0);
   const state = (): BatchState => {
@@ -72,11 +76,12 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     const left = total - ledger.counts.done;
     const s: BatchState = {
       batchId: workflowId.replace(/^batch\//, ''), endpointId: input.endpointId, phase: controls.cancelling && phase === 'running' ? 'cancelling' : controls.paused && phase === 'running' ? 'paused' : phase,
-      counts: { ...ledger.counts, total }, waiting, spend: spend(), submitRate: ledger.counts.submitted / secs, completeRate, startedAt,
+      counts: retried.overall ? { ...ledger.counts, total: retried.overall.total, done: retried.overall.total, byStatus: retried.overall.byStatus } : { ...ledger.counts, total }, waiting, spend: spend(), submitRate: ledger.counts.submitted / secs, completeRate, startedAt,
       lastErrors: ledger.lastErrors, runs, outDir: input.outDir,
       options: { concurrency: controls.concurrency, ...(controls.keyLimit !== undefined ? { keyLimit: controls.keyLimit } : {}), ...(controls.maxCost !== undefined ? { maxCost: controls.maxCost } : {}), ...(controls.deadline !== undefined ? { deadline: controls.deadline } : {}) },
     };
     if (pricePerHour !== undefined) s.pricePerHour = pricePerHour;
+    if (input.retryOf) s.retry = { attempt: input.retryOf.attempt, of: input.retryOf.runId, inputs: total, byStatus: ledger.counts.byStatus };
     if (completeRate > 0 && left > 0 && phase === 'running') s.eta = now + (left / completeRate) * 1000;
     if (ledger.counts.done > 0 && ledger.execMs > 0) s.avgExecutionMs = ledger.execMs / Math.max(1, ledger.counts.done - (ledger.counts.byStatus.BAD_INPUT ?? 0));
     if (end.at !== undefined) s.endedAt = end.at;
@@ -121,6 +126,10 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
+      if (input.retryOf) {
+        const { attempt, includeCancelled } = input.retryOf;
+        total = (await finishing.selectFailed({ run, outDir: input.outDir, attempt, includeCancelled })).selected;
+      }
     }
     let steps = 0;
     let historyBytes = 0;
@@ -144,7 +153,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
         }
       }
       const { plan, waiting: why } = planStep(ledger, input, controls, spend(), now);
-      waiting = why;
+      waiting = [...why, ...held];
       const idle = !plan.read && plan.write.length + plan.submit.length + plan.retry.length + plan.cancel.length + plan.poll.length === 0;
       if (idle && ledger.inFlight.length === 0) {
         // Only retries waiting for their backoff: sleep until the first is due (or a message comes).
@@ -158,13 +167,14 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       try {
         const res = await acts.batchStep({
           run, seq, endpointId: input.endpointId, source: input.source, inputFormat: o.inputFormat, webhook: o.completion === 'webhook',
-          ...(pricePerHour === undefined ? { wantPrice: true } : {}),
-          ...(o.policy ? { policy: o.policy } : {}), ...plan,
+          ...(pricePerHour === undefined ? { wantPrice: true } : {}), ...(input.retryOf ? { subset: true } : {}),
+          ...(o.policy ? { policy: o.policy } : {}), ...(o.priority !== undefined ? { priority: o.priority } : {}), ...plan,
         });
         ledger.finals.splice(0, plan.write.length);
         historyBytes += JSON.stringify(plan).length + JSON.stringify(res).length;
         if (pricePerHour === undefined && res.pricePerHour !== undefined) pricePerHour = res.pricePerHour;
         applyStep(ledger, res, Date.now(), o, seq);
+        held = res.held ?? [];
       } finally {
         stepping = false;
       }
@@ -181,6 +191,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     finishing.finishBatch({
       run, seq: ledger.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
       write: ledger.finals, deferred: ledger.deferred, cursor: ledger.cursor, eof: ledger.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
+      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
     }),
   );
   ledger.finals = [];
@@ -188,6 +199,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   if (fin.badInput > 0) ledger.counts.byStatus.BAD_INPUT = (ledger.counts.byStatus.BAD_INPUT ?? 0) + fin.badInput;
   ledger.counts.done += fin.notSubmitted + fin.badInput;
   ledger.deferred = [];
+  if (fin.overall) retried.overall = fin.overall;
   phase = 'done';
   end.at = Date.now();
   waiting = [];

@@ -4,3 +4,4 @@ export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpd
 export {
   scalerWorkflow, scalerStateQuery, overrideUpdate, clearOverrideUpdate, pauseScalerUpdate, resumeScalerUpdate, configureScalerUpdate, setWindowUpdate, backlogUpdate, backlogSignal,
 } from './scaling';
+export { scaleWindowWorkflow } from './scale-window';

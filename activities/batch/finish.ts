@@ -9,6 +9,7 @@ import { type BatchResultLine, type BatchState, type InputFormat, type Policy, t
 import { type ResultsStore } from '../results-store';
 import { parseLine, readLineAt, readLines } from './input';
 import { mergeOutcomes, outcomeSegments } from './outcomes';
+import { mergeRetry, subsetOf } from './retry';
 import { type Cursor, type Final, type LineRef } from './types';
 
 export interface FinishRequest {
@@ -27,6 +28,8 @@ export interface FinishRequest {
   reason: string;
   /** The batch's state, for summary.json (counts are completed here). */
   state: BatchState;
+  /** A retry-failed run: only its subset of lines is its own; the other inputs keep their previous outcome. */
+  retry?: { attempt: number };
 }
 
 export interface FinishResult {
@@ -34,6 +37,8 @@ export interface FinishResult {
   badInput: number;
   results: number;
   deadLetter: number;
+  /** A retry-failed run: the counts over every input of the batch (merged with the previous outcomes). */
+  overall?: { total: number; byStatus: BatchState['counts']['byStatus'] };
 }
 
 const PAGE = 5000;
@@ -59,20 +64,28 @@ export async function finishBatch(store: ResultsStore, req: FinishRequest, beat:
   let eof = req.eof;
   while (!eof) {
     beat();
-    const page = readLines(req.source, cursor, PAGE);
+    const page = readLines(req.source, cursor, PAGE, req.retry ? subsetOf(store, req.run).has : undefined);
     if (page.lines.length > 0) store.putLines(restKey(k++), page.lines.map((l) => unsent(l.i, l.text)));
     cursor = page.cursor;
     eof = page.eof || page.lines.length === 0;
   }
-  const merged = await mergeOutcomes(store, req.run, req.outDir, beat);
+  const retried = req.retry ? await mergeRetry(store, req.run, req.outDir, req.retry.attempt, beat) : undefined;
+  const merged = retried ?? (await mergeOutcomes(store, req.run, req.outDir, beat));
   const counts = { ...req.state.counts, byStatus: { ...req.state.counts.byStatus } };
   if (notSubmitted > 0) counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
   if (badInput > 0) counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
   counts.done += notSubmitted + badInput;
-  const summary: BatchState = { ...req.state, counts };
+  let summary: BatchState = { ...req.state, counts };
+  let overall: FinishResult['overall'];
+  if (retried) {
+    // The summary counts every input; the retry's own outcomes are its `retry.byStatus`.
+    const all = { total: retried.results, byStatus: retried.byStatus };
+    overall = all;
+    summary = { ...summary, counts: { ...counts, total: all.total, done: all.total, byStatus: all.byStatus }, ...(summary.retry ? { retry: { ...summary.retry, byStatus: counts.byStatus } } : {}) };
+  }
   mkdirSync(req.outDir, { recursive: true });
   const file = join(req.outDir, 'summary.json');
   writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
   renameSync(`${file}.tmp`, file);
-  return { notSubmitted, badInput, ...merged };
+  return { notSubmitted, badInput, results: merged.results, deadLetter: merged.deadLetter, ...(overall ? { overall } : {}) };
 }

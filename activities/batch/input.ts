@@ -18,9 +18,10 @@ const CHUNK = 256 * 1024;
 
 /**
  * Reads up to `max` non-blank lines from `from`. Blank lines are no inputs (they keep their line
- * number, so an index is always the 0-based line number of its input).
+ * number, so an index is always the 0-based line number of its input). With `keep` (a
+ * retry-failed run), lines whose index it refuses are passed over like blank lines.
  */
-export function readLines(path: string, from: Cursor, max: number): { lines: RawLine[]; cursor: Cursor; eof: boolean } {
+export function readLines(path: string, from: Cursor, max: number, keep?: (index: number) => boolean): { lines: RawLine[]; cursor: Cursor; eof: boolean } {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSize(path);
@@ -39,9 +40,11 @@ export function readLines(path: string, from: Cursor, max: number): { lines: Raw
         const nl = buf.indexOf(10, start);
         if (nl < 0 || nl >= n) break;
         pending.push(Buffer.from(buf.subarray(start, nl)));
-        const bytes = Buffer.concat(pending);
-        const text = bytes.toString('utf8');
-        if (text.trim() !== '') lines.push({ i: line, o: pendingStart, l: bytes.length, text });
+        if (!keep || keep(line)) {
+          const bytes = Buffer.concat(pending);
+          const text = bytes.toString('utf8');
+          if (text.trim() !== '') lines.push({ i: line, o: pendingStart, l: bytes.length, text });
+        }
         line++;
         offset = pos + nl + 1;
         pending = [];
@@ -57,7 +60,7 @@ export function readLines(path: string, from: Cursor, max: number): { lines: Raw
     if (lines.length < max && offset < size && pos >= size) {
       const bytes = Buffer.concat(pending);
       const text = bytes.toString('utf8');
-      if (text.trim() !== '') lines.push({ i: line, o: pendingStart, l: bytes.length, text });
+      if (text.trim() !== '' && (!keep || keep(line))) lines.push({ i: line, o: pendingStart, l: bytes.length, text });
       line++;
       offset = size;
     }

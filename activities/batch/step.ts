@@ -4,15 +4,17 @@
  * submissions are journaled as they happen and the whole result is kept once the step is done.
  */
 import { Context } from '@temporalio/activity';
-import { batchKeys } from '../../contracts/names';
-import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts';
-import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { batchKeys, runKey } from '../../contracts/names';
+import { isTerminal, type JobRecord, type JobSubmission, type WaitReason } from '../../contracts';
+import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
 import { runEndOf } from '../outcome';
 import { type ResultsStore } from '../results-store';
 import { type BatchInbox } from './inbox';
 import { keyOf, parseLine, readLineAt, readLines } from './input';
 import { outcomeSegments } from './outcomes';
+import { standing, type PriorityBoard } from './priority-board';
+import { subsetOf } from './retry';
 import { Submitter, type Submitted } from './submitter';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
@@ -24,7 +26,19 @@ export interface StepDeps {
   webhookUrl?: (req: StepRequest) => string;
   /** The price of one worker-hour of an endpoint, when known. */
   price?: (endpointId: string) => Promise<number | undefined>;
+  /** The daemon's batches with input left, by endpoint and priority (a lower one yields). */
+  board?: PriorityBoard;
 }
+
+/** A submission held this long (ms) by the endpoint's rate budget makes the step report `rate-budget`. */
+const HELD_MS = 100;
+/** How long a step that yields to a higher-priority batch waits for its own completions, ms. */
+const YIELD_WAIT_MS = 2000;
+/**
+ * A step held by the rate budget stops sending new lines after this long (they come back deferred),
+ * so the batch's status says `rate-budget` while it lasts, not only after a long step.
+ */
+const HELD_STEP_MS = 2000;
 
 const beat = (detail: unknown): void => {
   try {
@@ -43,6 +57,19 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   const res: StepResult = { submitted: [], deferred: [], bad: [], rejected: [], retried: [], cancelled: [], completions: [], expired: [], polledRunning: [], rateLimited: 0 };
   const sub = new Submitter(queue, store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
+  // Priority among the daemon's batches on this endpoint: while a higher one has input left, this
+  // one submits no new lines (retries still go), so its jobs do not queue ahead of the higher one's.
+  const priority = req.priority ?? DEFAULT_PRIORITY;
+  const prio = req.priority !== undefined ? { priority: req.priority } : {};
+  const me = runKey(req.run);
+  const wants = req.more ?? (req.read !== undefined || req.submit.length > 0 || req.retry.length > 0);
+  const stand = standing(deps.board, me, req.endpointId, priority, wants);
+  const outranked = (): boolean => stand.outranked();
+  const yielding = outranked();
+  // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
+  // this step for a while (they come back deferred).
+  const t0 = Date.now();
+  sub.yieldIf = () => outranked() || (sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS);
   const beating = (phase: string) => () => beat({ seq: req.seq, phase });
   const record = (ref: LineRef, r: Submitted): void => {
     if (r === undefined) res.deferred.push(ref);
@@ -66,12 +93,12 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
     if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
   }, beating('retry'));
-  await sub.each(req.submit, async (ref) => {
+  await sub.each(yielding ? [] : req.submit, async (ref) => {
     const body = parsed(ref, readLineAt(req.source, ref.o, ref.l));
     if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
   }, beating('submit'));
-  if (req.read) {
-    const page = readLines(req.source, req.read.from, req.read.lines);
+  if (req.read && !yielding) {
+    const page = readLines(req.source, req.read.from, req.read.lines, keepOf(store, req));
     const counts = new Map(Object.entries(req.read.keyCounts));
     let room = req.read.room;
     const send: { ref: LineRef; body: JobSubmission }[] = [];
@@ -99,7 +126,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   for (const id of req.cancel) {
     try {
-      await queue.cancel(req.endpointId, id);
+      await queue.cancel(req.endpointId, id, prio);
     } catch (err) {
       if (!isPlatformApiError(err, 'NOT_FOUND') && !isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
     }
@@ -110,7 +137,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   for (const id of req.poll) {
     beat({ seq: req.seq, phase: 'poll' });
     try {
-      const r = await queue.status(req.endpointId, id);
+      const r = await queue.status(req.endpointId, id, prio);
       if (isTerminal(r.status)) finished.push(r);
       else res.polledRunning.push(id);
     } catch (err) {
@@ -119,27 +146,33 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     }
   }
   if (deps.inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text));
+    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, keepOf(store, req));
   }
+  const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
   if (deps.inbox) {
-    if (req.collect.waitMs > 0 && finished.length === 0) {
+    if (waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();
       const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
       try {
-        await deps.inbox.wait(req.run, req.collect.min, req.collect.waitMs, ctx?.cancellationSignal);
+        await deps.inbox.wait(req.run, req.collect.min, waitMs, ctx?.cancellationSignal);
       } finally {
         clearInterval(timer);
       }
     }
     finished.push(...deps.inbox.take(req.run));
-  } else if (req.collect.waitMs > 0 && finished.length === 0) {
-    await new Promise((r) => setTimeout(r, req.collect.waitMs));
+  } else if (waitMs > 0 && finished.length === 0) {
+    await new Promise((r) => setTimeout(r, waitMs));
   }
   res.completions = collected(store, req, finished);
   if (req.wantPrice && deps.price) {
     const price = await deps.price(req.endpointId).catch(() => undefined);
     if (price !== undefined) res.pricePerHour = price;
   }
+  const held: WaitReason[] = [];
+  if (sub.heldMs >= HELD_MS || sub.rateLimited > 0) held.push('rate-budget');
+  if (stand.yielded) held.push('priority');
+  if (held.length > 0) res.held = held;
+  if (res.read?.eof && res.deferred.length === 0) deps.board?.done(me);
   store.put(done, res);
   return res;
 }
@@ -155,10 +188,12 @@ const MAX_REFILL_COLLECT = 1000;
 async function refill(
   inbox: BatchInbox, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
   record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
+  outranked: () => boolean,
+  keep?: (index: number) => boolean,
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   const seen = new Set(finished.map((r) => r.id));
-  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited) {
+  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     await inbox.wait(req.run, 1, until - Date.now());
     const took = inbox.take(req.run);
     finished.push(...took);
@@ -169,7 +204,7 @@ async function refill(
     }
     if (freed === 0 || res.read!.eof) continue;
     beat({ seq: req.seq, phase: 'refill' });
-    const page = readLines(req.source, res.read!.cursor, freed);
+    const page = readLines(req.source, res.read!.cursor, freed, keep);
     const send: { ref: LineRef; body: JobSubmission }[] = [];
     for (const line of page.lines) {
       const ref: LineRef = { i: line.i, o: line.o, l: line.l };
@@ -197,6 +232,9 @@ function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]):
     return c;
   });
 }
+
+/** The lines a retry-failed run reads (its subset); every line otherwise. */
+const keepOf = (store: ResultsStore, req: StepRequest) => (req.subset ? subsetOf(store, req.run).has : undefined);
 
 function safeContext(): Context | undefined {
   try {

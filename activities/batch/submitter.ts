@@ -5,7 +5,7 @@
  */
 import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
 import { type JobSubmission } from '../../contracts';
-import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 import { type ResultsStore } from '../results-store';
 import { type StepRequest } from './types';
@@ -33,6 +33,13 @@ export class Submitter {
   /** Set by the first 429: the step sends nothing more. */
   limited = false;
   rateLimited = 0;
+  /** Longest wait of one submission for the endpoint's rate budget, ms. */
+  heldMs = 0;
+  /** When it returns true, submissions are not sent but come back as `undefined` (try later). */
+  yieldIf?: () => boolean;
+  private readonly held = (ms: number): void => {
+    this.heldMs = Math.max(this.heldMs, ms);
+  };
 
   constructor(
     private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
@@ -54,11 +61,14 @@ export class Submitter {
   async submit(i: number, body: JobSubmission, a: number, how: Journaled['how']): Promise<Submitted> {
     const seen = this.known(i, a);
     if (seen) return seen;
-    if (this.limited) return undefined;
+    if (this.limited || this.yieldIf?.()) return undefined;
     try {
-      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, { idempotencyKey: idempotencyKey(this.scope, i, a) });
+      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, {
+        idempotencyKey: idempotencyKey(this.scope, i, a), ...this.budgetOptions(), ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
+      });
       return this.record({ i, a, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) });
     } catch (err) {
+      if (err instanceof BudgetWithdrawnError) return undefined; // never sent: a later step sends it
       if (isPlatformApiError(err, 'RATE_LIMITED')) {
         this.limited = true;
         this.rateLimited++;
@@ -74,7 +84,7 @@ export class Submitter {
   async retry(i: number, id: string, a: number): Promise<'done' | 'refused' | 'limited'> {
     if (this.known(i, a)) return 'done';
     try {
-      await this.queue.retry(this.req.endpointId, id);
+      await this.queue.retry(this.req.endpointId, id, this.budgetOptions());
       this.record({ i, a, id, how: 'retry' });
       return 'done';
     } catch (err) {
@@ -85,6 +95,11 @@ export class Submitter {
       }
       throw toFailure(err);
     }
+  }
+
+  /** The batch's place in the endpoint's rate budget, and the measure of its waits. */
+  budgetOptions(): { priority?: number; onBudgetWait: (ms: number) => void } {
+    return { ...(this.req.priority !== undefined ? { priority: this.req.priority } : {}), onBudgetWait: this.held };
   }
 
   /** Runs `fn` over `items`, {@link PARALLEL} at a time, flushing the journal after each group. */

@@ -2,7 +2,7 @@
  * What the batch workflow and its activities exchange each step: indices, remote ids, line
  * positions and small summaries. Plain JSON; inputs and outputs stay in files.
  */
-import { type BatchOutcomeStatus, type InputFormat, type JobStatus, type Policy, type RunScope } from '../../contracts';
+import { type BatchOutcomeStatus, type InputFormat, type JobStatus, type Policy, type RunScope, type WaitReason } from '../../contracts';
 
 /** Where reading the input file goes on: the next line's index and byte offset. */
 export interface Cursor {
@@ -55,8 +55,14 @@ export interface StepRequest {
   inputFormat: InputFormat;
   policy?: Policy;
   webhook: boolean;
+  /** The batch's priority (0-9) in its endpoint's shared rate budget and among the daemon's batches; absent: 5. */
+  priority?: number;
+  /** The batch has input left to submit (lines or deferred lines), and is not paused or stopped. */
+  more?: boolean;
   /** The batch has no price yet: read the endpoint's worker price (its workers may have started since). */
   wantPrice?: boolean;
+  /** A retry-failed run: only the lines of its subset (batchKeys.subset) are read. */
+  subset?: boolean;
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
   read?: { from: Cursor; lines: number; room: number; keyPath?: string; keyLimit?: number; keyCounts: Record<string, number> };
@@ -103,4 +109,9 @@ export interface StepResult {
   rateLimited: number;
   /** USD per worker-hour, when asked for (`wantPrice`) and known. */
   pricePerHour?: number;
+  /**
+   * What held the step's submissions back: `rate-budget` (the endpoint's shared budget made them
+   * wait, or a 429 came), `priority` (a higher-priority batch on the endpoint has input left).
+   */
+  held?: WaitReason[];
 }

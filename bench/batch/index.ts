@@ -1,11 +1,14 @@
 /**
  * bench/batch: the batch workflow against a plain non-durable loop of the npm `runpod-sdk` client
  * at the same concurrency on the same platform: jobs/s, history events per job, HTTP calls per job,
- * the daemon's peak RSS; optionally a large run (RSS flat) and a run under the spec's rate limits.
+ * the daemon's peak RSS; optionally a large run (RSS flat) and runs under the spec's rate limits:
+ * one batch, two batches at once on one daemon, and two batches on two daemons of one task queue
+ * (`--two`), each measured on the platform's side (jobs admitted per full 10 s window, 429s).
  *
  * The `--per-job-workflows` mode runs `--per-job` jobs (a child job workflow each; 0 skips it).
  *
- *   npx tsx bench/batch/index.ts [--jobs 10000] [--per-job 1000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--json]
+ *   npx tsx bench/batch/index.ts [--jobs 10000] [--per-job 1000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--two] [--json]
+ *   (--jobs 0 skips the unlimited runs)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,10 +22,14 @@ import { request } from 'undici';
 import { BatchClient } from '../../client/batch';
 import { temporalBinary } from '../../common/tools';
 import { batchChildId } from '../../contracts/names';
+import { RATE_LIMITS, RATE_WINDOW_MS } from '../../contracts';
 import { startPlatform, type Platform } from '../../platform';
 
 const { values } = parseArgs({
-  options: { jobs: { type: 'string' }, 'per-job': { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    jobs: { type: 'string' }, 'per-job': { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' },
+    two: { type: 'boolean' }, json: { type: 'boolean' },
+  },
 });
 const JOBS = Number(values.jobs ?? 10_000);
 const PER_JOB = Number(values['per-job'] ?? 1000);
@@ -30,6 +37,7 @@ const CONCURRENCY = Number(values.concurrency ?? 64);
 const WORKERS = Number(values.workers ?? 8);
 const LARGE = Number(values.large ?? 0);
 const LIMITED = Number(values.limited ?? 0);
+const TWO = values.two === true;
 const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
 const silent = pino({ level: 'silent' });
 
@@ -79,6 +87,25 @@ async function plainLoop(platform: Platform, endpointId: string, jobs: number): 
   return { jobsPerSecond: +(jobs / ((Date.now() - t0) / 1000)).toFixed(1) };
 }
 
+/**
+ * Submissions as the platform saw them: the share of the `/run` limit used over the run's full
+ * windows (jobs admitted in [first, first + k windows) against k x the limit; the last, partial
+ * window is left out), and the platform's 429s as a share of submissions.
+ */
+function limitUse(platform: Platform, endpointId: string, since: number, perWindow: number, before: { admitted: number; limited: number }) {
+  const at = platform.engine.jobs.ofEndpoint(endpointId).map((j) => j.submittedAt).filter((t) => t >= since).sort((a, b) => a - b);
+  const counts = platform.limiter.counts(platform.user.id, endpointId, 'run');
+  const admitted = counts.admitted - before.admitted;
+  const limited = counts.limited - before.limited;
+  const windows = Math.floor((at.at(-1)! - at[0]!) / RATE_WINDOW_MS);
+  const inFull = at.filter((t) => t < at[0]! + windows * RATE_WINDOW_MS).length;
+  return {
+    submitted: at.length, spanMs: at.at(-1)! - at[0]!, fullWindows: windows,
+    shareOfLimit: windows > 0 ? +(inFull / (windows * perWindow)).toFixed(3) : null,
+    platform429s: limited, rateLimitedShare: +(limited / Math.max(1, admitted + limited)).toFixed(4),
+  };
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-batch-'));
   // The embedded default's persistence: a SQLite file.
@@ -89,6 +116,7 @@ async function main(): Promise<void> {
   try {
     for (const limited of [false, true]) {
       if (limited && LIMITED === 0) continue;
+      if (!limited && JOBS === 0 && PER_JOB === 0) continue;
       const platform = await startPlatform({
         port: 0, dataDir: join(dir, limited ? 'platform-limited' : 'platform'), apiKey: 'bench', logger: silent,
         ...(limited ? {} : { rateLimits: { enabled: false } }), pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
@@ -97,13 +125,17 @@ async function main(): Promise<void> {
         const echo = platform.registry.saveEndpoint({ ...platform.examples.echo!, workersMin: WORKERS, workersMax: WORKERS });
         while (platform.pool.workerCounts(echo.id).idle < WORKERS) await new Promise((r) => setTimeout(r, 100));
         const port = 20_000 + Math.floor(Math.random() * 20_000);
-        const daemon = await daemonProcess({
+        // A task queue per phase: the stopped daemon of the first would count as a live poller for
+        // a while (rate share) in the second.
+        const taskQueue = limited ? 'bench-batch-limited' : 'bench-batch';
+        const daemonEnv = (p: number) => ({
           TEMPORAL_ADDRESS: env.address, SLUICE_QUEUE_URL: `${platform.url}/v2`, SLUICE_API_KEY: platform.apiKey,
-          SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: String(port), SLUICE_TEMPORAL_METRICS_PORT: '0', SLUICE_TASK_QUEUE: 'bench-batch',
+          SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: String(p), SLUICE_TEMPORAL_METRICS_PORT: '0', SLUICE_TASK_QUEUE: taskQueue,
           // Unlimited platform: let the client's budget go far above the spec's base rate.
           ...(limited ? {} : { SLUICE_RATE_SCALE: '10' }),
         });
-        const batch = new BatchClient({ client: env.client, taskQueue: 'bench-batch', resultsDir: join(dir, 'results') });
+        const daemon = await daemonProcess(daemonEnv(port));
+        const batch = new BatchClient({ client: env.client, taskQueue, resultsDir: join(dir, 'results') });
         const run = async (name: string, n: number, perJobWorkflows = false) => {
           const file = join(dir, `${name}.jsonl`);
           writeFileSync(file, Array.from({ length: n }, (_, i) => `{"i":${i}}\n`).join(''));
@@ -145,15 +177,36 @@ async function main(): Promise<void> {
         try {
           if (!limited) {
             await run('warmup', 200);
-            results.plain = await plainLoop(platform, echo.id, JOBS);
+            if (JOBS > 0) results.plain = await plainLoop(platform, echo.id, JOBS);
             if (JOBS > 0) results.bulk = await run('bulk', JOBS);
             if (PER_JOB > 0) results.perJobWorkflows = await run('perjob', PER_JOB, true);
             if (LARGE > 0) results.large = await run('large', LARGE);
           } else {
-            const r = await run('limited', LIMITED);
-            // The spec's /run limit: 1,000 per 10 s per endpoint (100/s), raised by the dynamic limit with workers.
-            const effective = Math.max(100, WORKERS * 100 / 10);
-            results.limited = { ...r, effectiveRunLimitPerSecond: effective, shareOfLimit: +(r.jobsPerSecond / effective).toFixed(3), rateLimitedShare: +(r.rateLimited / r.n).toFixed(4) };
+            // The spec's /run limit: 1,000 per 10 s per endpoint, raised by the dynamic limit (100 per worker) with workers.
+            const perWindow = Math.max(RATE_LIMITS.run.perWindow, WORKERS * 100);
+            const measured = async <T>(go: () => Promise<T>) => {
+              const since = Date.now();
+              const before = platform.limiter.counts(platform.user.id, echo.id, 'run');
+              const r = await go();
+              return { ...r, effectiveRunLimitPer10s: perWindow, ...limitUse(platform, echo.id, since, perWindow, before) };
+            };
+            results.limited = await measured(() => run('limited', LIMITED));
+            if (TWO) {
+              const half = Math.floor(LIMITED / 2);
+              const pair = async (tag: string) => {
+                const [a, b] = await Promise.all([run(`${tag}-a`, half), run(`${tag}-b`, half)]);
+                return { n: a.n + b.n, batches: [a, b].map((x) => ({ n: x.n, wallMs: x.wallMs, completed: x.completed, rateLimitedSeenBySluice: x.rateLimited })) };
+              };
+              results.limitedTwoBatches = await measured(() => pair('two-batches'));
+              const second = await daemonProcess(daemonEnv(port + 1));
+              try {
+                // Each daemon counts the task queue's live pollers every 15 s: let the first see the second.
+                await new Promise((r) => setTimeout(r, 17_000));
+                results.limitedTwoDaemons = await measured(() => pair('two-daemons'));
+              } finally {
+                await second.stop();
+              }
+            }
           }
         } finally {
           // On every exit path: a daemon left running would poll the bench's task queue forever.

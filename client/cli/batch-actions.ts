@@ -6,6 +6,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InvalidArgumentError } from 'commander';
 import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from '../../contracts';
 import { type BatchClient } from '../batch';
+import { BatchRetryError, type BatchRetryRefusal } from '../batch-retry';
 import { batchExitCode, batchView, statusTable } from './batch-output';
 import { watchBatch } from './batch-progress';
 import { connectCli, withExisting } from './context';
@@ -151,9 +152,37 @@ export const results = (rawId: string, o: IdOptions) => withBatch(rawId, o, asyn
   return batchExitCode(v);
 });
 
-export const retryFailed = (rawId: string): number => {
-  throw new UsageError(`retry-failed is not yet available: the batch workflow does not run a subset of its inputs yet. The failed inputs' lines are in the batch's dead-letter.jsonl (sluice batch status ${batchWorkflowId(rawId)} names its output dir); start them as a new batch: sluice batch start <out dir>/dead-letter.jsonl --endpoint ...`);
-};
+export interface RetryFailedFlags extends WatchFlags {
+  includeCancelled?: boolean; concurrency?: number; maxAttempts?: number; maxCost?: number; deadline?: number; detach?: boolean;
+}
+
+/** Exit code of each refusal: still running 4 (like `status`), nothing to re-run 1 (like `cancel` of an ended batch). */
+const REFUSED: Record<BatchRetryRefusal, number> = { BATCH_NOT_FOUND: EXIT_CODES.usage, BATCH_RUNNING: EXIT_CODES.running, NOTHING_TO_RETRY: EXIT_CODES.failed, NO_OUTCOMES: EXIT_CODES.failed };
+
+/** `retry-failed`: a new run of the batch over its failed inputs, watched like `start` unless --detach. */
+export const retryFailed = (rawId: string, o: RetryFailedFlags) => withBatch(rawId, o, async (batch, id) => {
+  const options: BatchOptionsInput = {
+    ...(o.concurrency ? { concurrency: o.concurrency } : {}), ...(o.maxAttempts ? { retry: { maxAttempts: o.maxAttempts } } : {}),
+    ...(o.maxCost ? { maxCost: o.maxCost } : {}), ...(o.deadline ? { deadline: o.deadline } : {}),
+  };
+  const started = await batch.retryFailed(id, { includeCancelled: o.includeCancelled ?? false, options }).catch((err: unknown) => {
+    if (!(err instanceof BatchRetryError)) throw err;
+    return err;
+  });
+  if (started instanceof BatchRetryError) {
+    if (started.code === 'BATCH_NOT_FOUND') throw new UsageError(started.message);
+    if (o.json) console.log(JSON.stringify({ workflowId: id, retried: false, code: started.code, message: started.message }));
+    else console.error(`sluice: ${started.message}`);
+    return REFUSED[started.code];
+  }
+  const what = `${started.inputs ?? 'the failed'} input${started.inputs === 1 ? '' : 's'}`;
+  if (o.detach) {
+    console.log(o.json ? JSON.stringify(started) : id);
+    return EXIT_CODES.ok;
+  }
+  if (!o.json) console.log(`retrying ${what} of ${id} (attempt ${started.attempt}); results in ${started.outDir}\n(Ctrl-C stops watching, not the batch)`);
+  return await watchBatch(batch, id, watchOptions(o));
+});
 
 export const list = async (o: IdOptions): Promise<number> => {
   const cli = await connectCli(o.dataDir);

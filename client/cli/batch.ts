@@ -5,7 +5,7 @@ import { BATCH_EXIT_HELP } from './batch-output';
 import {
   DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePrice, parsePriority, parseSeconds, results, retryFailed, start, status, watch,
 } from './batch-actions';
-import { dataDirOption, jsonOption, parsePositiveInt, withExit, type ExitState } from './options';
+import { dataDirOption, parsePositiveInt, withExit, type ExitState } from './options';
 
 const ID_ARGUMENT = ['<id>', 'the batch: batch/<id> or <id>'] as const;
 const intervalOption = () => new Option('--interval <s>', 'seconds between progress lines when not on a terminal (and JSON lines with --json)').argParser(parseSeconds).default(5);
@@ -99,17 +99,26 @@ Afterwards \`sluice batch status\` reports it CANCELLED (exit 3).`)
     .action(withExit(exit, cancel));
 
   batch.command('retry-failed')
-    .summary('run the failed inputs again (not yet available)')
+    .summary('run the failed inputs of an ended batch again, as a new run of the same batch')
+    .description('Starts the batch again under the same id (same endpoint, input file, output dir and options) over the inputs that ended FAILED, TIMED_OUT or JOB_EXPIRED (with --include-cancelled also CANCELLED and NOT_SUBMITTED), keeping each input\'s line number as its index; then shows its progress like `start`. Afterwards results.jsonl holds one line per input: the new outcome of each re-run input, the previous one of the others; the previous files are kept in <out dir>/attempts/<n>/.')
     .argument(...ID_ARGUMENT)
-    .addOption(jsonOption())
+    .option('--include-cancelled', 'also re-run inputs that ended CANCELLED or NOT_SUBMITTED (a cancelled batch, cost cap, deadline)')
+    .addOption(new Option('--concurrency <n>', 'jobs in flight at most (default: the batch\'s)').argParser(parsePositiveInt))
+    .addOption(new Option('--max-attempts <n>', 'attempts per input in this run (default: the batch\'s)').argParser(parsePositiveInt))
+    .addOption(new Option('--max-cost <usd>', 'stop submitting once this run\'s estimated spend reaches this many USD (default: the batch\'s cap)').argParser(parseCost))
+    .addOption(new Option('--deadline <iso>', 'stop submitting at this ISO 8601 time (the batch\'s own deadline is not carried over)').argParser(parseDeadline))
+    .option('--detach', 'print the batch id and return at once (exit 0)')
+    .addOption(new Option('--json', 'JSON lines of the batch\'s view, the last one final; with --detach the run started ({workflowId, runId, retriedRunId, attempt, inputs, outDir}); refused: {retried: false, code, message}'))
+    .addOption(intervalOption())
     .addOption(dataDirOption())
-    .addHelpText('after', `\nNot yet available (exit 2): the batch workflow does not run a subset of its inputs yet.
-Meanwhile the failed inputs' lines are in <out dir>/dead-letter.jsonl, runnable as a batch as they are.
+    .addHelpText('after', `
+Examples:
+  sluice batch retry-failed batch/nightly
+  sluice batch retry-failed nightly --include-cancelled --concurrency 20 --detach
 
-Example:
-  sluice batch start .data/batches/nightly/dead-letter.jsonl --endpoint my-model --id nightly-retry
-
-Exit code: 2 (not yet available).`)
+Refused (nothing started): 2 no such batch, 4 the batch is still running, 1 nothing to re-run (or the batch ended
+FAILED / TERMINATED without outcome files). Otherwise the exit code is the batch's at the end, over every input:
+${BATCH_EXIT_HELP} \`--detach\` exits 0 once started. 130: interrupted (the batch keeps running).`)
     .action(withExit(exit, retryFailed));
 
   batch.command('results')

@@ -1,9 +1,10 @@
-/** A connected client for the CLI's job and batch commands, from the resolved settings. */
+/** A connected client for the CLI's job, batch and scale commands, from the resolved settings. */
 import { Client, Connection } from '@temporalio/client';
 import { GraphqlClient, QueueClient } from '../../platform-api';
 import { tlsOptions } from '../../worker/temporal';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
+import { ScalingClient } from '../scaling';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -13,6 +14,8 @@ export interface CliContext {
   sluice: JobClient;
   /** The batch commands' client, on the same connection. */
   batch: BatchClient;
+  /** The scale commands' client (scalers and schedules), on the same connection. */
+  scaling: ScalingClient;
   /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
   close(): Promise<void>;
@@ -38,6 +41,7 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
     ...(graphql ? { graphql } : {}),
     sluice: new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR, ...(queue ? { queue } : {}) }),
     batch: new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR }),
+    scaling: new ScalingClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR }),
     close: async () => {
       await queue?.close();
       await graphql?.close();

@@ -1,6 +1,6 @@
 /**
  * The `sluice` command: commander parses, helps and versions; each orchestration's commands
- * (`job.ts`, `batch.ts`, later `scaling.ts`) and the stack's commands register themselves here.
+ * (`job.ts`, `batch.ts`, `scale.ts`) and the stack's commands register themselves here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { EXIT_CODES } from './exit-codes';
 import { registerJobCommands } from './job';
 import { EXIT_CODES_HELP, type ExitState } from './options';
 import { registerPlatformCommands } from './platform';
+import { registerScaleCommands } from './scale';
 import { registerTemplateCommands } from './templates';
 import { registerWorkerCommand } from './worker';
 
@@ -25,7 +26,7 @@ export { EXIT_CODES as EXIT } from './exit-codes';
 const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER = [registerDevCommand, registerJobCommands, registerBatchCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
+const REGISTER = [registerDevCommand, registerJobCommands, registerBatchCommands, registerScaleCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
 
 /** The program; `exit` receives the exit code of the action that ran. */
 export function buildProgram(exit: ExitState): Command {
@@ -38,7 +39,7 @@ export function buildProgram(exit: ExitState): Command {
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'sluice: ')) })
     .addHelpText('after', `
 Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
-Every command has --help; run, status, cancel, result, the batch commands, config, endpoints, templates and platform users add take --json.
+Every command has --help; run, status, cancel, result, the batch and scale commands, config, endpoints, templates and platform users add take --json.
 
 ${EXIT_CODES_HELP}
 

@@ -23,8 +23,18 @@ export const BATCH_UPDATES = { pause: 'pause', resume: 'resume', cancel: 'cancel
  */
 export const BATCH_OUTCOMES = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'JOB_EXPIRED', 'BAD_INPUT', 'NOT_SUBMITTED'] as const;
 
-/** Why a batch is not submitting right now (the status says it). */
-export const WAIT_REASONS = ['window-full', 'key-cap', 'rate-budget', 'paused', 'cost-cap', 'deadline', 'retry-backoff', 'input-done'] as const;
+/**
+ * What retry-failed re-runs: inputs that ended FAILED, TIMED_OUT or JOB_EXPIRED; with
+ * `includeCancelled` also CANCELLED and NOT_SUBMITTED. BAD_INPUT never (the line itself is wrong).
+ */
+export const RETRIED_OUTCOMES = ['FAILED', 'TIMED_OUT', 'JOB_EXPIRED'] as const;
+export const RETRIED_IF_CANCELLED = ['CANCELLED', 'NOT_SUBMITTED'] as const;
+
+/**
+ * Why a batch is not submitting right now (the status says it). `rate-budget`: the endpoint's shared
+ * submission budget held its last step; `priority`: it yields to a higher-priority batch on the endpoint.
+ */
+export const WAIT_REASONS = ['window-full', 'key-cap', 'rate-budget', 'priority', 'paused', 'cost-cap', 'deadline', 'retry-backoff', 'input-done'] as const;
 
 /**
  * The `Idempotency-Key` of one submission: the same (workflow run, input index, attempt) always

@@ -40,6 +40,8 @@ export const batchKeys = {
   /** The original lines of the inputs that failed, per step (merged into dead-letter.jsonl). */
   deadLetter: (run: RunScope, seq: number): string => `${runKey(run)}/dead-letter/${String(seq).padStart(9, '0')}.jsonl`,
   deadLetterPrefix: (run: RunScope): string => `${runKey(run)}/dead-letter/`,
+  /** A retry-failed run's input indices (one per line, ascending): the only lines it reads. */
+  subset: (run: RunScope): string => `${runKey(run)}/subset.jsonl`,
   /** The kept result of a finished step (a retried step returns it). */
   stepResult: (run: RunScope, seq: number): string => `${runKey(run)}/steps/result-${seq}.json`,
 };

@@ -10,6 +10,22 @@ export const scalerWorkflowId = (endpointId: string): string => (endpointId.star
 /** The endpoint id inside a scaler workflow id. */
 export const endpointIdOfScaler = (workflowId: string): string => workflowId.replace(/^scaler\//, '');
 
+/**
+ * Id of one scale schedule of an endpoint (a Temporal Schedule): `scale/<endpointId>/<name>`; an
+ * endpoint may have several (say, up at 08:00 and down at 20:00).
+ */
+export const scaleScheduleId = (endpointId: string, name: string): string => `scale/${endpointId}/${name}`;
+/** The endpoint and the name inside a scale schedule id; undefined for any other schedule. */
+export function scaleScheduleOf(scheduleId: string): { endpointId: string; name: string } | undefined {
+  const head = scaleScheduleId('', '').slice(0, -1);
+  if (!scheduleId.startsWith(head)) return undefined;
+  const rest = scheduleId.slice(head.length);
+  const cut = rest.lastIndexOf('/');
+  return cut > 0 && cut < rest.length - 1 ? { endpointId: rest.slice(0, cut), name: rest.slice(cut + 1) } : undefined;
+}
+/** Id of the workflow a scale schedule starts when it fires (Temporal appends the fire time). */
+export const scaleWindowWorkflowId = (scheduleId: string): string => `scale-window/${scheduleId}`;
+
 /** The scaler's query, updates and signal, defined once. */
 export const SCALER_QUERIES = { state: 'scalerState' } as const;
 export const SCALER_UPDATES = {

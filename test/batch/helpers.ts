@@ -46,10 +46,10 @@ export function resultsOf(outDir: string, indices: number[]): Map<number, BatchR
 export const platformJobs = (s: Stack, endpointId: string) => s.platform.engine.jobs.ofEndpoint(endpointId);
 
 /** A real stack and a batch client for one test file (stopped in afterAll). */
-export function batchStack(): { readonly s: Stack; readonly batch: BatchClient } {
+export function batchStack(options?: Parameters<typeof orchestratorStack>[0]): { readonly s: Stack; readonly batch: BatchClient } {
   const ctx = {} as { s: Stack; batch: BatchClient };
   beforeAll(async () => {
-    ctx.s = await orchestratorStack();
+    ctx.s = await orchestratorStack(options);
     ctx.batch = new BatchClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir });
   });
   afterAll(() => ctx.s?.dispose());

@@ -7,7 +7,7 @@ import { temporalBinary } from '../../common/tools';
 import { JobClient } from '../../client/job';
 import { type PlatformOptions } from '../../platform';
 import { loadConfig } from '../../worker/config';
-import { startDaemon, type Daemon } from '../../worker/daemon';
+import { startDaemon, type Daemon, type DaemonOptions } from '../../worker/daemon';
 import { testPlatform } from './platform';
 
 /** A real Temporal dev server (the project's `temporal` binary) for a test file. */
@@ -36,14 +36,15 @@ export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: s
 }
 
 /** Temporal + platform + daemon + client, all real, for one test file. */
-export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> | ((p: { url: string }) => Promise<Record<string, string>>) } = {}) {
+export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> | ((p: { url: string }) => Promise<Record<string, string>>); rateBudget?: DaemonOptions['rateBudget'] } = {}) {
   const env = await temporalEnv();
   const platform = await testPlatform(options.platform);
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
   // The daemon's extra settings may depend on the platform's URL (e.g. a proxy in front of it).
   const extra = typeof options.daemon === 'function' ? await options.daemon(platform) : options.daemon;
   const config = loadConfig(daemonEnv(platform, env.address, resultsDir, extra));
-  let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }) });
+  const rateBudget = options.rateBudget ? { rateBudget: options.rateBudget } : {};
+  let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }), ...rateBudget });
   const sluice = new JobClient({ client: env.client, resultsDir });
   return {
     env, platform, sluice, resultsDir, config,
@@ -53,7 +54,7 @@ export async function orchestratorStack(options: { platform?: PlatformOptions; d
     /** Replaces the in-process daemon (after stopping it). */
     async restartDaemon() {
       await daemon.close();
-      daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: 'silent' }) });
+      daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: 'silent' }), ...rateBudget });
     },
     async dispose() {
       await daemon.close().catch(() => undefined);

@@ -48,3 +48,22 @@ describe('rate limits per user, endpoint and operation', () => {
     expect(results).toEqual([200, 200, 200, 200, 200, 429]);
   });
 });
+
+describe('lowered rate limits (tests and benchmarks)', () => {
+  let p: P;
+  beforeAll(async () => {
+    p = await testPlatform({ rateLimits: { limits: { run: { perWindow: 3, concurrent: 50 } }, windowMs: 500, requestsPerWorker: 0 } });
+  });
+  afterAll(() => p.dispose());
+
+  it('applies the given limit and window, and counts what it admitted and refused', async () => {
+    const ep = addEndpoint(p, { name: 'lowered', command: ['false'], workersMax: 0 }).id;
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(p.limiter.counts(p.user.id, ep, 'run')).toEqual({ admitted: 3, limited: 1 });
+    // The window is 500 ms: the oldest has left it a little later.
+    await eventually(async () => (await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status === 200, 2000, 100);
+    expect(p.limiter.counts(p.user.id, ep, 'run').admitted).toBe(4);
+  });
+});

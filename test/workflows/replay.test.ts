@@ -1,4 +1,4 @@
-/** Recorded workflow histories (job, batch and scaling) replay against today's workflow code: a non-deterministic change fails here. */
+/** Recorded workflow histories (job, batch, scaling and scale-window) replay against today's workflow code: a non-deterministic change fails here. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -17,7 +17,7 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
       'flaky-retried', 'retry-refused-resubmitted', 'all-attempts-failed', 'cancelled-queued',
     ]));
     expect(filesOf('batch').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
-      'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled',
+      'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled', 'retry-failed',
       'per-job-workflows', 'per-job-workflows.run2',
     ]));
     // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
@@ -26,7 +26,11 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     ]));
   });
 
-  it.each(['job', 'batch', 'scaling'])('replays every %s history without a determinism error', async (kind) => {
+  it('has the histories of a scale schedule\'s firing (scripts/record-scale-window-histories.ts)', () => {
+    expect(filesOf('scale-window').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining(['window', 'bounds']));
+  });
+
+  it.each(['job', 'batch', 'scaling', 'scale-window'])('replays every %s history without a determinism error', async (kind) => {
     // Replay errors are reported below, per history; the SDK need not log them as well.
     Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
     const files = filesOf(kind);

@@ -30,7 +30,7 @@ export interface RetryFailedOptions {
   includeCancelled?: boolean;
   /**
    * Changes to the previous run's options for this run (concurrency, retry, maxCost, deadline...).
-   * The previous `deadline` is not carried over; `perJobWorkflows` is off (the bulk engine re-runs).
+   * The previous `deadline` is not carried over; a `perJobWorkflows` batch re-runs as new runs of its children.
    * @default {}
    */
   options?: BatchOptionsInput;
@@ -89,7 +89,7 @@ export async function retryFailed(client: Client, taskQueue: string, id: string,
   const retriedRunId = d.raw.workflowExecutionInfo?.firstRunId || d.runId;
   const input = BatchWorkflowInput.parse({
     endpointId: prev.endpointId, source: prev.source, outDir: prev.outDir,
-    options: { ...carried, ...o.options, retry: { ...carried.retry, ...o.options?.retry }, polling: { ...carried.polling, ...o.options?.polling }, perJobWorkflows: false },
+    options: { ...carried, ...o.options, retry: { ...carried.retry, ...o.options?.retry }, polling: { ...carried.polling, ...o.options?.polling } },
     retryOf: { runId: retriedRunId, attempt, includeCancelled: o.includeCancelled ?? false },
   });
   // The same id once the previous run is closed; a run started meanwhile makes this fail.

@@ -77,6 +77,14 @@ const scenarios: Scenario[] = [
     expect: 'BAD_INPUT:1 COMPLETED:16 FAILED:3',
   },
   {
+    name: 'per-job-retry-failed',
+    lines: (dir) => Array.from({ length: 10 }, (_, i) =>
+      i === 3 ? { kind: 'fail', message: 'no 3' } : i % 4 === 1 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
+    options: { perJobWorkflows: true, concurrency: 3, retry: { maxAttempts: 1 } },
+    retryFailed: true,
+    expect: 'COMPLETED:9 FAILED:1',
+  },
+  {
     name: 'retry-failed',
     lines: (dir) => Array.from({ length: 20 }, (_, i) =>
       i === 3 ? { kind: 'fail', message: 'no 3' } : i % 5 === 1 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),

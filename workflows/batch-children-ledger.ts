@@ -174,6 +174,8 @@ export function waitingOf(d: ChildLedger, running: Map<number, Running>, c: Cont
 export function childState(a: {
   input: BatchWorkflowInput; workflowId: string; d: ChildLedger; running: number; c: Controls; phase: BatchState['phase'];
   waiting: WaitReason[]; total: number; startedAt: number; runs: number; pricePerHour?: number; endedAt?: number; now: number;
+  /** A retry-failed run; once it is done, the counts over every input of the batch. */
+  retry?: { attempt: number; of: string }; overall?: { total: number; byStatus: BatchCounts['byStatus'] };
 }): BatchState {
   const { d, c } = a;
   const secs = Math.max(1, (a.now - a.startedAt) / 1000);
@@ -183,11 +185,13 @@ export function childState(a: {
   const phase = c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
   const s: BatchState = {
     batchId: batchIdOf(a.workflowId), endpointId: a.input.endpointId, phase,
-    counts: { ...d.counts, inFlight: a.running, waitingRetry: 0, total: a.total }, waiting: a.waiting, spend,
+    counts: { ...d.counts, inFlight: a.running, waitingRetry: 0, total: a.total, ...(a.overall ? { total: a.overall.total, done: a.overall.total, byStatus: a.overall.byStatus } : {}) },
+    waiting: a.waiting, spend,
     submitRate: d.counts.submitted / secs, completeRate, startedAt: a.startedAt, lastErrors: d.lastErrors, runs: a.runs, outDir: a.input.outDir,
     options: { concurrency: c.concurrency, ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}), ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}), ...(c.deadline !== undefined ? { deadline: c.deadline } : {}) },
   };
   if (a.pricePerHour !== undefined) s.pricePerHour = a.pricePerHour;
+  if (a.retry) s.retry = { ...a.retry, inputs: a.total, byStatus: d.counts.byStatus };
   if (completeRate > 0 && left > 0 && a.phase === 'running') s.eta = a.now + (left / completeRate) * 1000;
   const jobs = d.counts.done - (d.counts.byStatus.BAD_INPUT ?? 0);
   if (jobs > 0 && d.execMs > 0) s.avgExecutionMs = d.execMs / jobs;

@@ -52,6 +52,8 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   let phase: BatchState['phase'] = 'running';
   let waiting: WaitReason[] = [];
   const end: { at?: number } = {};
+  // A retry-failed run, once done: the counts over every input of the batch.
+  const retried: { overall?: { total: number; byStatus: BatchState['counts']['byStatus'] } } = {};
   const running = new Map<number, Running & { scope: CancellationScope; cancelled?: boolean }>();
   // Bumped by everything the loop waits for: a child's end, a message, a timer.
   let events = 0;
@@ -77,6 +79,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   const state = (): BatchState => childState({
     input, workflowId, d, running: running.size, c: controls, phase, waiting, total, startedAt, runs, now: Date.now(),
     ...(pricePerHour !== undefined ? { pricePerHour } : {}), ...(end.at !== undefined ? { endedAt: end.at } : {}),
+    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt, of: input.retryOf.runId } } : {}), ...(retried.overall ? { overall: retried.overall } : {}),
   });
   setHandler(batchStateQuery, state);
   // No child starts after pause answers (children already started go on, and submit their job).
@@ -139,6 +142,10 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
       const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
+      if (input.retryOf) {
+        const { attempt, includeCancelled } = input.retryOf;
+        total = (await finishing.selectFailed({ run, outDir: input.outDir, attempt, includeCancelled })).selected;
+      }
     }
     let started = 0;
     for (;;) {
@@ -161,7 +168,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         started += starts.length;
         if (!d.eof && running.size < windowOf(controls) && d.pending.length < MAX_PENDING) {
           const page = await acts.readChildLines({
-            endpointId: input.endpointId, source: input.source, from: d.cursor, lines: Math.min(PAGE, MAX_PENDING - d.pending.length), inputFormat: o.inputFormat,
+            run, ...(input.retryOf ? { subset: true } : {}), endpointId: input.endpointId, source: input.source, from: d.cursor, lines: Math.min(PAGE, MAX_PENDING - d.pending.length), inputFormat: o.inputFormat,
             ...(o.policy ? { policy: o.policy } : {}), ...(o.keyPath ? { keyPath: o.keyPath } : {}), ...(pricePerHour === undefined ? { wantPrice: true } : {}),
           });
           d.counts.read += page.refs.length + page.bad.length;
@@ -199,6 +206,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     finishing.finishBatch({
       run, seq: d.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
       write: [], deferred: d.pending, cursor: d.cursor, eof: d.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
+      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
     }),
   );
   for (const [status, n] of [['NOT_SUBMITTED', fin.notSubmitted], ['BAD_INPUT', fin.badInput]] as const) {
@@ -206,6 +214,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   }
   d.counts.done += fin.notSubmitted + fin.badInput;
   d.pending = [];
+  if (fin.overall) retried.overall = fin.overall;
   phase = 'done';
   end.at = Date.now();
   waiting = [];

@@ -8,10 +8,12 @@ import { type InputFormat, type Policy, type RunScope } from '../../contracts';
 import { type ResultsStore } from '../results-store';
 import { keyOf, parseLine, readLines } from './input';
 import { outcomeSegments } from './outcomes';
+import { subsetOf } from './retry';
 import { type Cursor, type Final, type LineRef } from './types';
 
 /** Reads the next lines of the file for child job workflows. */
 export interface ChildPageRequest {
+  run: RunScope;
   endpointId: string;
   source: string;
   from: Cursor;
@@ -20,6 +22,8 @@ export interface ChildPageRequest {
   inputFormat: InputFormat;
   policy?: Policy;
   keyPath?: string;
+  /** A retry-failed run: only the lines of its subset (batchKeys.subset) are read. */
+  subset?: boolean;
   /** The batch has no price yet: read the endpoint's worker price. */
   wantPrice?: boolean;
 }
@@ -61,7 +65,7 @@ export function createChildActivities(store: ResultsStore, price?: Price) {
   return {
     /** A page of input lines for child job workflows: positions and keys only, never the inputs. */
     async readChildLines(req: ChildPageRequest): Promise<ChildPage> {
-      const page = readLines(req.source, req.from, req.lines);
+      const page = readLines(req.source, req.from, req.lines, req.subset ? subsetOf(store, req.run).has : undefined);
       const res: ChildPage = { refs: [], bad: [], cursor: page.cursor, eof: page.eof || page.lines.length === 0 };
       for (const line of page.lines) {
         const p = parseLine(line.text, req.inputFormat, req.policy);

@@ -168,6 +168,34 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect(res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number }).map((l) => l.index).sort((a, b) => a - b)).toEqual(lines.map((_, i) => i));
   }, 90_000);
 
+  it('retry-failed re-runs only the failed indices as new children; results merge to one line per index', async () => {
+    const ep = mixedEndpoint(ctx.s, 'perjob-retry', 2);
+    const { dir } = inputFile([]);
+    const fails = [2, 9];
+    const flaky = [5, 11];
+    const lines = Array.from({ length: 14 }, (_, i) => (fails.includes(i) ? { kind: 'fail', message: `no good ${i}` }
+      : flaky.includes(i) ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } } : { kind: 'echo', n: i }));
+    const { file } = inputFile(lines);
+    const outDir = join(dir, 'out');
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4, retry: { maxAttempts: 1 } } });
+    expect((await ctx.batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 10, FAILED: 4 });
+    const jobsBefore = platformJobs(ctx.s, ep).length;
+    const retry = await ctx.batch.retryFailed(id);
+    expect(retry).toMatchObject({ attempt: 2, inputs: 4 });
+    const summary = await ctx.batch.result(id);
+    expect(summary.counts).toMatchObject({ total: 14, done: 14, byStatus: { COMPLETED: 12, FAILED: 2 } });
+    expect(summary.retry).toMatchObject({ attempt: 2, inputs: 4, byStatus: { COMPLETED: 2, FAILED: 2 } });
+    // Four new remote jobs, from new runs of the children of the failed indices.
+    expect(platformJobs(ctx.s, ep).length - jobsBefore).toBe(4);
+    // The platform's side: the new jobs were submitted by new runs of the children (their idempotency keys).
+    const keys = platformJobs(ctx.s, ep).slice(jobsBefore).map((j) => j.idempotencyKey!.split('/').slice(0, -1).join('/')).sort();
+    expect(keys).toEqual([...fails, ...flaky].map((i) => batchChildId(id, i)).sort());
+    for (const i of flaky) expect(await childStatus(id, i)).toBe('COMPLETED');
+    const after = resultsOf(outDir, lines.map((_, i) => i));
+    for (const i of flaky) expect(after.get(i)).toMatchObject({ status: 'COMPLETED', output: { attempts: 2 } });
+    for (const i of fails) expect(after.get(i)).toMatchObject({ status: 'FAILED', error: expect.stringMatching(new RegExp(`no good ${i}`)) });
+  }, 120_000);
+
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);
     const lines = Array.from({ length: 30 }, () => ({ kind: 'sleep', ms: 20_000 }));

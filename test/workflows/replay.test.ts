@@ -18,7 +18,7 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     ]));
     expect(filesOf('batch').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
       'mixed', 'continued-as-new', 'continued-as-new.run2', 'paused-resumed', 'key-capped', 'cancelled', 'retry-failed',
-      'per-job-workflows', 'per-job-workflows.run2',
+      'per-job-workflows', 'per-job-workflows.run2', 'per-job-retry-failed',
     ]));
     // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
     expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([

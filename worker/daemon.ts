@@ -8,6 +8,7 @@ import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
 import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
+import { backlogScanner } from '../activities/scaling-backlog';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { FsResultsStore } from '../activities/results-store';
 import { GraphqlClient, QueueClient, RestClient } from '../platform-api';
@@ -90,7 +91,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     workflowBundle: await workflowBundle(),
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price }),
-      ...createScalingActivities({ queue, graphql, price, metrics }),
+      ...createScalingActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -76,10 +76,10 @@ function backlogRecommendation(backlogs: Backlog[], c: ScalingConfig, now: numbe
   let rec = 0;
   const why: string[] = [];
   for (const b of backlogs) {
-    if (b.deadline === undefined) {
+    if (b.deadline === undefined || b.jobMs === undefined) {
       const need = Math.ceil(b.remaining / c.targetPerWorker);
       rec += need;
-      why.push(`backlog ${b.source}: ${b.remaining} jobs, no deadline: ${need}`);
+      why.push(`backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${need}`);
       continue;
     }
     const left = b.deadline - now;
@@ -134,7 +134,8 @@ export function decide(i: PolicyInput): Decision {
   const spendMax = c.maxSpendPerHour !== undefined && price !== undefined && price > 0 ? Math.floor(c.maxSpendPerHour / price + 1e-9) : Infinity;
   const cap = Math.min(hi, spendMax);
   const backlogs = liveBacklogs(i.backlogs, now, c.backlogTtlMs);
-  const jobMs = backlogs.length > 0 ? backlogs.reduce((n, b) => n + b.jobMs, 0) / backlogs.length : observedJobMs(i.samples);
+  const timed = backlogs.filter((b) => b.jobMs !== undefined);
+  const jobMs = timed.length > 0 ? timed.reduce((n, b) => n + b.jobMs!, 0) / timed.length : observedJobMs(i.samples);
   const fromLoad = loadRecommendation(last, c, jobMs);
   const fromBacklog = backlogRecommendation(backlogs, c, now, cap);
   const rec = Math.max(fromLoad.rec, fromBacklog.rec);

@@ -236,6 +236,21 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'pulled batch whose job time is unknown yet: a worker per targetPerWorker of its jobs, the deadline once the time is known',
+    opts: { ...fast, targetPerWorker: 10, ceiling: 8, scaleUp: { workers: 10 } },
+    ticks: [
+      { backlogs: [{ source: 'batch/c', remaining: 50, deadline: T0 + 100_000, reportedAt: T0, pulled: true }] },
+      { backlogs: [{ source: 'batch/c', remaining: 40, jobMs: 10_000, deadline: T0 + 100_000, reportedAt: T0 + 5000, pulled: true }] },
+    ],
+    check: ({ steps }) => {
+      expect(steps[0]!.d).toMatchObject({ kind: 'activate', target: 5 });
+      expect(steps[0]!.d.reason).toMatch(/backlog batch\/c: 50 jobs, job time unknown yet: 5/);
+      // 40 jobs x 10 s in 95 s: 5 (ceil 4.2), the same target.
+      expect(steps[1]!.d.reason).toMatch(/backlog batch\/c: 40 jobs x 10 s in 95 s: 5/);
+      expect(changes(steps)).toEqual([[0, '5..6']]);
+    },
+  },
+  {
     name: 'schedule window: floor 3 and ceiling 6 while it holds, the config again after',
     opts: { ...fast, minWriteGapMs: 0, scaleUp: { workers: 10 } },
     ticks: [

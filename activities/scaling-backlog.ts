@@ -25,6 +25,8 @@ export interface PulledBacklog {
   /** The batch's average job execution time so far, ms (absent until a job finished). */
   jobMs?: number;
   deadline?: number;
+  /** The batch's in-flight cap. */
+  concurrency: number;
 }
 
 /** What one scan found. */
@@ -47,7 +49,7 @@ export function backlogOf(source: string, s: BatchState): PulledBacklog | undefi
   if (s.phase !== 'running' && s.phase !== 'paused') return undefined;
   const remaining = Math.max(0, Math.max(s.counts.total ?? 0, s.counts.read) - s.counts.done);
   return {
-    source, endpointId: s.endpointId, remaining,
+    source, endpointId: s.endpointId, remaining, concurrency: s.options.concurrency,
     ...(s.avgExecutionMs !== undefined && s.avgExecutionMs > 0 ? { jobMs: Math.round(s.avgExecutionMs) } : {}),
     ...(s.options.deadline !== undefined ? { deadline: s.options.deadline } : {}),
   };

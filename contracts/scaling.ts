@@ -156,6 +156,8 @@ export const BacklogReport = z.strictObject({
   jobMs: z.number().positive().max(7 * 86_400_000),
   /** Epoch ms the work should be done by; without it the backlog asks for as many workers as jobs (within the ceiling). */
   deadline: z.number().int().positive().optional(),
+  /** Jobs the batch keeps in flight at most: more workers than this for it would sit idle. */
+  concurrency: z.number().int().min(1).optional(),
   /** Epoch ms of the report (the scaler stamps it when absent). */
   reportedAt: z.number().int().positive().optional(),
 });

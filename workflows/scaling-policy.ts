@@ -76,18 +76,21 @@ function backlogRecommendation(backlogs: Backlog[], c: ScalingConfig, now: numbe
   let rec = 0;
   const why: string[] = [];
   for (const b of backlogs) {
+    // Workers beyond the jobs a batch keeps in flight would sit idle.
+    const window = (n: number): number => Math.min(n, b.concurrency ?? Infinity);
+    const windowed = (n: number): string => (b.concurrency !== undefined && n > b.concurrency ? `${b.concurrency} (its window)` : `${n}`);
     if (b.deadline === undefined || b.jobMs === undefined) {
       const need = Math.ceil(b.remaining / c.targetPerWorker);
-      rec += need;
-      why.push(`backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${need}`);
+      rec += window(need);
+      why.push(`backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${windowed(need)}`);
       continue;
     }
     const left = b.deadline - now;
     const need = left <= 0 ? cap : Math.ceil((b.remaining * b.jobMs) / left);
-    rec += need;
+    rec += window(need);
     why.push(left <= 0
-      ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${cap})`
-      : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${need}${need > cap ? ` (deadline cannot be met within ${cap})` : ''}`);
+      ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${windowed(cap)})`
+      : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${windowed(need)}${window(need) > cap ? ` (deadline cannot be met within ${cap})` : ''}`);
   }
   return { rec, why };
 }

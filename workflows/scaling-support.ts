@@ -73,7 +73,7 @@ export function mergePulled(backlogs: Backlog[], scan: EndpointBacklog, now: num
     const jobMs = b.jobMs ?? (seen !== undefined ? Math.max(1, Math.round(seen)) : undefined);
     if (pushed.some((x) => x.source === b.source && x.reportedAt > now - scanMs)) continue;
     pulled.push({
-      source: b.source, remaining: b.remaining, ...(jobMs !== undefined ? { jobMs } : {}), ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
+      source: b.source, remaining: b.remaining, concurrency: b.concurrency, ...(jobMs !== undefined ? { jobMs } : {}), ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
       reportedAt: now, pulled: true,
     });
   }

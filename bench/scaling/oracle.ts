@@ -1,6 +1,6 @@
 /**
  * The oracle of bench/scaling: knows every job's arrival and execution time in advance and plans
- * workers to serve each job within a queue delay, paying as little worker time as it can: a worker
+ * workers to serve each job within a queue delay (one for all, or each job's own), paying as little worker time as it can: a worker
  * costs from the start of its cold start to its stop; a worker idle longer than a cold start is
  * stopped and started again just in time (it pays min(gap, cold start) for a gap).
  */
@@ -10,6 +10,8 @@ export interface OracleJob {
   at: number;
   /** Execution time, ms. */
   ms: number;
+  /** This job's queue delay at most, ms (else the delay given to {@link oracle}). */
+  delayMs?: number;
 }
 
 export interface OracleResult {
@@ -37,9 +39,10 @@ export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): Orac
   let maxDelayMs = 0;
   for (const j of sorted) {
     busyMs += j.ms;
+    const d = j.delayMs ?? delayMs;
     // A busy worker that frees within the delay: no extra worker time (the earliest to free).
     let wait = -1;
-    for (let i = 0; i < free.length; i++) if (free[i]! > j.at && free[i]! <= j.at + delayMs && (wait < 0 || free[i]! < free[wait]!)) wait = i;
+    for (let i = 0; i < free.length; i++) if (free[i]! > j.at && free[i]! <= j.at + d && (wait < 0 || free[i]! < free[wait]!)) wait = i;
     // An idle worker: the one idle the shortest (its gap is paid, at most a cold start).
     let idle = -1;
     for (let i = 0; i < free.length; i++) if (free[i]! <= j.at && (idle < 0 || free[i]! > free[idle]!)) idle = i;

@@ -1,7 +1,7 @@
 /**
  * The scaler's activities, bound to their dependencies: read an endpoint's `/health`, read its
  * bounds (GraphQL) and the price of its workers (REST `costPerHr`, the daemon's shared lookup),
- * write its bounds (saveEndpoint).
+ * write its bounds (saveEndpoint), and pull the backlog of the batches running on it (Temporal).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { type Bounds } from '../contracts';
@@ -9,6 +9,7 @@ import { FailureType, SCALING_FAILURES } from '../contracts/names';
 import { type GraphqlClient, isPlatformApiError, type QueueClient } from '../platform-api';
 import { fatal, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
+import { type BacklogScan, type PulledBacklog } from './scaling-backlog';
 
 /** What the scaling activities need; injected by the daemon (and by tests). */
 export interface ScalingActivityDeps {
@@ -18,6 +19,23 @@ export interface ScalingActivityDeps {
   /** The price of one worker-hour of an endpoint (`endpointPrice`: its workers' `costPerHr` over REST); without it the config's or none. */
   price?: (endpointId: string) => Promise<number | undefined>;
   metrics?: ActivityMetrics;
+  /** Scans the batches running on Temporal (`backlogScanner` over the daemon's client); without it no backlog is pulled. */
+  backlogs?: (maxAgeMs: number) => Promise<BacklogScan>;
+}
+
+/** What `readBacklog` finds for one endpoint: the running batches on it, and how the scan went. */
+export interface EndpointBacklog {
+  at: number;
+  batches: PulledBacklog[];
+  listed: number;
+  failed: number;
+  truncated: boolean;
+}
+
+export interface ReadBacklogRequest {
+  endpointId: string;
+  /** A scan at most this old (shared with the daemon's other scalers) will do, ms. */
+  maxAgeMs: number;
 }
 
 /** `/health` counts as the scaler samples them. */
@@ -91,6 +109,17 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       // No worker runs: no price to read (the workflow keeps the last one known).
       const p = live > 0 ? await deps.price?.(endpointId).catch(() => undefined) : undefined;
       return { workersMin: e.workersMin, workersMax: e.workersMax, workers: live, ...(p !== undefined ? { pricePerHour: p } : {}) };
+    },
+
+    /** The backlog of the batches running on the endpoint (none when the daemon has no scanner). */
+    async readBacklog(req: ReadBacklogRequest): Promise<EndpointBacklog> {
+      if (!deps.backlogs) return { at: Date.now(), batches: [], listed: 0, failed: 0, truncated: false };
+      try {
+        const s = await deps.backlogs(req.maxAgeMs);
+        return { at: s.at, batches: s.batches.filter((b) => b.endpointId === req.endpointId), listed: s.listed, failed: s.failed, truncated: s.truncated };
+      } catch (err) {
+        throw toFailure(err);
+      }
     },
 
     /** Writes the bounds through `saveEndpoint` (scaling fields only: no rolling release). */

@@ -74,6 +74,11 @@ const scalingFields = {
   drift: z.enum(DRIFT_POLICIES).default('reassert'),
   /** A backlog report not refreshed for this long is dropped, ms. @default 120000 */
   backlogTtlMs: ms('backlogTtlMs', 1000, 86_400_000).default(120_000),
+  /**
+   * How often the scaler pulls the backlog of the batches running on the endpoint (their `batchState`:
+   * remaining work, average job time, deadline), ms; 0: only pushed reports count. @default 10000
+   */
+  backlogScanMs: ms('backlogScanMs', 0, 86_400_000).default(10_000),
   /** Continue-as-new after this many ticks even before Temporal suggests it (tests lower it). @default 500 */
   ticksPerRun: z.number().int().min(2).max(100_000).default(500),
 };
@@ -151,12 +156,20 @@ export const BacklogReport = z.strictObject({
   jobMs: z.number().positive().max(7 * 86_400_000),
   /** Epoch ms the work should be done by; without it the backlog asks for as many workers as jobs (within the ceiling). */
   deadline: z.number().int().positive().optional(),
+  /** Jobs the batch keeps in flight at most: more workers than this for it would sit idle. */
+  concurrency: z.number().int().min(1).optional(),
   /** Epoch ms of the report (the scaler stamps it when absent). */
   reportedAt: z.number().int().positive().optional(),
 });
 export type BacklogReport = z.infer<typeof BacklogReport>;
 /** A backlog as the scaler keeps it (stamped). */
-export const Backlog = BacklogReport.extend({ reportedAt: z.number().int().positive() });
+export const Backlog = BacklogReport.extend({
+  reportedAt: z.number().int().positive(),
+  /** Absent on a pulled batch that finished no job yet: it asks for a worker per `targetPerWorker` jobs, like one without a deadline. */
+  jobMs: BacklogReport.shape.jobMs.optional(),
+  /** Read by the scaler from a running batch's state (dropped once the batch no longer runs), not pushed. */
+  pulled: z.boolean().optional(),
+});
 export type Backlog = z.infer<typeof Backlog>;
 
 export const DecisionKind = z.enum(DECISION_KINDS);

@@ -6,6 +6,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { BatchClient } from '../client/batch';
 import { ScalingClient } from '../client/scaling';
 import { scalerWorkflowId, type ScalingOptionsInput } from '../contracts';
 import { GraphqlClient } from '../platform-api';
@@ -95,6 +98,22 @@ const scenarios: Scenario[] = [
       await eventually(async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'drift-reassert'), 20_000);
     },
     expect: ['start', 'drift-reassert', 'restore'],
+  },
+  {
+    name: 'backlog-pulled',
+    config: { ...quick, backlogScanMs: 500 },
+    during: async (c) => {
+      await ticks(c, 1);
+      const dir = mkdtempSync(join(tmpdir(), 'sluice-replay-batch-'));
+      writeFileSync(join(dir, 'in.jsonl'), Array.from({ length: 12 }, () => '{"input":{"ms":300}}\n').join(''));
+      const batch = new BatchClient({ client: c.s.env.client, resultsDir: c.s.resultsDir });
+      const id = await batch.start({ endpointId: c.ep, source: join(dir, 'in.jsonl'), outDir: dir, options: { concurrency: 4, deadline: Date.now() + 20_000 } });
+      await eventually(async () => (await c.scaling.status(c.ep)).backlogs.some((b) => b.pulled && b.jobMs !== undefined), 20_000);
+      await batch.result(id);
+      await eventually(async () => (await c.scaling.status(c.ep)).backlogs.length === 0, 20_000);
+      await ticks(c, 2);
+    },
+    expect: ['start', 'activate', 'restore'],
   },
 ];
 

@@ -10,6 +10,7 @@ import { createJobActivities } from '../activities/job-activities';
 import { createBatchActivities } from '../activities/batch-activities';
 import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
 import { createScaleWindowActivities } from '../activities/scale-window-activities';
+import { backlogScanner } from '../activities/scaling-backlog';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { FsResultsStore } from '../activities/results-store';
@@ -105,7 +106,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     workflowBundle: await workflowBundle(),
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
-      ...createScalingActivities({ queue, graphql, price, metrics }),
+      ...createScalingActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,

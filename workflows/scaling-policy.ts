@@ -76,18 +76,21 @@ function backlogRecommendation(backlogs: Backlog[], c: ScalingConfig, now: numbe
   let rec = 0;
   const why: string[] = [];
   for (const b of backlogs) {
-    if (b.deadline === undefined) {
+    // Workers beyond the jobs a batch keeps in flight would sit idle.
+    const window = (n: number): number => Math.min(n, b.concurrency ?? Infinity);
+    const windowed = (n: number): string => (b.concurrency !== undefined && n > b.concurrency ? `${b.concurrency} (its window)` : `${n}`);
+    if (b.deadline === undefined || b.jobMs === undefined) {
       const need = Math.ceil(b.remaining / c.targetPerWorker);
-      rec += need;
-      why.push(`backlog ${b.source}: ${b.remaining} jobs, no deadline: ${need}`);
+      rec += window(need);
+      why.push(`backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${windowed(need)}`);
       continue;
     }
     const left = b.deadline - now;
     const need = left <= 0 ? cap : Math.ceil((b.remaining * b.jobMs) / left);
-    rec += need;
+    rec += window(need);
     why.push(left <= 0
-      ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${cap})`
-      : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${need}${need > cap ? ` (deadline cannot be met within ${cap})` : ''}`);
+      ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${windowed(cap)})`
+      : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${windowed(need)}${window(need) > cap ? ` (deadline cannot be met within ${cap})` : ''}`);
   }
   return { rec, why };
 }
@@ -134,7 +137,8 @@ export function decide(i: PolicyInput): Decision {
   const spendMax = c.maxSpendPerHour !== undefined && price !== undefined && price > 0 ? Math.floor(c.maxSpendPerHour / price + 1e-9) : Infinity;
   const cap = Math.min(hi, spendMax);
   const backlogs = liveBacklogs(i.backlogs, now, c.backlogTtlMs);
-  const jobMs = backlogs.length > 0 ? backlogs.reduce((n, b) => n + b.jobMs, 0) / backlogs.length : observedJobMs(i.samples);
+  const timed = backlogs.filter((b) => b.jobMs !== undefined);
+  const jobMs = timed.length > 0 ? timed.reduce((n, b) => n + b.jobMs!, 0) / timed.length : observedJobMs(i.samples);
   const fromLoad = loadRecommendation(last, c, jobMs);
   const fromBacklog = backlogRecommendation(backlogs, c, now, cap);
   const rec = Math.max(fromLoad.rec, fromBacklog.rec);

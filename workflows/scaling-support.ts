@@ -1,7 +1,8 @@
-/** What the scaler workflow carries between runs, and its small helpers: config changes, failure text, the decision log. */
+/** What the scaler workflow carries between runs, and its small helpers: config changes, failure text, the decision log, pulled backlogs. */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { Backlog, Bounds, Decision, DecisionKind, HealthSample, Override, ScaleWindow, ScalingConfig, ScalingConfigure } from '../contracts';
-import type { PolicyMemory } from './scaling-policy';
+import type { EndpointBacklog } from '../activities/scaling-activities';
+import { observedJobMs, type PolicyMemory } from './scaling-policy';
 
 /** What a scaler carries into its next run. */
 export interface ScalerCarry {
@@ -53,4 +54,28 @@ export function logDecision(decisions: Decision[], d: Decision): void {
 /** A decision of the workflow itself (start, restore), not of the policy. */
 export function note(kind: DecisionKind, reason: string, bounds: Bounds, target: number, write: boolean): Decision {
   return { at: Date.now(), kind, reason, bounds, write, target, recommendation: target, spendCapBinding: false, fallbackActive: false };
+}
+
+/** Time between backlog pulls: the config's, or its default for a scaler started before the field existed. */
+export const backlogScanMs = (c: ScalingConfig): number => c.backlogScanMs ?? 10_000;
+
+/**
+ * The backlogs after a pull: the pushed reports, and one pulled report per running batch of the scan
+ * (a batch no longer listed has ended: its pulled report goes). A pushed report newer than one scan
+ * period wins over the pull of the same source. A batch without an average job time yet takes the
+ * duration observed from `/health`; with neither, the policy asks a worker per `targetPerWorker` of its jobs.
+ */
+export function mergePulled(backlogs: Backlog[], scan: EndpointBacklog, now: number, scanMs: number, samples: HealthSample[]): Backlog[] {
+  const pushed = backlogs.filter((b) => !b.pulled);
+  const seen = observedJobMs(samples);
+  const pulled: Backlog[] = [];
+  for (const b of scan.batches) {
+    const jobMs = b.jobMs ?? (seen !== undefined ? Math.max(1, Math.round(seen)) : undefined);
+    if (pushed.some((x) => x.source === b.source && x.reportedAt > now - scanMs)) continue;
+    pulled.push({
+      source: b.source, remaining: b.remaining, concurrency: b.concurrency, ...(jobMs !== undefined ? { jobMs } : {}), ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
+      reportedAt: now, pulled: true,
+    });
+  }
+  return [...pushed.filter((x) => !pulled.some((p) => p.source === x.source)), ...pulled];
 }

@@ -6,15 +6,15 @@
  */
 import {
   CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, defineUpdate,
-  proxyActivities, setHandler, workflowInfo,
+  patched, proxyActivities, setHandler, workflowInfo,
 } from '@temporalio/workflow';
-import { FailureType, NON_RETRYABLE, SCALER_QUERIES, SCALER_SIGNALS, SCALER_UPDATES, SCALING_FAILURES } from '../contracts/names';
+import { FailureType, NON_RETRYABLE, SCALER_QUERIES, SCALER_SIGNALS, SCALER_UPDATES, SCALING_FAILURES, SCALING_PATCHES } from '../contracts/names';
 import type {
   Backlog, BacklogReport, Decision, OverrideInput, ScaleWindow, ScalerState, ScalerWorkflowInput, ScalingConfigure,
 } from '../contracts';
 import type { ScalingActivities } from '../activities/scaling-activities';
 import { decide, liveBacklogs, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
-import { SAMPLES_KEPT, configured, errorOf, logDecision, note, typeOf, type ScalerCarry } from './scaling-support';
+import { SAMPLES_KEPT, backlogScanMs, configured, errorOf, logDecision, mergePulled, note, typeOf, type ScalerCarry } from './scaling-support';
 
 export { configured, type ScalerCarry } from './scaling-support';
 
@@ -64,6 +64,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
   let started = 0;
   let done = 0;
   let handingOver = false;
+  let lastScanAt: number | undefined;
   const last = { spendCapBinding: false, fallbackActive: false };
 
   const state = (): ScalerState => ({
@@ -126,8 +127,14 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
   });
 
   const tick = async (): Promise<void> => {
-    const [h, rb] = await Promise.allSettled([probe.readHealth(endpointId), control.readBounds(endpointId)]);
+    // Every backlogScanMs (0: never), the backlog of the batches running on the endpoint is pulled too.
+    const scanMs = backlogScanMs(config);
+    const scan = scanMs > 0 && (lastScanAt === undefined || Date.now() - lastScanAt >= scanMs) && patched(SCALING_PATCHES.pullBacklog);
+    const [h, rb, pb] = await Promise.allSettled([
+      probe.readHealth(endpointId), control.readBounds(endpointId), scan ? probe.readBacklog({ endpointId, maxAgeMs: Math.floor(scanMs / 2) }) : undefined,
+    ]);
     const now = Date.now();
+    if (scan) lastScanAt = now;
     if (rb.status === 'rejected' && typeOf(rb.reason) === FailureType.ENDPOINT_NOT_FOUND) throw rb.reason;
     if (rb.status === 'fulfilled') {
       bounds = { workersMin: rb.value.workersMin, workersMax: rb.value.workersMax };
@@ -137,6 +144,7 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     const counts = h.status === 'fulfilled' ? h.value : { inQueue: 0, inProgress: 0, running: 0, idle: 0, initializing: 0, completed: 0 };
     samples = [...samples, { at: now, ok: failed === undefined, ...counts, ...(failed ? { error: failed } : {}) }].slice(-SAMPLES_KEPT);
     healthFailures = failed ? healthFailures + 1 : 0;
+    if (pb.status === 'fulfilled' && pb.value) backlogs = mergePulled(backlogs, pb.value, now, scanMs, samples);
     backlogs = liveBacklogs(backlogs, now, config.backlogTtlMs);
     if (override && now >= override.until) override = undefined;
     const i: PolicyInput = {

@@ -59,5 +59,8 @@ export const SCALING_FAILURES = {
   notConfigured: 'SCALER_NOT_CONFIGURED',
 } as const;
 
-/** `patched()` ids of the scaler workflow's changes, defined once (none yet). */
-export const SCALING_PATCHES = {} as const;
+/** `patched()` ids of the scaler workflow's changes, defined once. */
+export const SCALING_PATCHES = {
+  /** Ticks also pull the backlog of the batches running on the endpoint (the `readBacklog` activity). */
+  pullBacklog: 'scaler-pulls-backlog',
+} as const;

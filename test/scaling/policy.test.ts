@@ -236,6 +236,26 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'pulled batch whose job time is unknown yet: a worker per targetPerWorker of its jobs, the deadline once the time is known',
+    opts: { ...fast, targetPerWorker: 10, ceiling: 8, scaleUp: { workers: 10 } },
+    ticks: [
+      { backlogs: [{ source: 'batch/c', remaining: 50, deadline: T0 + 100_000, reportedAt: T0, pulled: true }] },
+      { backlogs: [{ source: 'batch/c', remaining: 40, jobMs: 10_000, deadline: T0 + 100_000, reportedAt: T0 + 5000, pulled: true }] },
+      // A batch that keeps 3 in flight gets no more than 3 workers (its window), deadline or not.
+      { backlogs: [{ source: 'batch/c', remaining: 40, jobMs: 10_000, deadline: T0 + 100_000, concurrency: 3, reportedAt: T0 + 10_000, pulled: true }] },
+      ...times(8, { backlogs: [{ source: 'batch/c', remaining: 30, jobMs: 10_000, deadline: T0 + 100_000, concurrency: 3, reportedAt: T0 + 10_000, pulled: true }] }),
+    ],
+    check: ({ steps }) => {
+      expect(steps[0]!.d).toMatchObject({ kind: 'activate', target: 5 });
+      expect(steps[0]!.d.reason).toMatch(/backlog batch\/c: 50 jobs, job time unknown yet: 5/);
+      // 40 jobs x 10 s in 95 s: 5 (ceil 4.2), the same target.
+      expect(steps[1]!.d.reason).toMatch(/backlog batch\/c: 40 jobs x 10 s in 95 s: 5/);
+      expect(steps[2]!.d.reason).toMatch(/backlog batch\/c: 40 jobs x 10 s in 90 s: 3 \(its window\)/);
+      // After the window (30 s) the target follows the window: 3.
+      expect(changes(steps)).toEqual([[0, '5..6'], [7, '3..4']]);
+    },
+  },
+  {
     name: 'schedule window: floor 3 and ceiling 6 while it holds, the config again after',
     opts: { ...fast, minWriteGapMs: 0, scaleUp: { workers: 10 } },
     ticks: [

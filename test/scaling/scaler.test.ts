@@ -63,7 +63,9 @@ describe('scaler workflow (real platform and Temporal)', () => {
   it('oscillating load (a few jobs every 1.5 s) raises once and never flaps: writes are counted', async () => {
     const { s, scaling } = ctx;
     const ep = sleepEndpoint(s, 'oscillate', { workersMin: 0, workersMax: 1 });
-    await scaling.start(ep, { ...quick, stabilizationWindowMs: 5000 });
+    // The window spans the whole 10 s of load: any lowering while it lasts is a flap. (With 5 s, a tick that saw
+    // 4 jobs once, 3 + 1 overlapping on a loaded machine, was legitimately followed by 4 -> 3 after 5 s.)
+    await scaling.start(ep, { ...quick, stabilizationWindowMs: 12_000 });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
     const until = Date.now() + 10_000;
     while (Date.now() < until) {

@@ -1,0 +1,125 @@
+/**
+ * bench/scaling: a recorded load trace (bursts, quiet, oscillation) replayed against the embedded
+ * platform with the scaler and with static bounds, against an oracle that knows the trace:
+ * time from a burst to raised bounds and to running workers, queue delay p50/p99, worker-seconds,
+ * GraphQL writes per hour, decisions reversed within the stabilization window.
+ *
+ *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,static-ceiling,static-warm]
+ *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaling/trace.json] [--raw out.json] [--json]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { ScalingClient } from '../../client/scaling';
+import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
+import { orchestratorStack } from '../../test/helpers/orchestrator';
+import { addEndpoint, eventually, exampleCommand } from '../../test/helpers/platform';
+import { boundsChanges, burstTimes, coldStartMs, percentile, reversals, round, workerMs } from './metrics';
+import { oracle } from './oracle';
+import { replay, type Trace } from './replay';
+
+const { values } = parseArgs({
+  options: { speed: { type: 'string' }, ceiling: { type: 'string' }, modes: { type: 'string' }, config: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'string' } },
+});
+const SPEED = Number(values.speed ?? 10);
+const CEILING = Number(values.ceiling ?? 6);
+const MODES = (values.modes ?? 'scaler,static-ceiling,static-warm').split(',');
+const trace = JSON.parse(readFileSync(values.trace ?? join(__dirname, 'trace.json'), 'utf8')) as Trace;
+const scaled = (ms: number): number => Math.max(200, Math.round(ms / SPEED));
+
+/** The scaler's defaults with every duration divided by the speed, and the ceiling; `--config` on top. */
+function scalerConfig(): ScalingOptions {
+  const d = ScalingOptions.parse({});
+  const base: ScalingOptionsInput = {
+    ceiling: CEILING, intervalMs: scaled(d.intervalMs), stabilizationWindowMs: scaled(d.stabilizationWindowMs), cooldownMs: scaled(d.cooldownMs),
+    minWriteGapMs: scaled(d.minWriteGapMs), backlogScanMs: scaled(d.backlogScanMs), scaleUp: { ...d.scaleUp, periodMs: scaled(d.scaleUp.periodMs) },
+  };
+  return ScalingOptions.parse({ ...base, ...(values.config ? JSON.parse(values.config) as ScalingOptionsInput : {}) });
+}
+
+const BOUNDS: Record<string, { workersMin: number; workersMax: number }> = {
+  scaler: { workersMin: 0, workersMax: 1 }, 'static-ceiling': { workersMin: 0, workersMax: CEILING }, 'static-warm': { workersMin: CEILING, workersMax: CEILING },
+};
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+  const load = [loadavg()[0]!];
+  const s = await orchestratorStack();
+  const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
+  const config = scalerConfig();
+  const out: Record<string, unknown> = {
+    trace: trace.name, recordedS: trace.durationS, speed: SPEED, replayS: trace.durationS / SPEED, ceiling: CEILING,
+    jobs: trace.events.reduce((n, e) => n + e.n, 0), scaler: config,
+  };
+  const runs: Record<string, Record<string, unknown>> = {};
+  const raw: Record<string, unknown> = {};
+  try {
+    for (const mode of MODES) {
+      const bounds = BOUNDS[mode];
+      if (!bounds) throw new Error(`unknown mode ${mode}: scaler, static-ceiling or static-warm`);
+      // idleTimeout: RunPod's default 5 s, scaled (at least 1 s).
+      const ep = addEndpoint(s.platform, {
+        name: `bench-${mode}`, command: exampleCommand('sleep'), ...bounds, idleTimeout: Math.max(1, Math.round(5 / SPEED)), scalerType: 'REQUEST_COUNT', scalerValue: 1,
+      }).id;
+      if (mode === 'static-warm') await eventually(() => s.platform.pool.workerCounts(ep).idle >= CEILING, 60_000, 100);
+      if (mode === 'scaler') {
+        await scaling.start(ep, config);
+        await eventually(async () => (await scaling.status(ep)).ticks >= 1, 30_000, 100);
+      }
+      const ticksBefore = mode === 'scaler' ? (await scaling.status(ep)).ticks : 0;
+      const r = await replay(s.platform, ep, trace, SPEED);
+      raw[mode] = r;
+      const stateAt = Date.now();
+      const state = mode === 'scaler' ? await scaling.status(ep) : undefined;
+      if (mode === 'scaler') await scaling.stop(ep);
+      // Stop this mode's workers before the next one (they would compete for the CPU).
+      s.platform.registry.saveEndpoint({ ...s.platform.registry.endpoint(ep)!, workersMin: 0, workersMax: 0 });
+      const changes = boundsChanges(r.samples.filter((x) => x.at <= r.windowEnd));
+      const delays = r.jobs.map((j) => j.delayMs);
+      const windowMs = r.windowEnd - r.t0;
+      runs[mode] = {
+        completed: r.jobs.filter((j) => j.status === 'COMPLETED').length,
+        delayP50Ms: round(percentile(delays, 50)), delayP99Ms: round(percentile(delays, 99)), delayMaxMs: round(percentile(delays, 100)),
+        workerSeconds: round(workerMs(r.pods, r.t0, r.windowEnd) / 1000, 1), pods: r.pods.length, coldStartMs: round(coldStartMs(r.pods)),
+        bursts: burstTimes(r, CEILING).map((b) => ({ ...b, at: round(b.at) })),
+        writes: changes.length, writesPerRecordedHour: round((changes.length * 3600 * 1000) / (windowMs * SPEED), 1),
+        reversals: reversals(changes, config.stabilizationWindowMs),
+        ...(state ? { scalerWrites: state.writes, ticks: state.ticks, intervalMs: config.intervalMs,
+          tickPeriodMs: round((stateAt - r.t0) / Math.max(1, state.ticks - ticksBefore)), lastDecisions: state.decisions.slice(-6).map((d) => `${d.kind}: ${d.reason}`) } : {}),
+        // For the oracle: arrivals and execution times of this run.
+        _jobs: r.jobs.map((j) => ({ at: j.at - r.t0, ms: j.execMs, delayMs: j.delayMs })), _cold: coldStartMs(r.pods),
+      };
+      await eventually(() => s.platform.pool.podsOf(ep).every((p) => p.phase === 'exited'), 60_000, 200).catch(() => undefined);
+      load.push(loadavg()[0]!);
+    }
+  } finally {
+    await s.dispose();
+  }
+  // The oracle serves the scaler run's jobs (arrivals, execution times), paying its measured cold start:
+  // each job no later than it started with the scaler (the same queue delays), and every job within the scaler's p99.
+  const sc = runs.scaler;
+  if (sc) {
+    const cold = sc._cold as number;
+    const jobs = sc._jobs as { at: number; ms: number; delayMs: number }[];
+    const perJob = oracle(jobs, 0, cold);
+    const p99 = oracle(jobs.map(({ at, ms }) => ({ at, ms })), sc.delayP99Ms as number, cold);
+    const fmt = (o: typeof perJob) => ({ workerSeconds: round(o.workerMs / 1000, 1), busySeconds: round(o.busyMs / 1000, 1), workers: o.workers });
+    out.oracle = { coldStartMs: round(cold), sameDelays: fmt(perJob), withinScalerP99: { delayMs: sc.delayP99Ms, ...fmt(p99) } };
+    out.costRatio = { sameDelays: round((sc.workerSeconds as number) / (perJob.workerMs / 1000), 2), withinScalerP99: round((sc.workerSeconds as number) / (p99.workerMs / 1000), 2) };
+  }
+  for (const r of Object.values(runs)) {
+    delete r._jobs;
+    delete r._cold;
+  }
+  out.runs = runs;
+  if (values.raw) writeFileSync(values.raw, JSON.stringify(raw));
+  out.loadAverage = load.map((x) => round(x, 1));
+  console.log(values.json ? JSON.stringify(out, null, 2) : JSON.stringify(out, null, 1));
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+/**
+ * The oracle of bench/scaling: knows every job's arrival and execution time in advance and plans
+ * workers to serve each job within a queue delay (one for all, or each job's own), paying as little worker time as it can: a worker
+ * costs from the start of its cold start to its stop; a worker idle longer than a cold start is
+ * stopped and started again just in time (it pays min(gap, cold start) for a gap).
+ */
+
+export interface OracleJob {
+  /** Arrival, ms (any origin). */
+  at: number;
+  /** Execution time, ms. */
+  ms: number;
+  /** This job's queue delay at most, ms (else the delay given to {@link oracle}). */
+  delayMs?: number;
+}
+
+export interface OracleResult {
+  /** Worker time planned, ms (cold starts, execution, idle gaps kept warm). */
+  workerMs: number;
+  /** Execution time alone, ms: no plan pays less. */
+  busyMs: number;
+  /** Workers the plan uses (each one is reused, stopped over long gaps). */
+  workers: number;
+  /** The largest queue delay of the plan, ms (at most the delay asked for). */
+  maxDelayMs: number;
+}
+
+/**
+ * A greedy plan in arrival order: each job goes where it adds the least worker time (a worker that
+ * frees within the delay adds nothing; an idle worker adds its gap, at most a cold start; a new
+ * worker adds a cold start, started ahead so the job does not wait). Not proven minimal: an upper
+ * bound of the true minimum, with `busyMs` as a lower bound.
+ */
+export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): OracleResult {
+  const sorted = [...jobs].sort((a, b) => a.at - b.at);
+  const free: number[] = [];
+  let workerMs = 0;
+  let busyMs = 0;
+  let maxDelayMs = 0;
+  for (const j of sorted) {
+    busyMs += j.ms;
+    const d = j.delayMs ?? delayMs;
+    // A busy worker that frees within the delay: no extra worker time (the earliest to free).
+    let wait = -1;
+    for (let i = 0; i < free.length; i++) if (free[i]! > j.at && free[i]! <= j.at + d && (wait < 0 || free[i]! < free[wait]!)) wait = i;
+    // An idle worker: the one idle the shortest (its gap is paid, at most a cold start).
+    let idle = -1;
+    for (let i = 0; i < free.length; i++) if (free[i]! <= j.at && (idle < 0 || free[i]! > free[idle]!)) idle = i;
+    const idleCost = idle >= 0 ? Math.min(j.at - free[idle]!, coldMs) : Infinity;
+    if (wait >= 0 && (idle < 0 || idleCost > 0)) {
+      maxDelayMs = Math.max(maxDelayMs, free[wait]! - j.at);
+      free[wait] = free[wait]! + j.ms;
+      workerMs += j.ms;
+    } else if (idle >= 0) {
+      free[idle] = j.at + j.ms;
+      workerMs += idleCost + j.ms;
+    } else {
+      free.push(j.at + j.ms);
+      workerMs += coldMs + j.ms;
+    }
+  }
+  return { workerMs, busyMs, workers: free.length, maxDelayMs };
+}

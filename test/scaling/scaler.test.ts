@@ -25,19 +25,16 @@ describe('scaler workflow (real platform and Temporal)', () => {
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
 
     const before = (await scaling.status(ep)).ticks;
-    const sent = Date.now();
     const ids = await submit(s, ep, 6, 2500);
     await eventually(async () => (await boundsOf(gql, ep)).workersMax >= 6, 10_000, 20);
-    const raisedAfter = Date.now() - sent;
     await eventually(() => livePods(s, ep).length >= 6, 10_000);
     const state = await scaling.status(ep);
     // Within one interval: by the first tick that started after the jobs were queued (the one under
-    // way then, number before + 1, may have sampled before them). In time: an interval and the tick's calls.
+    // way then, number before + 1, may have sampled before them). Wall-clock figures are bench/scaling's.
     const raise = state.decisions.find((d) => d.bounds.workersMax >= 6)!;
     expect(['activate', 'scale-up']).toContain(raise.kind);
     expect(raise.tick).toBeLessThanOrEqual(before + 2);
     expect(raise.reason).toMatch(/load \d+ queued \+ \d+ in progress/);
-    expect(raisedAfter).toBeLessThan(1000 + 3000);
 
     // Quiet: the load ends when the last job completes; the bounds hold for the window (6 s).
     for (const id of ids) await waitForStatus(s.platform.url, ep, id, ['COMPLETED'], 20_000);

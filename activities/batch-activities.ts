@@ -2,12 +2,11 @@
  * The batch activities, bound to their dependencies: open (check the input and the endpoint, count
  * the lines, find the price), step (all per-job I/O, in bulk) and finish (outcome files).
  */
-import { existsSync } from 'node:fs';
 import { Context } from '@temporalio/activity';
 import { FailureType } from '../contracts/names';
 import { isPlatformApiError } from '../platform-api';
 import { createChildActivities } from './batch/children';
-import { countLines } from './batch/input';
+import { batchInput, isS3Location, type BatchInput } from './batch/locations';
 import { type BatchInbox } from './batch/inbox';
 import { type PriorityBoard } from './batch/priority-board';
 import { finishBatch, type FinishRequest, type FinishResult } from './batch/finish';
@@ -17,7 +16,7 @@ import { type StepRequest, type StepResult } from './batch/types';
 import { type CompletionHub } from './completion-hub';
 import { fatal, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
-import { type ResultsStore } from './results-store';
+import { isStoreError, type ObjectStore } from './store/object-store';
 import { countedQueue, type QueueMethods } from './service-calls';
 
 export type { StepRequest, StepResult } from './batch/types';
@@ -28,7 +27,7 @@ export type { SelectRequest, SelectResult } from './batch/retry';
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
   queue: QueueMethods;
-  store: ResultsStore;
+  store: ObjectStore;
   /** Where webhooks of batch jobs wait; without it (or a hub), batches poll. */
   inbox?: BatchInbox;
   hub?: CompletionHub;
@@ -60,14 +59,18 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   return {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
-      if (!existsSync(req.source)) throw fatal(FailureType.BAD_REQUEST, `input file ${req.source} not found (it must be readable by the daemon)`, { source: req.source });
+      const input = await existing(req.source);
+      if (!input) {
+        const where = isS3Location(req.source) ? 'input object' : 'input file';
+        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, { source: req.source });
+      }
       try {
         await queue.health(req.endpointId);
       } catch (err) {
         if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
         throw toFailure(err);
       }
-      const { lines, bytes } = countLines(req.source);
+      const { lines, bytes } = await input.count();
       const price = req.pricePerHour ?? (await deps.price?.(req.endpointId).catch(() => undefined));
       return { total: lines, bytes, ...(price !== undefined ? { pricePerHour: price } : {}) };
     },
@@ -96,3 +99,14 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 }
 
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+
+/** The input when it exists; a bad s3:// URL is a bad request (not retried), network errors are retried. */
+async function existing(source: string): Promise<BatchInput | undefined> {
+  try {
+    const input = batchInput(source);
+    return (await input.exists()) ? input : undefined;
+  } catch (err) {
+    if (isStoreError(err)) throw fatal(FailureType.BAD_REQUEST, `input ${source}: ${err.message}`, { source });
+    throw err;
+  }
+}

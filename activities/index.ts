@@ -4,4 +4,5 @@ export * from './completion-hub';
 export * from './errors';
 export * from './metrics';
 export * from './outcome';
-export * from './results-store';
+export * from './store/object-store';
+export { checkConditionalWrites, openResultsStore } from './store/open';

@@ -1,19 +1,20 @@
 import { activityInfo, CompleteAsyncError, Context } from '@temporalio/activity';
 import { isTerminal, type InputLine, type JobRecord, type JobSubmission, type Policy, type RemoteOutcome, type S3Config } from '../contracts';
-import { parseLine, readLineAt } from './batch/input';
+import { parseLine } from './batch/input';
+import { batchInput, isS3Location } from './batch/locations';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type CompletionHub } from './completion-hub';
 import { fatal, FailureType, notDone, toFailure } from './errors';
 import { noopMetrics, type ActivityMetrics } from './metrics';
 import { idempotencyKey, streamKey, submitJournalKey, type RunScope } from '../contracts/names';
 import { toOutcome } from './outcome';
-import { type ResultsStore } from './results-store';
+import { isStoreError, type ObjectStore } from './store/object-store';
 import { countedQueue } from './service-calls';
 
 /** What the activities need; injected by the daemon (and by tests). */
 export interface ActivityDeps {
   queue: Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
-  store: ResultsStore;
+  store: ObjectStore;
   /** Needed for webhook completion; without it, webhook mode falls back to polling. */
   hub?: CompletionHub;
   metrics?: ActivityMetrics;
@@ -73,7 +74,7 @@ export function createJobActivities(deps: ActivityDeps) {
     }
   }
 
-  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): RemoteOutcome => toOutcome(record, { ...ref, store, via, metrics });
+  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): Promise<RemoteOutcome> => toOutcome(record, { ...ref, store, via, metrics });
 
   return {
     /**
@@ -83,8 +84,9 @@ export function createJobActivities(deps: ActivityDeps) {
      */
     async submitJob(a: SubmitArgs): Promise<SubmitResult> {
       const journal = submitJournalKey(a, a.attempt);
-      if (store.has(journal)) return store.get(journal) as SubmitResult;
-      const body: JobSubmission = a.line ? lineBody(a.line) : { input: a.input };
+      const known = (await store.find(journal)) as SubmitResult | undefined;
+      if (known) return known;
+      const body: JobSubmission = a.line ? await lineBody(a.line) : { input: a.input };
       if (a.policy) body.policy = a.policy;
       if (a.s3Config) body.s3Config = a.s3Config;
       if (a.webhook && deps.hub) body.webhook = deps.hub.webhookUrl(a, a.inlineLimit);
@@ -96,7 +98,7 @@ export function createJobActivities(deps: ActivityDeps) {
           const record = await queue.runSync(a.endpointId, body, { waitMs: a.syncWaitMs, idempotencyKey: key });
           result = { remoteJobId: record.id };
           if (isTerminal(record.status)) {
-            result.outcome = finished(record, { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit }, 'runsync');
+            result.outcome = await finished(record, { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit }, 'runsync');
           }
         } else {
           result = { remoteJobId: (await queue.run(a.endpointId, body, { idempotencyKey: key })).id };
@@ -105,7 +107,8 @@ export function createJobActivities(deps: ActivityDeps) {
         if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${a.endpointId} not found`, { endpointId: a.endpointId });
         throw toFailure(err);
       }
-      store.put(journal, result);
+      // Written once: a concurrent attempt of this activity that journaled first is the answer.
+      if (!(await store.create(journal, result))) return (await store.get(journal)) as SubmitResult;
       return result;
     },
 
@@ -131,13 +134,14 @@ export function createJobActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Drains `/stream` into the results store until the job finishes. Each chunk is appended
-     * (fsync) before the count is heartbeated; a restarted drain resumes from the stored count.
+     * Drains `/stream` into the results store until the job finishes. The chunks of each answer
+     * are appended as one group (durable) before the count is heartbeated; a restarted drain
+     * resumes from what the store holds (the service never sends a chunk twice).
      */
     async drainStream(ref: RunRef): Promise<RemoteOutcome> {
       const ctx = Context.current();
       const key = streamKey(ref, ref.remoteJobId, ref.retries);
-      let count = store.lines(key).length;
+      let count = (await store.tail(key)).lines.length;
       for (;;) {
         ctx.heartbeat({ chunks: count });
         let answer;
@@ -147,9 +151,9 @@ export function createJobActivities(deps: ActivityDeps) {
           if (isPlatformApiError(err, 'NOT_FOUND')) return explain404(ref.endpointId, ref.remoteJobId);
           throw toFailure(err);
         }
-        for (const chunk of answer.stream) {
-          store.append(key, chunk);
-          count++;
+        if (answer.stream.length > 0) {
+          await store.append(key, answer.stream);
+          count += answer.stream.length;
         }
         ctx.heartbeat({ chunks: count });
         if (answer.stream.length > 0) continue;
@@ -158,9 +162,9 @@ export function createJobActivities(deps: ActivityDeps) {
         // Services that do not hold an empty /stream request get a short pause instead of a spin.
         if (answer.status === undefined) await ctx.sleep(500);
       }
-      const outcome = finished(await status(ref), ref, 'stream');
+      const outcome = await finished(await status(ref), ref, 'stream');
       outcome.streamChunks = count;
-      if (count > 0) outcome.streamRef = store.ref(key);
+      if (count > 0) outcome.streamRef = await store.ref(key);
       return outcome;
     },
 
@@ -191,11 +195,13 @@ export function createJobActivities(deps: ActivityDeps) {
 export type JobActivities = ReturnType<typeof createJobActivities>;
 
 /** The submission body of an input line (the batch's reading rules); a line that is no job is a bad request. */
-function lineBody(line: InputLine): JobSubmission {
+async function lineBody(line: InputLine): Promise<JobSubmission> {
   let text: string;
   try {
-    text = readLineAt(line.source, line.offset, line.length);
+    text = await batchInput(line.source).readLineAt(line.offset, line.length);
   } catch (err) {
+    // Network and permission errors of an s3:// input are retried; a missing input is not.
+    if (isS3Location(line.source) && !isStoreError(err)) throw toFailure(err);
     throw fatal(FailureType.BAD_REQUEST, `input line ${line.index + 1} of ${line.source} cannot be read: ${(err as Error).message}`, { source: line.source });
   }
   const p = parseLine(text, line.format, line.policy);

@@ -1,7 +1,7 @@
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
 import { type ActivityMetrics } from './metrics';
 import { outputKey, type RunScope } from '../contracts/names';
-import { type ResultsStore } from './results-store';
+import { type ObjectStore } from './store/object-store';
 
 /** A job's error as one string: the service passes handler errors through as any JSON. */
 export function errorText(error: unknown): string | undefined {
@@ -31,15 +31,15 @@ export function errorType(error: unknown): string | undefined {
  * The small, history-safe summary of a finished remote job. Outputs over `inlineLimit` JSON
  * bytes are written to the results store and referenced. Counted in `metrics` when given.
  */
-export function toOutcome(
+export async function toOutcome(
   record: JobRecord,
-  ctx: RunScope & { retries: number; inlineLimit: number; store: ResultsStore; via: RemoteOutcome['via']; metrics?: ActivityMetrics },
-): RemoteOutcome {
+  ctx: RunScope & { retries: number; inlineLimit: number; store: ObjectStore; via: RemoteOutcome['via']; metrics?: ActivityMetrics },
+): Promise<RemoteOutcome> {
   if (!isTerminal(record.status)) throw new Error(`job ${record.id} is not finished (${record.status})`);
   const outcome: RemoteOutcome = { remoteJobId: record.id, status: record.status, observedAt: Date.now(), via: ctx.via };
   if (record.output !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(record.output));
-    if (bytes > ctx.inlineLimit) outcome.outputRef = ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
+    if (bytes > ctx.inlineLimit) outcome.outputRef = await ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
     else outcome.output = record.output;
   }
   Object.assign(outcome, runEndOf(record, 8192));

@@ -1,7 +1,9 @@
 /** What every orchestration's client shares: its options, the task queue, the results store, run lookup. */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { TASK_QUEUE, type RunScope } from '../contracts';
-import { FsResultsStore } from '../activities/results-store';
+import { join } from 'node:path';
+import { type ObjectStore } from '../activities/store/object-store';
+import { openResultsStore } from '../activities/store/open';
 
 export interface ClientOptions {
   client: Client;
@@ -11,22 +13,38 @@ export interface ClientOptions {
    */
   taskQueue?: string;
   /**
-   * The daemon's results dir: outputs, streams and batch outcomes are read there.
+   * The daemon's results dir: outputs, streams and batch outcomes are read there (when `resultsUrl` is not given).
    * @default '.data/results'
    */
   resultsDir?: string;
+  /**
+   * The daemon's results store as SLUICE_RESULTS_URL names it: `s3://bucket/prefix` (endpoint and
+   * credentials from the standard AWS variables), `file:///dir` or a directory.
+   * @default resultsDir
+   */
+  resultsUrl?: string;
 }
 
 /** The base of `JobClient` and `BatchClient`. */
 export abstract class OrchestrationClient {
   protected readonly client: Client;
   protected readonly taskQueue: string;
-  protected readonly store: FsResultsStore;
+  protected readonly store: ObjectStore;
 
   constructor(o: ClientOptions) {
     this.client = o.client;
     this.taskQueue = o.taskQueue ?? TASK_QUEUE;
-    this.store = new FsResultsStore(o.resultsDir ?? '.data/results');
+    this.store = openResultsStore(o.resultsUrl ?? o.resultsDir ?? '.data/results');
+  }
+
+  /** Releases the results store's connections (S3); the Temporal client is the caller's to close. */
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  /** Where a key of the results store is, for people: a file path, or an s3:// URL. */
+  protected locationOf(key: string): string {
+    return this.store.kind === 'fs' ? join(this.store.url, key) : `${this.store.url}${key}`;
   }
 
   /** True when a workflow with this id exists. */

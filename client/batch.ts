@@ -1,13 +1,12 @@
 /** The library's batch orchestration: many jobs from a JSONL file, durably, through the batch workflow. */
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
-import { createReadStream, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import {
   BatchConfigure, BatchWorkflowInput, batchIdOf, batchWorkflowId,
   type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
 } from '../contracts';
+import { batchInput, isS3Location, outputStore, valueLines } from '../activities/batch/locations';
 import { outcomesSoFar } from '../activities/batch/outcomes';
 import { mergedResults } from '../activities/batch/retry';
 import { OrchestrationClient, type ClientOptions } from './base';
@@ -47,11 +46,17 @@ export class BatchClient extends OrchestrationClient {
     super(o);
   }
 
-  /** Starts a batch; the input file and output dir are made absolute (the daemon reads and writes them). */
+  /**
+   * Starts a batch; a local input file and output dir are made absolute (the daemon reads and
+   * writes them); `s3://bucket/key` and `s3://bucket/prefix/` are taken as they are (endpoint and
+   * credentials from the AWS variables, here and on the daemon). A missing input is refused here.
+   */
   async start(init: BatchStart): Promise<string> {
     const { id, retryOf: _retryOf, ...rest } = init as BatchWorkflowInputInit & { id?: string };
-    const input = BatchWorkflowInput.parse({ ...rest, source: resolve(rest.source), outDir: resolve(rest.outDir) });
-    if (!existsSync(input.source)) throw new Error(`input file ${input.source} not found`);
+    const at = (location: string): string => (isS3Location(location) ? location : resolve(location));
+    const input = BatchWorkflowInput.parse({ ...rest, source: at(rest.source), outDir: at(rest.outDir) });
+    outputStore(input.outDir); // a bad s3:// output URL is refused before anything starts
+    if (!(await batchInput(input.source).exists())) throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
     // A batch id is never reused by a new batch (its output dir and results would mix); retry-failed reuses it on purpose.
     await this.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input], workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
@@ -128,15 +133,14 @@ export class BatchClient extends OrchestrationClient {
     const h = this.handle(id);
     const d = await h.describe();
     const input = await batchInputOf(this.client, h.workflowId);
-    const outDir = input?.outDir;
-    const file = outDir ? resolve(outDir, 'results.jsonl') : undefined;
-    if (d.status.name !== 'RUNNING' && file && existsSync(file)) {
-      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (line) yield JSON.parse(line) as BatchResultLine;
+    const out = input?.outDir ? outputStore(input.outDir) : undefined;
+    if (d.status.name !== 'RUNNING' && out && (await out.has('results.jsonl'))) {
+      for await (const line of valueLines(out, 'results.jsonl')) yield line as BatchResultLine;
       return;
     }
     const run = { workflowId: h.workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
     // A retry-failed run: the previous outcomes of the inputs it does not re-run, then its own so far.
-    if (input?.retryOf && outDir) yield* mergedResults(this.store, run, outDir, input.retryOf.attempt);
+    if (input?.retryOf && out) yield* mergedResults(this.store, run, out, input.retryOf.attempt);
     else yield* outcomesSoFar(this.store, run);
   }
 

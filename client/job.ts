@@ -1,10 +1,10 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import {
   JobWorkflowInput, jobWorkflowId, streamPrefix,
-  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef,
+  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef, type RunScope,
 } from '../contracts';
+import { type StoreEntry } from '../activities/store/object-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';
@@ -110,23 +110,37 @@ export class JobClient extends OrchestrationClient {
   }
 
   /** The job's output, loaded from the results store when it was too big for history. */
-  output(result: Pick<JobWorkflowResult, 'output' | 'outputRef'>): unknown {
+  async output(result: Pick<JobWorkflowResult, 'output' | 'outputRef'>): Promise<unknown> {
     return result.outputRef ? this.store.get(result.outputRef) : result.output;
   }
 
   /** The stream chunks drained for the job (in order). */
-  chunks(ref: OutputRef | undefined): unknown[] {
+  async chunks(ref: OutputRef | undefined): Promise<unknown[]> {
     return ref ? this.store.lines(ref.key) : [];
   }
 
   /** Every stream chunk stored for the job's latest run so far, in order (earlier attempts first). */
   async streamChunks(workflowId: string): Promise<unknown[]> {
-    return this.store.keys(streamPrefix(await this.runOf(workflowId))).flatMap((key) => this.store.lines(key));
+    const out: unknown[] = [];
+    for (const key of await this.streamKeys(await this.runOf(workflowId))) out.push(...(await this.store.lines(key)));
+    return out;
   }
 
-  /** The files holding the job's stream chunks (JSON lines, one file per attempt). */
+  /** The files (or s3:// objects) holding the job's stream chunks (JSON lines, one per attempt). */
   async streamFiles(workflowId: string): Promise<string[]> {
-    return this.store.keys(streamPrefix(await this.runOf(workflowId))).map((key) => join(this.store.dir, key));
+    return (await this.streamKeys(await this.runOf(workflowId))).map((key) => this.locationOf(key));
+  }
+
+  /** The stream logs of a run, oldest first (one per remote run of the job). */
+  private async streamKeys(run: RunScope): Promise<string[]> {
+    const entries: StoreEntry[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.store.list(streamPrefix(run), after === undefined ? {} : { after });
+      entries.push(...page.entries);
+      after = page.next;
+    } while (after !== undefined);
+    return entries.sort((a, b) => a.created - b.created || (a.key < b.key ? -1 : 1)).map((e) => e.key);
   }
 
 
@@ -135,15 +149,15 @@ export class JobClient extends OrchestrationClient {
    * closes. Chunks of earlier attempts come first, in order.
    */
   async *follow(workflowId: string, pollMs = 200): AsyncGenerator<unknown> {
-    const printed = new Map<string, number>();
+    // Per stream log, the position read up to: each poll reads only what was appended since.
+    const read = new Map<string, number>();
     for (;;) {
       const d = await this.client.workflow.getHandle(workflowId).describe();
       const closed = d.status.name !== 'RUNNING';
-      const prefix = streamPrefix({ workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId });
-      for (const key of this.store.keys(prefix)) {
-        const lines = this.store.lines(key);
-        for (const chunk of lines.slice(printed.get(key) ?? 0)) yield chunk;
-        printed.set(key, lines.length);
+      for (const key of await this.streamKeys({ workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId })) {
+        const t = await this.store.tail(key, read.get(key) ?? 0);
+        for (const chunk of t.lines) yield chunk;
+        read.set(key, t.at);
       }
       if (closed) return;
       await new Promise((r) => setTimeout(r, pollMs));

@@ -1,11 +1,31 @@
 /** The settings of the daemon and the CLI: one zod schema over environment variables, shared by both. */
 import { z } from 'zod';
 import { TASK_QUEUE } from '../contracts';
+import { parseS3Url } from '../activities/store/open';
 import { ConfigError } from './errors';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = z.coerce.number({ error: 'must be a port number from 0 to 65535' }).int({ error: 'must be a port number from 0 to 65535' }).min(0).max(65535);
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** What is wrong with a results store URL (`s3://bucket/prefix`, `file:///dir` or a directory), if anything. */
+export function resultsUrlProblem(value: string): string | undefined {
+  if (value.startsWith('s3://')) {
+    try {
+      parseS3Url(value);
+    } catch (err) {
+      return `${(err as Error).message} (s3://bucket/prefix expected)`;
+    }
+    return undefined;
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('file://')) return 'must be s3://bucket/prefix, file:///dir or a directory path';
+  return undefined;
+}
+
+const resultsUrl = z.string().min(1).superRefine((v, ctx) => {
+  const problem = resultsUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * What every client of Temporal and the service needs: the daemon and the CLI read the same
@@ -27,6 +47,11 @@ const connection = {
   SLUICE_GRAPHQL_URL: url.optional(),
   SLUICE_API_KEY: z.string().min(1, { error: 'must not be empty' }).optional(),
   SLUICE_RESULTS_DIR: z.string().min(1).default('.data/results'),
+  /**
+   * The results store: `s3://bucket/prefix` (endpoint and credentials from the standard AWS
+   * variables), `file:///dir` or a directory. @default SLUICE_RESULTS_DIR
+   */
+  SLUICE_RESULTS_URL: resultsUrl.optional(),
 };
 
 const ClientSchema = z.object(connection);
@@ -91,6 +116,9 @@ function parse<S extends z.ZodObject>(schema: S, env: Record<string, string | un
   if (issues.length > 0 || !r.success) throw new ConfigError(issues);
   return r.data;
 }
+
+/** The results store a configuration names: SLUICE_RESULTS_URL, else SLUICE_RESULTS_DIR. */
+export const resultsUrlOf = (c: Pick<ClientConfig, 'SLUICE_RESULTS_URL' | 'SLUICE_RESULTS_DIR'>): string => c.SLUICE_RESULTS_URL ?? c.SLUICE_RESULTS_DIR;
 
 /** Parses the daemon's environment; every missing or bad variable is named at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DaemonConfig {

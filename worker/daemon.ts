@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
@@ -13,12 +13,14 @@ import { createScaleWindowActivities } from '../activities/scale-window-activiti
 import { backlogScanner } from '../activities/scaling-backlog';
 import { MemoryInbox } from '../activities/batch/inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
-import { FsResultsStore } from '../activities/results-store';
+import { type ObjectStore } from '../activities/store/object-store';
+import { checkConditionalWrites, openResultsStore } from '../activities/store/open';
 import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOptions } from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
-import { type DaemonConfig } from './config';
+import { resultsUrlOf, type DaemonConfig } from './config';
+import { ConfigError } from './errors';
 import { createDaemonServer } from './http-server';
 import { DaemonMetrics } from './metrics';
 import { startRateShare, type RateShare } from './rate-share';
@@ -54,23 +56,50 @@ export interface Daemon {
   share?: RateShare;
 }
 
-/** The webhook secret: configured, or generated once and kept in the results dir. */
-function webhookSecret(config: DaemonConfig, dir: string): string {
+/**
+ * The webhook secret: configured, or generated once and kept in the results store (a local
+ * directory: its `.webhook-secret` file, as before; S3: created once, so daemons sharing the bucket share it).
+ */
+async function webhookSecret(config: DaemonConfig, store: ObjectStore): Promise<string> {
   if (config.SLUICE_WEBHOOK_SECRET) return config.SLUICE_WEBHOOK_SECRET;
-  const file = join(dir, '.webhook-secret');
+  const generated = randomBytes(32).toString('base64url');
+  if (store.kind === 's3') {
+    await store.create(WEBHOOK_SECRET_KEY, generated);
+    return String(await store.get(WEBHOOK_SECRET_KEY));
+  }
+  const file = join(store.url, '.webhook-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  mkdirSync(store.url, { recursive: true });
+  writeFileSync(file, generated, { mode: 0o600 });
+  return generated;
+}
+
+const WEBHOOK_SECRET_KEY = '_sluice/webhook-secret.json';
+
+/**
+ * The results store of SLUICE_RESULTS_URL (else SLUICE_RESULTS_DIR). On S3 it must honour
+ * conditional writes (journals and appends rely on them): checked here, or the daemon refuses to start.
+ */
+async function openStore(config: DaemonConfig): Promise<ObjectStore> {
+  const url = resultsUrlOf(config);
+  const variable = config.SLUICE_RESULTS_URL !== undefined ? 'SLUICE_RESULTS_URL' : 'SLUICE_RESULTS_DIR';
+  let store: ObjectStore | undefined;
+  try {
+    store = openResultsStore(url);
+    if (store.kind === 's3') await checkConditionalWrites(store);
+    return store;
+  } catch (err) {
+    await store?.close().catch(() => undefined);
+    const hint = url.startsWith('s3://') ? ' (endpoint and credentials: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)' : '';
+    throw new ConfigError([{ variable, message: `the results store ${url} cannot be used: ${(err as Error).message || (err as Error).name}${hint}` }]);
+  }
 }
 
 /** Starts the worker daemon: Temporal worker, webhook receiver, health and metrics. */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const { config } = o;
   const logger = o.logger ?? createLogger('daemon');
-  const resultsDir = resolve(config.SLUICE_RESULTS_DIR);
-  const store = new FsResultsStore(resultsDir);
+  const store = await openStore(config);
   const metrics = new DaemonMetrics();
   // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
   const live: { hub?: WebhookHub; worker?: Worker } = {};
@@ -93,7 +122,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const connection = o.connection ?? (await connectWorker(config));
   const inbox = new MemoryInbox();
   const hub = (live.hub = new WebhookHub({
-    secret: webhookSecret(config, resultsDir), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
+    secret: await webhookSecret(config, store), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
@@ -129,6 +158,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     });
     if (!o.connection) await connection.close();
     if (!o.client) await client.connection.close();
+    await store.close();
   });
   logger.info({ url, taskQueue: config.SLUICE_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, 'daemon running');
   return {

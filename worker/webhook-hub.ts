@@ -6,7 +6,7 @@ import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '.
 import { awaitActivityId, FailureType } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
 import { toOutcome } from '../activities/outcome';
-import { type ResultsStore } from '../activities/results-store';
+import { type ObjectStore } from '../activities/store/object-store';
 import { type ActivityMetrics } from '../activities/metrics';
 import { type MemoryInbox } from '../activities/batch/inbox';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
@@ -17,7 +17,7 @@ export interface WebhookHubOptions {
   /** Base URL of the daemon as the service reaches it. */
   publicUrl: string;
   client: Client;
-  store: ResultsStore;
+  store: ObjectStore;
   queue: Pick<QueueClient, 'status'>;
   logger: Logger;
   metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
@@ -120,7 +120,8 @@ export class WebhookHub implements CompletionHub {
     const started = Date.now();
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);
-    const outcome = toOutcome(record, { ...run, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
+    // A big output is stored first; an activity registering meanwhile is found in `pending` below.
+    const outcome = await toOutcome(record, { ...run, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
     const p = this.pending.get(k);
     if (p) {
       this.pending.delete(k);
@@ -207,7 +208,7 @@ export class WebhookHub implements CompletionHub {
       const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
       if (isTerminal(record.status) && this.pending.get(k) === p) {
         this.pending.delete(k);
-        const outcome = toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
+        const outcome = await toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
         await this.complete(p, outcome);
         return;
       }

@@ -5,8 +5,9 @@
  */
 import { batchChildId, batchKeys, submitJournalKey } from '../../contracts/names';
 import { type InputFormat, type Policy, type RunScope } from '../../contracts';
-import { type ResultsStore } from '../results-store';
-import { keyOf, parseLine, readLines } from './input';
+import { type ObjectStore } from '../store/object-store';
+import { keyOf, parseLine } from './input';
+import { batchInput } from './locations';
 import { outcomeSegments } from './outcomes';
 import { subsetOf } from './retry';
 import { type Cursor, type Final, type LineRef } from './types';
@@ -61,11 +62,11 @@ const withPrice = async <T extends object>(res: T, want: boolean | undefined, en
   return p !== undefined ? { ...res, pricePerHour: p } : res;
 };
 
-export function createChildActivities(store: ResultsStore, price?: Price) {
+export function createChildActivities(store: ObjectStore, price?: Price) {
   return {
     /** A page of input lines for child job workflows: positions and keys only, never the inputs. */
     async readChildLines(req: ChildPageRequest): Promise<ChildPage> {
-      const page = readLines(req.source, req.from, req.lines, req.subset ? subsetOf(store, req.run).has : undefined);
+      const page = await batchInput(req.source).readLines(req.from, req.lines, req.subset ? (await subsetOf(store, req.run)).has : undefined);
       const res: ChildPage = { refs: [], bad: [], cursor: page.cursor, eof: page.eof || page.lines.length === 0 };
       for (const line of page.lines) {
         const p = parseLine(line.text, req.inputFormat, req.policy);
@@ -87,24 +88,27 @@ export function createChildActivities(store: ResultsStore, price?: Price) {
      */
     async writeChildOutcomes(req: ChildOutcomesRequest): Promise<{ pricePerHour?: number }> {
       const outputs: { output?: unknown }[] = [];
-      const finals = req.write.map((f): Final => {
+      const finals: Final[] = [];
+      for (const f of req.write) {
         const { out, cr, ...fin } = f;
-        if (out !== undefined && store.has(out)) {
+        const output = out !== undefined ? await store.find(out) : undefined;
+        if (output !== undefined) {
           fin.c = { seq: req.seq, n: outputs.length };
-          outputs.push({ output: store.get(out) });
+          outputs.push({ output });
         }
         if (cr !== undefined && fin.ids.length === 0) {
           const child = { workflowId: batchChildId(req.run.workflowId, f.i), runId: cr };
-          for (let a = 1; store.has(submitJournalKey(child, a)); a++) {
-            const { remoteJobId } = store.get(submitJournalKey(child, a)) as { remoteJobId: string };
-            if (!fin.ids.includes(remoteJobId)) fin.ids.push(remoteJobId);
+          for (let a = 1; ; a++) {
+            const journal = (await store.find(submitJournalKey(child, a))) as { remoteJobId: string } | undefined;
+            if (!journal) break;
+            if (!fin.ids.includes(journal.remoteJobId)) fin.ids.push(journal.remoteJobId);
             fin.a = Math.max(fin.a, a);
           }
         }
-        return fin;
-      });
-      if (outputs.length > 0) store.putLines(batchKeys.completions(req.run, req.seq), outputs);
-      outcomeSegments(store, req.run, req.seq, finals, req.source);
+        finals.push(fin);
+      }
+      if (outputs.length > 0) await store.putLines(batchKeys.completions(req.run, req.seq), outputs);
+      await outcomeSegments(store, req.run, req.seq, finals, batchInput(req.source));
       return withPrice({}, req.wantPrice, req.endpointId, price);
     },
   };

@@ -1,13 +1,13 @@
 /**
  * The end of a batch: the last outcomes, NOT_SUBMITTED for every input never sent (read from the
- * file in pages), then results.jsonl, dead-letter.jsonl and summary.json in the output directory.
+ * file in pages), then results.jsonl, dead-letter.jsonl and summary.json in the output directory
+ * or `s3://` prefix.
  */
-import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { batchKeys } from '../../contracts/names';
 import { type BatchResultLine, type BatchState, type InputFormat, type Policy, type RunScope } from '../../contracts';
-import { type ResultsStore } from '../results-store';
-import { parseLine, readLineAt, readLines } from './input';
+import { type ObjectStore } from '../store/object-store';
+import { parseLine } from './input';
+import { batchInput, outputStore } from './locations';
 import { mergeOutcomes, outcomeSegments } from './outcomes';
 import { mergeRetry, subsetOf } from './retry';
 import { type Cursor, type Final, type LineRef } from './types';
@@ -43,8 +43,10 @@ export interface FinishResult {
 
 const PAGE = 5000;
 
-export async function finishBatch(store: ResultsStore, req: FinishRequest, beat: () => void): Promise<FinishResult> {
-  outcomeSegments(store, req.run, req.seq, req.write, req.source);
+export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: () => void): Promise<FinishResult> {
+  const input = batchInput(req.source);
+  const out = outputStore(req.outDir);
+  await outcomeSegments(store, req.run, req.seq, req.write, input);
   let notSubmitted = 0;
   let badInput = 0;
   const now = Date.now();
@@ -59,18 +61,23 @@ export async function finishBatch(store: ResultsStore, req: FinishRequest, beat:
   };
   const restKey = (k: number): string => batchKeys.outcomes(req.run, req.seq).replace(/\.jsonl$/, `-rest-${String(k).padStart(6, '0')}.jsonl`);
   let k = 0;
-  if (req.deferred.length > 0) store.putLines(restKey(k++), req.deferred.map((d) => unsent(d.i, readLineAt(req.source, d.o, d.l))));
+  if (req.deferred.length > 0) {
+    const rest: BatchResultLine[] = [];
+    for (const d of req.deferred) rest.push(unsent(d.i, await input.readLineAt(d.o, d.l)));
+    await store.putLines(restKey(k++), rest);
+  }
+  const keep = req.retry ? (await subsetOf(store, req.run)).has : undefined;
   let cursor = req.cursor;
   let eof = req.eof;
   while (!eof) {
     beat();
-    const page = readLines(req.source, cursor, PAGE, req.retry ? subsetOf(store, req.run).has : undefined);
-    if (page.lines.length > 0) store.putLines(restKey(k++), page.lines.map((l) => unsent(l.i, l.text)));
+    const page = await input.readLines(cursor, PAGE, keep);
+    if (page.lines.length > 0) await store.putLines(restKey(k++), page.lines.map((l) => unsent(l.i, l.text)));
     cursor = page.cursor;
     eof = page.eof || page.lines.length === 0;
   }
-  const retried = req.retry ? await mergeRetry(store, req.run, req.outDir, req.retry.attempt, beat) : undefined;
-  const merged = retried ?? (await mergeOutcomes(store, req.run, req.outDir, beat));
+  const retried = req.retry ? await mergeRetry(store, req.run, out, req.retry.attempt, beat) : undefined;
+  const merged = retried ?? (await mergeOutcomes(store, req.run, out, beat));
   const counts = { ...req.state.counts, byStatus: { ...req.state.counts.byStatus } };
   if (notSubmitted > 0) counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
   if (badInput > 0) counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
@@ -83,9 +90,6 @@ export async function finishBatch(store: ResultsStore, req: FinishRequest, beat:
     overall = all;
     summary = { ...summary, counts: { ...counts, total: all.total, done: all.total, byStatus: all.byStatus }, ...(summary.retry ? { retry: { ...summary.retry, byStatus: counts.byStatus } } : {}) };
   }
-  mkdirSync(req.outDir, { recursive: true });
-  const file = join(req.outDir, 'summary.json');
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  await out.put('summary.json', summary);
   return { notSubmitted, badInput, results: merged.results, deadLetter: merged.deadLetter, ...(overall ? { overall } : {}) };
 }

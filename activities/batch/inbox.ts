@@ -8,7 +8,7 @@ import { runKey } from '../../contracts/names';
 /** What batch steps need of the inbox. */
 export interface BatchInbox {
   /** Takes every finished record of the run (each once). */
-  take(run: RunScope): JobRecord[];
+  take(run: RunScope): Promise<JobRecord[]>;
   /** Resolves once `min` records of the run wait, after `lingerMs` more for stragglers, or after `ms`. */
   wait(run: RunScope, min: number, ms: number, signal?: AbortSignal): Promise<void>;
 }
@@ -53,7 +53,7 @@ export class MemoryInbox implements BatchInbox {
     this.sweep();
   }
 
-  take(run: RunScope): JobRecord[] {
+  async take(run: RunScope): Promise<JobRecord[]> {
     const key = runKey(run);
     const box = this.boxes.get(key);
     if (!box) return [];

@@ -125,35 +125,55 @@ export function keyOf(input: Record<string, unknown>, path: string): string | un
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/** Counts non-blank lines and bytes of chunks of text, fed in order. */
+class LineCounter {
+  lines = 0;
+  bytes = 0;
+  private lastNonBlank = false;
+  private sawContent = false;
+
+  add(buf: Buffer, n = buf.length): void {
+    for (let k = 0; k < n; k++) {
+      const c = buf[k]!;
+      if (c === 10) {
+        if (this.lastNonBlank) this.lines++;
+        this.lastNonBlank = false;
+      } else if (c !== 32 && c !== 9 && c !== 13) {
+        this.lastNonBlank = true;
+        this.sawContent = true;
+      }
+    }
+    this.bytes += n;
+  }
+
+  result(): { lines: number; bytes: number } {
+    const lines = this.lines + (this.lastNonBlank ? 1 : 0);
+    return { lines: this.sawContent ? lines : 0, bytes: this.bytes };
+  }
+}
+
 /** Lines and bytes of a file, counted by streaming it. */
 export function countLines(path: string): { lines: number; bytes: number } {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
-    let lines = 0;
-    let bytes = 0;
+    const counter = new LineCounter();
     let pos = 0;
-    let lastNonBlank = false;
-    let sawContent = false;
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK, pos);
       if (n <= 0) break;
-      for (let k = 0; k < n; k++) {
-        const c = buf[k]!;
-        if (c === 10) {
-          if (lastNonBlank) lines++;
-          lastNonBlank = false;
-        } else if (c !== 32 && c !== 9 && c !== 13) {
-          lastNonBlank = true;
-          sawContent = true;
-        }
-      }
+      counter.add(buf, n);
       pos += n;
-      bytes += n;
     }
-    if (lastNonBlank) lines++;
-    return { lines: sawContent ? lines : 0, bytes };
+    return counter.result();
   } finally {
     closeSync(fd);
   }
+}
+
+/** Lines and bytes of an object read in chunks (ranged reads of an s3:// input), as {@link countLines}. */
+export async function countChunks(chunks: AsyncIterable<Buffer>): Promise<{ lines: number; bytes: number }> {
+  const counter = new LineCounter();
+  for await (const buf of chunks) counter.add(buf);
+  return counter.result();
 }

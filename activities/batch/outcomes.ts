@@ -1,24 +1,21 @@
 /**
- * A batch's outcomes on disk: each step writes the outcomes decided before it as one segment
- * (rewritten whole on a retry, so every index is written exactly once), with a dead-letter
- * segment of the failed inputs' original lines; the end merges them into the output directory.
+ * A batch's outcomes in the results store: each step writes the outcomes decided before it as one
+ * segment (rewritten whole on a retry, so every index is written exactly once), with a dead-letter
+ * segment of the failed inputs' original lines; the end merges them into the output location.
  */
-import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
 import { batchKeys, FailureType } from '../../contracts/names';
 import { type BatchResultLine, type JobRecord, type RunScope } from '../../contracts';
-import { type ResultsStore } from '../results-store';
-import { readLineAt } from './input';
+import { allKeys, type ObjectStore } from '../store/object-store';
+import { type BatchInput } from './locations';
 import { type Final } from './types';
 
-
 /** Writes the outcome segment (and dead-letter segment) of step `seq`. */
-export function outcomeSegments(store: ResultsStore, run: RunScope, seq: number, finals: Final[], source: string): void {
+export async function outcomeSegments(store: ObjectStore, run: RunScope, seq: number, finals: Final[], input: BatchInput): Promise<void> {
   const segments = new Map<number, JobRecord[]>();
-  const recordOf = (c: { seq: number; n: number }): JobRecord | undefined => {
+  const recordOf = async (c: { seq: number; n: number }): Promise<JobRecord | undefined> => {
     let seg = segments.get(c.seq);
     if (!seg) {
-      seg = store.lines(batchKeys.completions(run, c.seq)) as JobRecord[];
+      seg = (await store.lines(batchKeys.completions(run, c.seq))) as JobRecord[];
       segments.set(c.seq, seg);
     }
     return seg[c.n];
@@ -27,7 +24,7 @@ export function outcomeSegments(store: ResultsStore, run: RunScope, seq: number,
   const dead: unknown[] = [];
   for (const f of finals) {
     const line: BatchResultLine = { index: f.i, status: f.s, attempts: f.a, remoteJobIds: f.ids, endedAt: f.t1 };
-    const rec = f.c ? recordOf(f.c) : undefined;
+    const rec = f.c ? await recordOf(f.c) : undefined;
     if (rec?.output !== undefined) line.output = rec.output;
     if (f.e !== undefined) line.error = f.e;
     if (f.et !== undefined) line.errorType = f.et;
@@ -36,45 +33,49 @@ export function outcomeSegments(store: ResultsStore, run: RunScope, seq: number,
     if (f.t0 !== undefined) line.submittedAt = f.t0;
     lines.push(line);
     if ((f.s === 'FAILED' || f.s === 'TIMED_OUT' || f.s === FailureType.JOB_EXPIRED) && f.o !== undefined && f.l !== undefined) {
-      dead.push(JSON.parse(readLineAt(source, f.o, f.l)));
+      dead.push(JSON.parse(await input.readLineAt(f.o, f.l)));
     }
   }
-  store.putLines(batchKeys.outcomes(run, seq), lines);
-  if (dead.length > 0) store.putLines(batchKeys.deadLetter(run, seq), dead);
+  await store.putLines(batchKeys.outcomes(run, seq), lines);
+  if (dead.length > 0) await store.putLines(batchKeys.deadLetter(run, seq), dead);
 }
 
 /** Every outcome line written so far, in the order written (results while the batch runs). */
-export function* outcomesSoFar(store: ResultsStore, run: RunScope): Generator<BatchResultLine> {
-  for (const key of segmentKeys(store, batchKeys.outcomesPrefix(run))) yield* store.lines(key) as BatchResultLine[];
+export async function* outcomesSoFar(store: ObjectStore, run: RunScope): AsyncGenerator<BatchResultLine> {
+  for (const key of await segmentKeys(store, batchKeys.outcomesPrefix(run))) yield* (await store.lines(key)) as BatchResultLine[];
 }
 
-function segmentKeys(store: ResultsStore, prefix: string): string[] {
-  return store.keys(prefix).filter((k) => k.endsWith('.jsonl')).sort();
+/** The segments under `prefix`, in order (their names are zero-padded step numbers). */
+export async function segmentKeys(store: ObjectStore, prefix: string): Promise<string[]> {
+  return (await allKeys(store, prefix)).filter((k) => k.endsWith('.jsonl')).sort();
+}
+
+/** The lines of every segment under `prefix`, in order, one segment in memory at a time. */
+export async function* segmentLines(store: ObjectStore, prefix: string, beat: () => void = () => undefined): AsyncGenerator<unknown> {
+  for (const key of await segmentKeys(store, prefix)) {
+    beat();
+    yield* await store.lines(key);
+  }
+}
+
+/** Writes `lines` to the value `key` of `out` (streamed; a reader never sees half of it); returns how many. */
+export async function writeCounted(out: ObjectStore, key: string, lines: AsyncIterable<unknown>): Promise<number> {
+  let n = 0;
+  await out.writeLines(key, (async function* () {
+    for await (const line of lines) {
+      n++;
+      yield line;
+    }
+  })());
+  return n;
 }
 
 /**
- * Merges the segments into `<outDir>/results.jsonl` and `<outDir>/dead-letter.jsonl` (each file
- * written to a temporary name and renamed, so a reader never sees half a file); returns the counts.
+ * Merges the segments into `results.jsonl` and `dead-letter.jsonl` of the output location `out`
+ * (each written whole: a reader never sees half a file); returns the counts.
  */
-export async function mergeOutcomes(store: ResultsStore, run: RunScope, outDir: string, beat: () => void): Promise<{ results: number; deadLetter: number }> {
-  mkdirSync(outDir, { recursive: true });
-  const results = await writeAll(join(outDir, 'results.jsonl'), segmentKeys(store, batchKeys.outcomesPrefix(run)), store, beat);
-  const deadLetter = await writeAll(join(outDir, 'dead-letter.jsonl'), segmentKeys(store, batchKeys.deadLetterPrefix(run)), store, beat);
+export async function mergeOutcomes(store: ObjectStore, run: RunScope, out: ObjectStore, beat: () => void): Promise<{ results: number; deadLetter: number }> {
+  const results = await writeCounted(out, 'results.jsonl', segmentLines(store, batchKeys.outcomesPrefix(run), beat));
+  const deadLetter = await writeCounted(out, 'dead-letter.jsonl', segmentLines(store, batchKeys.deadLetterPrefix(run), beat));
   return { results, deadLetter };
-}
-
-async function writeAll(file: string, keys: string[], store: ResultsStore, beat: () => void): Promise<number> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const out = createWriteStream(tmp);
-  let n = 0;
-  for (const key of keys) {
-    beat();
-    for (const line of store.lines(key)) {
-      if (!out.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-      n++;
-    }
-  }
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  renameSync(tmp, file);
-  return n;
 }

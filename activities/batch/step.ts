@@ -9,9 +9,10 @@ import { isTerminal, type JobRecord, type JobSubmission, type WaitReason } from 
 import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
 import { runEndOf } from '../outcome';
-import { type ResultsStore } from '../results-store';
+import { type ObjectStore } from '../store/object-store';
 import { type BatchInbox } from './inbox';
-import { keyOf, parseLine, readLineAt, readLines } from './input';
+import { keyOf, parseLine } from './input';
+import { batchInput, type BatchInput } from './locations';
 import { outcomeSegments } from './outcomes';
 import { standing, type PriorityBoard } from './priority-board';
 import { subsetOf } from './retry';
@@ -20,7 +21,7 @@ import { type Completion, type LineRef, type StepRequest, type StepResult } from
 
 export interface StepDeps {
   queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
-  store: ResultsStore;
+  store: ObjectStore;
   inbox?: BatchInbox;
   /** The webhook URL of a batch run's jobs (absent: polling only). */
   webhookUrl?: (req: StepRequest) => string;
@@ -51,12 +52,14 @@ const beat = (detail: unknown): void => {
 export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
   const { store, queue } = deps;
   const done = batchKeys.stepResult(req.run, req.seq);
-  if (store.has(done)) return store.get(done) as StepResult;
+  const kept = (await store.find(done)) as StepResult | undefined;
+  if (kept) return kept;
+  const input = batchInput(req.source);
 
-  if (req.write.length > 0) outcomeSegments(store, req.run, req.seq, req.write, req.source);
+  if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);
 
   const res: StepResult = { submitted: [], deferred: [], bad: [], rejected: [], retried: [], cancelled: [], completions: [], expired: [], polledRunning: [], rateLimited: 0 };
-  const sub = new Submitter(queue, store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
+  const sub = await Submitter.open(queue, store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
   // Priority among the daemon's batches on this endpoint: while a higher one has input left, this
   // one submits no new lines (retries still go), so its jobs do not queue ahead of the higher one's.
   const priority = req.priority ?? DEFAULT_PRIORITY;
@@ -89,16 +92,16 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
       if (got !== 'limited') res.retried.push({ i: r.i, id: r.id, how: 'retry', ...(got === 'refused' ? { refused: true } : {}) });
       return;
     }
-    const body = parsed(r, readLineAt(req.source, r.o, r.l));
+    const body = parsed(r, await input.readLineAt(r.o, r.l));
     const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
     if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
   }, beating('retry'));
   await sub.each(yielding ? [] : req.submit, async (ref) => {
-    const body = parsed(ref, readLineAt(req.source, ref.o, ref.l));
+    const body = parsed(ref, await input.readLineAt(ref.o, ref.l));
     if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
   }, beating('submit'));
   if (req.read && !yielding) {
-    const page = readLines(req.source, req.read.from, req.read.lines, keepOf(store, req));
+    const page = await input.readLines(req.read.from, req.read.lines, await keepOf(store, req));
     const counts = new Map(Object.entries(req.read.keyCounts));
     let room = req.read.room;
     const send: { ref: LineRef; body: JobSubmission }[] = [];
@@ -146,7 +149,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     }
   }
   if (deps.inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(deps.inbox, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, keepOf(store, req));
+    await refill(deps.inbox, input, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, await keepOf(store, req));
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
   if (deps.inbox) {
@@ -159,11 +162,11 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
         clearInterval(timer);
       }
     }
-    finished.push(...deps.inbox.take(req.run));
+    finished.push(...(await deps.inbox.take(req.run)));
   } else if (waitMs > 0 && finished.length === 0) {
     await new Promise((r) => setTimeout(r, waitMs));
   }
-  res.completions = collected(store, req, finished);
+  res.completions = await collected(store, req, finished);
   if (req.wantPrice && deps.price) {
     const price = await deps.price(req.endpointId).catch(() => undefined);
     if (price !== undefined) res.pricePerHour = price;
@@ -173,7 +176,8 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (stand.yielded) held.push('priority');
   if (held.length > 0) res.held = held;
   if (res.read?.eof && res.deferred.length === 0) deps.board?.done(me);
-  store.put(done, res);
+  // Kept once: a concurrent attempt of this step that finished first is the answer.
+  if (!(await store.create(done, res))) return (await store.get(done)) as StepResult;
   return res;
 }
 
@@ -186,7 +190,7 @@ const MAX_REFILL_COLLECT = 1000;
  * (it decides about retries).
  */
 async function refill(
-  inbox: BatchInbox, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
+  inbox: BatchInbox, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
   record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
   keep?: (index: number) => boolean,
@@ -195,7 +199,7 @@ async function refill(
   const seen = new Set(finished.map((r) => r.id));
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     await inbox.wait(req.run, 1, until - Date.now());
-    const took = inbox.take(req.run);
+    const took = await inbox.take(req.run);
     finished.push(...took);
     let freed = 0;
     for (const r of took) {
@@ -204,7 +208,7 @@ async function refill(
     }
     if (freed === 0 || res.read!.eof) continue;
     beat({ seq: req.seq, phase: 'refill' });
-    const page = readLines(req.source, res.read!.cursor, freed, keep);
+    const page = await input.readLines(res.read!.cursor, freed, keep);
     const send: { ref: LineRef; body: JobSubmission }[] = [];
     for (const line of page.lines) {
       const ref: LineRef = { i: line.i, o: line.o, l: line.l };
@@ -218,10 +222,10 @@ async function refill(
 }
 
 /** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */
-function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]): Completion[] {
+async function collected(store: ObjectStore, req: StepRequest, records: JobRecord[]): Promise<Completion[]> {
   if (records.length === 0) return [];
   const unique = [...new Map(records.map((r) => [`${r.id}#${r.retries ?? 0}`, r])).values()];
-  store.putLines(batchKeys.completions(req.run, req.seq), unique);
+  await store.putLines(batchKeys.completions(req.run, req.seq), unique);
   return unique.map((r, n) => {
     const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
     const end = runEndOf(r, 500);
@@ -234,7 +238,7 @@ function collected(store: ResultsStore, req: StepRequest, records: JobRecord[]):
 }
 
 /** The lines a retry-failed run reads (its subset); every line otherwise. */
-const keepOf = (store: ResultsStore, req: StepRequest) => (req.subset ? subsetOf(store, req.run).has : undefined);
+const keepOf = async (store: ObjectStore, req: StepRequest) => (req.subset ? (await subsetOf(store, req.run)).has : undefined);
 
 function safeContext(): Context | undefined {
   try {

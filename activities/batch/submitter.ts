@@ -1,13 +1,13 @@
 /**
  * A step's submissions: sent several at a time with an idempotency key each, journaled so a
- * retried step never sends again what it knows it sent. Journal entries are written together and
- * made durable (fsync) before the step returns, one write per group of submissions.
+ * retried step never sends again what it knows it sent. Journal entries are appended together and
+ * durable before the step returns, one append (one fsync, or one S3 object) per group of submissions.
  */
 import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
 import { type JobSubmission } from '../../contracts';
 import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
-import { type ResultsStore } from '../results-store';
+import { type ObjectStore } from '../store/object-store';
 import { type StepRequest } from './types';
 
 /** One submission the journal knows: input, attempt, remote job. */
@@ -41,15 +41,22 @@ export class Submitter {
     this.heldMs = Math.max(this.heldMs, ms);
   };
 
-  constructor(
+  private constructor(
     private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
-    private readonly store: ResultsStore,
+    private readonly store: ObjectStore,
     private readonly req: StepRequest,
     private readonly webhook: string | undefined,
+    known: Journaled[],
   ) {
     this.key = batchKeys.submitJournal(req.run, req.seq);
     this.scope = `${req.run.workflowId}/${req.run.runId}`;
-    this.journal = new Map((store.lines(this.key) as Journaled[]).map((j) => [`${j.i}#${j.a}`, j]));
+    this.journal = new Map(known.map((j) => [`${j.i}#${j.a}`, j]));
+  }
+
+  /** The submitter of step `req`, knowing what its journal holds (a retried step). */
+  static async open(queue: Pick<QueueClient, 'run' | 'retry'>, store: ObjectStore, req: StepRequest, webhook: string | undefined): Promise<Submitter> {
+    const known = (await store.lines(batchKeys.submitJournal(req.run, req.seq))) as Journaled[];
+    return new Submitter(queue, store, req, webhook, known);
   }
 
   /** What the journal already knows of input `i`, attempt `a`. */
@@ -107,15 +114,16 @@ export class Submitter {
     for (let k = 0; k < items.length; k += PARALLEL) {
       beat();
       await Promise.all(items.slice(k, k + PARALLEL).map(fn));
-      this.flush();
+      await this.flush();
     }
   }
 
   /** Makes the journal entries so far durable. */
-  flush(): void {
+  async flush(): Promise<void> {
     if (this.pending.length === 0) return;
-    this.store.appendMany(this.key, this.pending);
+    const group = this.pending;
     this.pending = [];
+    await this.store.append(this.key, group);
   }
 
   private record(j: Journaled): Journaled {

@@ -5,6 +5,9 @@ import { join, resolve } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { InvalidArgumentError } from 'commander';
 import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from '../../contracts';
+import { batchInput, isS3Location } from '../../activities/batch/locations';
+import { isStoreError } from '../../activities/store/object-store';
+import { parseS3Url } from '../../activities/store/open';
 import { type BatchClient } from '../batch';
 import { BatchRetryError, type BatchRetryRefusal } from '../batch-retry';
 import { batchExitCode, batchView, statusTable } from './batch-output';
@@ -74,12 +77,13 @@ function batchOptionsOf(o: StartOptions): BatchOptionsInput {
 
 export async function start(file: string, o: StartOptions): Promise<number> {
   if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
-  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read input file ${file}: no such file`);
+  await assertInput(file);
+  if (o.out !== undefined && isS3Location(o.out)) s3Location(o.out, '--out');
   const options = batchOptionsOf(o);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, o.endpoint);
   const batchId = batchIdOf(o.id ?? randomUUID());
-  const outDir = resolve(o.out ?? join(settings.dataDir, 'batches', batchId));
+  const outDir = o.out !== undefined && isS3Location(o.out) ? o.out : resolve(o.out ?? join(settings.dataDir, 'batches', batchId));
   const cli = await connectCli(o.dataDir, settings);
   try {
     const endpointId = await endpointIdOf(cli, o.endpoint);
@@ -96,6 +100,31 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   } finally {
     await cli.close();
   }
+}
+
+/** A bad s3:// URL is a usage error naming the option. */
+function s3Location(url: string, what: string): void {
+  try {
+    parseS3Url(url);
+  } catch (err) {
+    throw new UsageError(`${what}: ${(err as Error).message}`);
+  }
+}
+
+/** The input must exist before the batch starts: a local file, or an `s3://bucket/key` object (AWS variables of this process). */
+async function assertInput(file: string): Promise<void> {
+  if (!isS3Location(file)) {
+    if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read input file ${file}: no such file`);
+    return;
+  }
+  let found: boolean;
+  try {
+    found = await batchInput(file).exists();
+  } catch (err) {
+    if (isStoreError(err)) throw new UsageError(`input: ${err.message}`);
+    throw new Error(`cannot read input ${file}: ${(err as Error).message || (err as Error).name} (endpoint and credentials: AWS_ENDPOINT_URL_S3, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)`);
+  }
+  if (!found) throw new UsageError(`cannot read input ${file}: no such object`);
 }
 
 export interface IdOptions { json?: boolean; failed?: boolean; limit?: number; dataDir: string }

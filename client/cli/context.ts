@@ -1,6 +1,7 @@
 /** A connected client for the CLI's job, batch and scale commands, from the resolved settings. */
 import { Client, Connection } from '@temporalio/client';
 import { GraphqlClient, QueueClient } from '../../platform-api';
+import { resultsUrlOf } from '../../worker/config';
 import { tlsOptions } from '../../worker/temporal';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
@@ -36,13 +37,16 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
   const client = new Client({ connection, namespace: c.TEMPORAL_NAMESPACE });
   const queue = c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } }) : undefined;
   const graphql = c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY ? new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } }) : undefined;
+  const store = { resultsDir: c.SLUICE_RESULTS_DIR, resultsUrl: resultsUrlOf(c) };
+  const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
+  const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
+  const scaling = new ScalingClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   return {
     settings,
     ...(graphql ? { graphql } : {}),
-    sluice: new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR, ...(queue ? { queue } : {}) }),
-    batch: new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR }),
-    scaling: new ScalingClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, resultsDir: c.SLUICE_RESULTS_DIR }),
+    sluice, batch, scaling,
     close: async () => {
+      await Promise.all([sluice.close(), batch.close(), scaling.close()]);
       await queue?.close();
       await graphql?.close();
       await connection.close();

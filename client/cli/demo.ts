@@ -55,7 +55,7 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
     try {
       const r = await sluice.result(workflowId);
       say(`  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`);
-      say(`  output ${JSON.stringify(sluice.output(r))}`);
+      say(`  output ${JSON.stringify(await sluice.output(r))}`);
     } catch (err) {
       say(`  => ${failureType(err) ?? 'FAILED'}: ${failureMessage(err)}`);
       if (failureType(err) !== 'CANCELLED') failures++;

@@ -10,7 +10,7 @@ const chunkText = (c: unknown): string => JSON.stringify((c as { output?: unknow
 
 /** Prints a finished job's result (text or JSON); returns its exit code. */
 export async function printResult(sluice: JobClient, workflowId: string, r: JobWorkflowResult, json: boolean): Promise<number> {
-  const output = sluice.output(r);
+  const output = await sluice.output(r);
   const streamFiles = r.streamChunks > 0 ? await sluice.streamFiles(workflowId) : [];
   if (json) console.log(JSON.stringify({ workflowId, ...r, output, ...(streamFiles.length ? { streamFiles } : {}) }));
   else console.log(describeResult(r, output, workflowId, streamFiles));

@@ -72,7 +72,7 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
     const r = await s.sluice.result(id);
     expect(r.status).toBe('COMPLETED');
     expect(r.streamChunks).toBe(150);
-    const chunks = s.sluice.chunks(r.streamRef) as { output: { index: number } }[];
+    const chunks = (await s.sluice.chunks(r.streamRef)) as { output: { index: number } }[];
     expect(chunks.map((c) => c.output.index)).toEqual(Array.from({ length: 150 }, (_, i) => i));
     expect(followed).toEqual(chunks);
   });
@@ -83,6 +83,6 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
     const r = await s.sluice.result(id);
     expect(r.output).toBeUndefined();
     expect(r.outputRef!.bytes).toBeGreaterThan(200_000);
-    expect(s.sluice.output(r)).toEqual({ blob });
+    expect(await s.sluice.output(r)).toEqual({ blob });
   });
 });

@@ -78,7 +78,7 @@ function batchOptionsOf(o: StartOptions): BatchOptionsInput {
 export async function start(file: string, o: StartOptions): Promise<number> {
   if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
   await assertInput(file);
-  if (o.out !== undefined && isS3Location(o.out)) s3Location(o.out, '--out');
+  if (o.out !== undefined) s3Location(o.out, '--out');
   const options = batchOptionsOf(o);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, o.endpoint);
@@ -102,8 +102,10 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   }
 }
 
-/** A bad s3:// URL is a usage error naming the option. */
+/** A bad s3:// URL (or another scheme's) is a usage error naming the option. */
 function s3Location(url: string, what: string): void {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !isS3Location(url)) throw new UsageError(`${what}: unsupported URL ${JSON.stringify(url)} (a local path or s3://bucket/prefix)`);
+  if (!isS3Location(url)) return;
   try {
     parseS3Url(url);
   } catch (err) {
@@ -113,6 +115,7 @@ function s3Location(url: string, what: string): void {
 
 /** The input must exist before the batch starts: a local file, or an `s3://bucket/key` object (AWS variables of this process). */
 async function assertInput(file: string): Promise<void> {
+  s3Location(file, 'input');
   if (!isS3Location(file)) {
     if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`cannot read input file ${file}: no such file`);
     return;

@@ -13,7 +13,9 @@ export const CLIENT_ENV_HELP = `  TEMPORAL_ADDRESS                Temporal front
   SLUICE_QUEUE_URL                queue API base incl. /v2, e.g. https://api.runpod.ai/v2
   SLUICE_REST_URL, SLUICE_GRAPHQL_URL  control plane (GraphQL looks endpoints up by name)
   SLUICE_API_KEY                  the service's API key
-  SLUICE_RESULTS_DIR              the daemon's results store (<data-dir>/results)`;
+  SLUICE_RESULTS_DIR              the daemon's results directory (<data-dir>/results)
+  SLUICE_RESULTS_URL              the results store instead: s3://bucket/prefix (AWS_ENDPOINT_URL_S3,
+                                  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION), file:///dir or a dir`;
 
 /** The rule of precedence, for help texts. */
 export const SETTINGS_SOURCE_HELP = `Settings come from ONE source: the environment if any of these variables is set, else the

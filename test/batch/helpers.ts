@@ -50,7 +50,7 @@ export function batchStack(options?: Parameters<typeof orchestratorStack>[0]): {
   const ctx = {} as { s: Stack; batch: BatchClient };
   beforeAll(async () => {
     ctx.s = await orchestratorStack(options);
-    ctx.batch = new BatchClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir });
+    ctx.batch = new BatchClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir, resultsUrl: ctx.s.resultsUrl });
   });
   afterAll(() => ctx.s?.dispose());
   return ctx;

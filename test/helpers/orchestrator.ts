@@ -35,19 +35,35 @@ export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: s
   };
 }
 
+/** Options of {@link orchestratorStack}. */
+export interface StackOptions {
+  platform?: PlatformOptions;
+  daemon?: Record<string, string> | ((p: { url: string }) => Promise<Record<string, string>>);
+  rateBudget?: DaemonOptions['rateBudget'];
+  /**
+   * The results store as SLUICE_RESULTS_URL (e.g. an `s3://` URL of test/helpers/s3.ts), with the
+   * AWS variables it needs: set in this process (the daemon runs here) until `dispose()`.
+   * @default a temp directory (SLUICE_RESULTS_DIR)
+   */
+  results?: { url: string; env?: Record<string, string> };
+}
+
 /** Temporal + platform + daemon + client, all real, for one test file. */
-export async function orchestratorStack(options: { platform?: PlatformOptions; daemon?: Record<string, string> | ((p: { url: string }) => Promise<Record<string, string>>); rateBudget?: DaemonOptions['rateBudget'] } = {}) {
+export async function orchestratorStack(options: StackOptions = {}) {
+  const restoreEnv = setEnv(options.results?.env ?? {});
   const env = await temporalEnv();
   const platform = await testPlatform(options.platform);
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
+  const resultsUrl = options.results?.url ?? resultsDir;
   // The daemon's extra settings may depend on the platform's URL (e.g. a proxy in front of it).
   const extra = typeof options.daemon === 'function' ? await options.daemon(platform) : options.daemon;
-  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, extra));
+  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, { ...(options.results ? { SLUICE_RESULTS_URL: options.results.url } : {}), ...extra }));
   const rateBudget = options.rateBudget ? { rateBudget: options.rateBudget } : {};
   let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }), ...rateBudget });
-  const sluice = new JobClient({ client: env.client, resultsDir });
+  const sluice = new JobClient({ client: env.client, resultsDir, resultsUrl });
   return {
-    env, platform, sluice, resultsDir, config,
+    /** `resultsUrl`: the store the daemon uses (`resultsDir` unless `results` was given). */
+    env, platform, sluice, resultsDir, resultsUrl, config,
     get daemon() {
       return daemon;
     },
@@ -60,7 +76,21 @@ export async function orchestratorStack(options: { platform?: PlatformOptions; d
       await daemon.close().catch(() => undefined);
       await platform.dispose();
       await env.teardown();
+      await sluice.close();
       rmSync(resultsDir, { recursive: true, force: true });
+      restoreEnv();
     },
+  };
+}
+
+/** Sets variables of this process; returns what restores them. */
+function setEnv(vars: Record<string, string>): () => void {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  return () => {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   };
 }

@@ -95,10 +95,20 @@ describe('results store on S3 (MinIO)', () => {
     expect(await bucket.lines('out/s3-40/dead-letter.jsonl')).toEqual([{ kind: 'fail', message: 'no good 7' }]);
     expect((await bucket.get('out/s3-40/summary.json')) as BatchState).toMatchObject({ phase: 'done', counts: { done: 40, byStatus: { COMPLETED: 39, FAILED: 1 } } });
     const listed = await cli('batch', 'results', 's3-40', '--json');
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout.trim().split('\n')).toHaveLength(40);
+    expect(listed.code, listed.stderr).toBe(1); // the batch's exit code: one input failed
+    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as BatchResultLine).index).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
     // Nothing of the batch was written locally.
     expect(await allKeys(openResultsStore(cwd), '')).toEqual([]);
+
+    // retry-failed keeps attempt 1's files under attempts/1/ of the prefix and re-runs the failed input only.
+    const again = await cli('batch', 'retry-failed', 's3-40', '--interval', '0.5');
+    expect(again.code, again.stderr + again.stdout).toBe(1); // it fails again
+    expect(((await bucket.lines('out/s3-40/attempts/1/results.jsonl')) as BatchResultLine[]).map((l) => l.index).sort((a, b) => a - b)).toEqual(results.map((l) => l.index).sort((a, b) => a - b));
+    expect(await bucket.get('out/s3-40/attempts/1/summary.json')).toMatchObject({ counts: { byStatus: { COMPLETED: 39, FAILED: 1 } } });
+    const merged = (await bucket.lines('out/s3-40/results.jsonl')) as BatchResultLine[];
+    expect(merged).toHaveLength(40);
+    expect(merged.find((l) => l.index === 7)).toMatchObject({ status: 'FAILED', attempts: 1 });
+    expect(merged.find((l) => l.index === 3)).toEqual(results.find((l) => l.index === 3));
   });
 
   it('bad input locations are refused before a batch starts: a missing object, a bad bucket name, another scheme', async () => {

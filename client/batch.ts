@@ -9,6 +9,7 @@ import {
 import { batchInput, isS3Location, outputStore, valueLines } from '../activities/batch/locations';
 import { outcomesSoFar } from '../activities/batch/outcomes';
 import { mergedResults } from '../activities/batch/retry';
+import { parseS3Url } from '../activities/store/open';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { batchInputOf, retryFailed, type BatchRetry, type RetryFailedOptions } from './batch-retry';
 import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
@@ -55,7 +56,7 @@ export class BatchClient extends OrchestrationClient {
     const { id, retryOf: _retryOf, ...rest } = init as BatchWorkflowInputInit & { id?: string };
     const at = (location: string): string => (isS3Location(location) ? location : resolve(location));
     const input = BatchWorkflowInput.parse({ ...rest, source: at(rest.source), outDir: at(rest.outDir) });
-    outputStore(input.outDir); // a bad s3:// output URL is refused before anything starts
+    if (isS3Location(input.outDir)) parseS3Url(input.outDir); // a bad output URL is refused before anything starts
     if (!(await batchInput(input.source).exists())) throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
     // A batch id is never reused by a new batch (its output dir and results would mix); retry-failed reuses it on purpose.

@@ -4,6 +4,8 @@
  * in memory); the output directory or `s3://` prefix as a results store (`writeLines`, `put`).
  */
 import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { FsObjectStore } from '../store/fs-object-store';
 import { isStoreError, StoreError, type ObjectStore } from '../store/object-store';
 import { readLinePage } from '../store/line-pages';
 import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../store/open';
@@ -86,9 +88,12 @@ export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInp
 
 const CHUNK = 1024 * 1024;
 
-/** The store of a batch's output directory or `s3://` prefix (results.jsonl, dead-letter.jsonl, summary.json, attempts/). */
+/**
+ * The store of a batch's output directory or `s3://` prefix (results.jsonl, dead-letter.jsonl,
+ * summary.json, attempts/). A directory is created by the first write, not here (readers create nothing).
+ */
 export function outputStore(outDir: string, o: OpenStoreOptions = {}): ObjectStore {
-  return cached(outDir, o);
+  return isS3Location(outDir) ? cached(outDir, o) : new FsObjectStore(resolve(outDir));
 }
 
 /** Every JSON line of the value `key`, read a page at a time (never whole in memory); nothing when absent. */

@@ -14,9 +14,21 @@ let tmpSeq = 0;
 
 const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | undefined)?.code === code;
 
+/** Most folders and logs remembered as existing (a long-lived daemon writes under ever new run folders). */
+const REMEMBERED = 10_000;
+
+const remember = (set: Set<string>, item: string): void => {
+  if (set.size >= REMEMBERED) set.clear();
+  set.add(item);
+};
+
 export class FsObjectStore implements ObjectStore {
   readonly kind = 'fs' as const;
   readonly stats = newStats();
+  /** Folders known to exist: a write there makes no mkdir call (each call is a thread-pool round trip). */
+  private readonly dirs = new Set<string>();
+  /** Logs known to exist: appended to without the create attempt. */
+  private readonly logs = new Set<string>();
 
   constructor(readonly url: string) {}
 
@@ -43,7 +55,7 @@ export class FsObjectStore implements ObjectStore {
 
   async create(key: string, value: unknown): Promise<boolean> {
     const file = this.path(key);
-    const tmp = await this.temp(file, [JSON.stringify(value ?? null)]);
+    const { tmp } = await this.temp(file, [JSON.stringify(value ?? null)]);
     try {
       count(this.stats, 'link');
       await link(tmp, file);
@@ -76,16 +88,26 @@ export class FsObjectStore implements ObjectStore {
   async append(key: string, values: unknown[]): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
-    await mkdir(dirname(file), { recursive: true });
-    let fh: FileHandle;
-    let created = true;
-    count(this.stats, 'open');
-    try {
-      fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
-    } catch (err) {
-      if (!isCode(err, 'EEXIST')) throw err;
-      created = false;
-      fh = await open(file, constants.O_WRONLY | constants.O_APPEND);
+    let fh: FileHandle | undefined;
+    let created = false;
+    if (this.logs.has(file)) {
+      count(this.stats, 'open');
+      fh = await open(file, constants.O_WRONLY | constants.O_APPEND).catch((err: unknown) => {
+        if (!isCode(err, 'ENOENT')) throw err;
+        this.logs.delete(file); // removed meanwhile: created below
+        return undefined;
+      });
+    }
+    if (!fh) {
+      await this.ensureDir(dirname(file));
+      count(this.stats, 'open');
+      try {
+        fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
+        created = true;
+      } catch (err) {
+        if (!isCode(err, 'EEXIST')) throw err;
+        fh = await open(file, constants.O_WRONLY | constants.O_APPEND);
+      }
     }
     try {
       // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
@@ -98,6 +120,7 @@ export class FsObjectStore implements ObjectStore {
       await fh.close();
     }
     if (created) await this.syncDir(dirname(file));
+    remember(this.logs, file);
   }
 
   async lines(key: string): Promise<unknown[]> {
@@ -182,21 +205,30 @@ export class FsObjectStore implements ObjectStore {
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
   private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
     const file = this.path(key);
-    const tmp = await this.temp(file, chunks);
+    const { tmp, bytes } = await this.temp(file, chunks);
     count(this.stats, 'rename');
     await rename(tmp, file);
     await this.syncDir(dirname(file));
-    return this.ref(key);
+    return { store: this.kind, key, bytes };
   }
 
-  private async temp(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<string> {
-    await mkdir(dirname(file), { recursive: true });
+  private async temp(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<{ tmp: string; bytes: number }> {
+    await this.ensureDir(dirname(file));
     const tmp = `${file}.${process.pid}.${tmpSeq++}.tmp`;
     count(this.stats, 'open');
-    const fh = await open(tmp, 'w');
+    const fh = await open(tmp, 'w').catch(async (err: unknown) => {
+      if (!isCode(err, 'ENOENT')) throw err;
+      // The folder was removed meanwhile: create it again.
+      this.dirs.delete(dirname(file));
+      await this.ensureDir(dirname(file));
+      return open(tmp, 'w');
+    });
+    let bytes = 0;
     try {
       for await (const text of chunks) {
-        count(this.stats, 'write', Buffer.byteLength(text));
+        const n = Buffer.byteLength(text);
+        count(this.stats, 'write', n);
+        bytes += n;
         await fh.writeFile(text);
       }
       count(this.stats, 'fsync');
@@ -207,7 +239,14 @@ export class FsObjectStore implements ObjectStore {
     } finally {
       await fh.close();
     }
-    return tmp;
+    return { tmp, bytes };
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.dirs.has(dir)) return;
+    count(this.stats, 'mkdir');
+    await mkdir(dir, { recursive: true });
+    remember(this.dirs, dir);
   }
 
   private async syncDir(dir: string): Promise<void> {

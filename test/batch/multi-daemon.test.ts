@@ -81,20 +81,20 @@ describe('several daemons on one task queue', () => {
 
   it('a daemon SIGKILLed mid-step and one added: every index once, one remote job per input, both survivors ran steps', async () => {
     const [a, b] = await Promise.all([startDaemon('a'), startDaemon('b'), eventually(() => platform.pool.workerCounts(endpointId).idle >= WORKERS, 60_000, 100)]);
-    const n = 300;
-    const { file } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 200, i })));
+    const n = 400;
+    const { file } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
     const outDir = results.out('batch');
     const batch = new BatchClient({ client: env.client, taskQueue: TASK_QUEUE, resultsDir: results.resultsUrl });
     // A short run per continue-as-new: each new run's first workflow task goes to any daemon of the
     // task queue (Temporal keeps a run, and by eager dispatch its steps, on the daemon that has it).
     const id = await batch.start({
       endpointId, source: file, outDir,
-      options: { concurrency: 2 * WORKERS, stepsPerRun: 3, webhookFallbackMs: 1000, retry: { maxAttempts: 6, initialBackoffMs: 200 } },
+      options: { concurrency: 2 * WORKERS, stepsPerRun: 2, webhookFallbackMs: 1000, retry: { maxAttempts: 6, initialBackoffMs: 200 } },
     });
     const handle = env.client.workflow.getHandle(id);
 
     // Some outcomes exist: SIGKILL the daemon whose step is running right now.
-    await eventually(async () => (await batch.state(id)).counts.done >= 60, 60_000, 100);
+    await eventually(async () => (await batch.state(id)).counts.done >= 40, 60_000, 100);
     const victim = (await eventually(async () => {
       const d = await handle.describe();
       const who = d.raw.pendingActivities?.find((p) => p.lastWorkerIdentity)?.lastWorkerIdentity ?? '';
@@ -121,7 +121,10 @@ describe('several daemons on one task queue', () => {
     expect(jobs.map((j) => j.status).sort()).toEqual(Array<string>(n).fill('COMPLETED'));
     expect(new Set(jobs.map((j) => j.id))).toEqual(ids);
 
-    // Who ran the steps, as Temporal recorded it (ActivityTaskStarted identities of every run).
+    // Who ran the steps, as Temporal recorded it (ActivityTaskStarted identities of every run). The
+    // victim's killed attempt is not there (Temporal records the started event of the attempt that
+    // ended, here its retry on a survivor); that it ran a step is what picked it. The runs move
+    // between the survivors (each new run's first workflow task goes to any poller of the queue).
     const ranBy = new Map<string, number>();
     const first = await handle.describe();
     for (let runId: string | undefined = first.raw.workflowExecutionInfo?.firstRunId || first.runId; runId;) {
@@ -133,7 +136,6 @@ describe('several daemons on one task queue', () => {
       }
       runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
     }
-    expect(ranBy.get(victim.name), JSON.stringify([...ranBy])).toBeGreaterThan(0);
     for (const s of survivors) expect(ranBy.get(s.name) ?? 0, `steps run by ${s.name}: ${JSON.stringify([...ranBy])}`).toBeGreaterThan(0);
   }, 150_000);
 });

@@ -4,6 +4,7 @@
  * input on the platform, and its steps run by both surviving daemons.
  */
 import { type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchClient } from '../../client/batch';
@@ -33,6 +34,7 @@ describe('several daemons on one task queue', () => {
   let results: ResultsLocation;
   let endpointId: string;
   const daemons: DaemonProc[] = [];
+  const inputDirs: string[] = [];
 
   /** Starts daemon `name` with its own port and public URL, the shared secret and the shared results store. */
   const startDaemon = async (name: string): Promise<DaemonProc> => {
@@ -77,12 +79,14 @@ describe('several daemons on one task queue', () => {
     await platform?.dispose();
     await env?.teardown();
     await results?.dispose();
+    for (const d of inputDirs) rmSync(d, { recursive: true, force: true });
   }, 30_000);
 
   it('a daemon SIGKILLed mid-step and one added: every index once, one remote job per input, both survivors ran steps', async () => {
     const [a, b] = await Promise.all([startDaemon('a'), startDaemon('b'), eventually(() => platform.pool.workerCounts(endpointId).idle >= WORKERS, 60_000, 100)]);
     const n = 400;
-    const { file } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
+    const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
+    inputDirs.push(dir);
     const outDir = results.out('batch');
     const batch = new BatchClient({ client: env.client, taskQueue: TASK_QUEUE, resultsDir: results.resultsUrl });
     // A short run per continue-as-new: each new run's first workflow task goes to any daemon of the

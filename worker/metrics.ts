@@ -1,5 +1,6 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { type ActivityMetrics } from '../activities/metrics';
+import { type StoreStats } from '../activities/store/object-store';
 
 /** sluice's own Prometheus metrics; Temporal's runtime metrics are appended at scrape time. */
 export class DaemonMetrics implements ActivityMetrics {
@@ -16,9 +17,36 @@ export class DaemonMetrics implements ActivityMetrics {
     registers: [this.registry],
   });
 
+  /** The results store's own counters, read at scrape time (see {@link observeStore}). */
+  private store?: StoreStats;
+  private readonly storeRequests = new Counter({
+    name: 'sluice_store_requests_total', help: 'Requests of the results store to its backend (S3 commands, or filesystem calls), by operation', labelNames: ['op'], registers: [this.registry],
+    collect: () => this.collectStore(),
+  });
+  private readonly storeBytes = new Counter({ name: 'sluice_store_bytes_total', help: 'Bytes the results store wrote and read, by direction', labelNames: ['dir'], registers: [this.registry] });
+
   constructor() {
     // prom-client's names already start with process_ / nodejs_: the prefix is sluice_ alone.
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
+  }
+
+  /**
+   * Exposes a results store's counters (`ObjectStore.stats`) as `sluice_store_requests_total{op}`
+   * and `sluice_store_bytes_total{dir="written"|"read"}`.
+   */
+  observeStore(stats: StoreStats): void {
+    this.store = stats;
+  }
+
+  private collectStore(): void {
+    const s = this.store;
+    if (!s) return;
+    // Absolute values copied from the store's counters on each scrape (they only grow).
+    this.storeRequests.reset();
+    for (const [op, n] of Object.entries(s.requests)) this.storeRequests.inc({ op }, n);
+    this.storeBytes.reset();
+    this.storeBytes.inc({ dir: 'written' }, s.bytesWritten);
+    this.storeBytes.inc({ dir: 'read' }, s.bytesRead);
   }
 
   httpCall(operation: string, outcome: string): void {

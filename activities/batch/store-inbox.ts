@@ -1,0 +1,179 @@
+/**
+ * The batch webhook inbox in the results store, shared by every daemon: the daemon that receives a
+ * webhook appends the record to its own log of the run (durably, before answering the call), and
+ * whichever daemon runs the batch's next step reads every log from where the last finished step
+ * stopped. A record is taken by exactly one finished step, whatever daemon received it or died.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type JobRecord, type RunScope } from '../../contracts';
+import { batchKeys, runKey } from '../../contracts/names';
+import { allKeys, type ObjectStore } from '../store/object-store';
+import { GroupAppender } from '../store/group-appender';
+
+/** Options of {@link StoreInbox}; durations in ms. */
+export interface StoreInboxOptions {
+  store: ObjectStore;
+  /** This daemon's name in its logs' keys; unique per daemon process. @default `<host>-<pid>-<random>` */
+  daemonId?: string;
+  /**
+   * How often a waiting step looks for records that other daemons received (its own arrive at once).
+   * @default 250
+   */
+  pollMs?: number;
+  /**
+   * After the first record arrives, wait this much longer for more, so a step takes them together.
+   * @default 200
+   */
+  lingerMs?: number;
+}
+
+/** Where the finished steps of a run stopped reading: a position per log (see `ObjectStore.tail`). */
+interface Cursor {
+  /** The step that wrote it. */
+  seq: number;
+  at: Record<string, number>;
+  /** Where that step started: a retry of it starts there again. */
+  prev: Record<string, number>;
+}
+
+/** One step's view of a run's inbox. */
+export interface InboxReader {
+  /** Every record received since the last finished step (each once in this step). */
+  take(): Promise<JobRecord[]>;
+  /** Resolves once `min` records wait (after `lingerMs` more for stragglers), after `ms`, or on abort. */
+  wait(min: number, ms: number, signal?: AbortSignal): Promise<void>;
+  /** Records how far this step read: later steps start after it. Call once the step's result is kept. */
+  commit(): Promise<void>;
+}
+
+/** The shared inbox: the webhook receiver puts, batch steps open a reader. */
+export class StoreInbox {
+  readonly daemonId: string;
+  private readonly store: ObjectStore;
+  private readonly pollMs: number;
+  private readonly lingerMs: number;
+  private readonly appender: GroupAppender;
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(o: StoreInboxOptions) {
+    this.store = o.store;
+    this.daemonId = o.daemonId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.pollMs = o.pollMs ?? 250;
+    this.lingerMs = o.lingerMs ?? 200;
+    this.appender = new GroupAppender(o.store);
+  }
+
+  /** A finished job of a batch run (a webhook call): resolves once it is durable in the store. */
+  async put(run: RunScope, record: JobRecord): Promise<void> {
+    await this.appender.append(batchKeys.inboxLog(run, this.daemonId), record);
+    for (const w of this.waiters.get(runKey(run)) ?? []) w();
+  }
+
+  /** The reader of step `seq` of `run` (steps of a run are sequential; a retried step reads again what it read before). */
+  async open(run: RunScope, seq: number): Promise<InboxReader> {
+    const cursor = (await this.store.find(batchKeys.inboxCursor(run))) as Cursor | undefined;
+    const base = !cursor ? {} : cursor.seq < seq ? cursor.at : cursor.prev;
+    return new Reader(this, run, seq, { ...base });
+  }
+
+  /** @internal */
+  get options(): { store: ObjectStore; pollMs: number; lingerMs: number } {
+    return { store: this.store, pollMs: this.pollMs, lingerMs: this.lingerMs };
+  }
+
+  /** @internal Calls `fn` whenever this daemon receives a record of `run`, until the returned function is called. */
+  listen(run: RunScope, fn: () => void): () => void {
+    const k = runKey(run);
+    let set = this.waiters.get(k);
+    if (!set) this.waiters.set(k, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.waiters.delete(k);
+    };
+  }
+}
+
+class Reader implements InboxReader {
+  private readonly at: Record<string, number>;
+  private readonly buffered = new Map<string, JobRecord>();
+  private logs: string[] = [];
+  private listedAt = 0;
+  private dirty = true;
+
+  constructor(
+    private readonly inbox: StoreInbox,
+    private readonly run: RunScope,
+    private readonly seq: number,
+    private readonly base: Record<string, number>,
+  ) {
+    this.at = { ...base };
+  }
+
+  async take(): Promise<JobRecord[]> {
+    await this.refresh(true);
+    const out = [...this.buffered.values()];
+    this.buffered.clear();
+    return out;
+  }
+
+  async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
+    const until = Date.now() + ms;
+    let lingerUntil: number | undefined;
+    const stop = this.inbox.listen(this.run, () => {
+      this.dirty = true;
+      wake?.();
+    });
+    let wake: (() => void) | undefined;
+    try {
+      for (;;) {
+        await this.refresh(false);
+        if (this.buffered.size >= min) return;
+        if (this.buffered.size > 0) lingerUntil ??= Date.now() + this.inbox.options.lingerMs;
+        const end = Math.min(until, lingerUntil ?? Infinity);
+        if (Date.now() >= end || signal?.aborted || ms <= 0) return;
+        if (this.dirty) continue;
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            wake = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, Math.min(end - Date.now(), this.inbox.options.pollMs));
+          wake = done;
+          signal?.addEventListener('abort', done, { once: true });
+        });
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  async commit(): Promise<void> {
+    const cursor: Cursor = { seq: this.seq, at: this.at, prev: this.base };
+    await this.inbox.options.store.put(batchKeys.inboxCursor(this.run), cursor);
+  }
+
+  /** Reads what is new in every log: lists the logs at most every `pollMs` unless `force`. */
+  private async refresh(force: boolean): Promise<void> {
+    const { store, pollMs } = this.inbox.options;
+    const now = Date.now();
+    if (force || now - this.listedAt >= pollMs) {
+      this.logs = await allKeys(store, batchKeys.inboxPrefix(this.run));
+      this.listedAt = now;
+    } else if (!this.dirty) {
+      return;
+    } else {
+      const own = batchKeys.inboxLog(this.run, this.inbox.daemonId);
+      if (!this.logs.includes(own)) this.logs.push(own);
+    }
+    this.dirty = false;
+    await Promise.all(this.logs.map(async (key) => {
+      const { lines, at } = await store.tail(key, this.at[key] ?? 0);
+      this.at[key] = at;
+      for (const r of lines as JobRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
+    }));
+  }
+}

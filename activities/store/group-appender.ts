@@ -1,0 +1,61 @@
+/**
+ * Group commit for logs: appends to one key that arrive while an earlier append is being written
+ * go out together as the next group, so a burst of N records costs a few writes (fsyncs, PUTs),
+ * not N, and each caller still resolves only once its record is durable.
+ */
+import { type ObjectStore } from './object-store';
+
+interface Waiting {
+  value: unknown;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Options of {@link GroupAppender}. */
+export interface GroupAppenderOptions {
+  /** Most records in one group. @default 500 */
+  maxGroup?: number;
+}
+
+/** Appends values to logs of a store, one group per key at a time. */
+export class GroupAppender {
+  private readonly queues = new Map<string, Waiting[]>();
+  private readonly maxGroup: number;
+
+  constructor(
+    private readonly store: ObjectStore,
+    o: GroupAppenderOptions = {},
+  ) {
+    this.maxGroup = o.maxGroup ?? 500;
+  }
+
+  /** Appends `value` to the log `key`; resolves once it is durable (with the records grouped with it). */
+  append(key: string, value: unknown): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.queues.get(key);
+      if (queue) {
+        queue.push({ value, resolve, reject });
+        return;
+      }
+      this.queues.set(key, []);
+      void this.flush(key, [{ value, resolve, reject }]);
+    });
+  }
+
+  private async flush(key: string, group: Waiting[]): Promise<void> {
+    for (;;) {
+      try {
+        await this.store.append(key, group.map((w) => w.value));
+        for (const w of group) w.resolve();
+      } catch (err) {
+        for (const w of group) w.reject(err);
+      }
+      const queue = this.queues.get(key)!;
+      if (queue.length === 0) {
+        this.queues.delete(key);
+        return;
+      }
+      group = queue.splice(0, this.maxGroup);
+    }
+  }
+}

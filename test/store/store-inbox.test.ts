@@ -1,0 +1,108 @@
+/**
+ * The batch webhook inbox in the results store, on a local directory and on S3 (MinIO): records
+ * received by any daemon are taken by exactly one finished step, a retried step reads again what
+ * it read, bursts are grouped into few writes, and a waiting step wakes on its daemon's records.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreInbox } from '../../activities/batch/store-inbox';
+import { type ObjectStore } from '../../activities/store/object-store';
+import { openResultsStore } from '../../activities/store/open';
+import { type JobRecord } from '../../contracts';
+import { startS3Server, type S3Server } from '../helpers/s3';
+
+const rec = (id: string, retries = 0): JobRecord => ({ id, status: 'COMPLETED', retries, output: { id } }) as JobRecord;
+const ids = (rs: JobRecord[]): string[] => rs.map((r) => `${r.id}#${r.retries ?? 0}`).sort();
+
+describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => {
+  let dir = '';
+  let s3: S3Server | undefined;
+  const stores: ObjectStore[] = [];
+  const open = (name: string): ObjectStore => {
+    const s = kind === 'S3 (MinIO)' ? openResultsStore(s3!.url(name), { env: s3!.env }) : openResultsStore(join(dir, name));
+    stores.push(s);
+    return s;
+  };
+  beforeAll(async () => {
+    if (kind === 'S3 (MinIO)') s3 = await startS3Server();
+    else dir = mkdtempSync(join(tmpdir(), 'sluice-inbox-'));
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await s3?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives each record to one finished step, whichever daemon received it; a retried step reads again', async () => {
+    const run = { workflowId: 'batch/a', runId: 'r1' };
+    const a = new StoreInbox({ store: open('one'), daemonId: 'a', pollMs: 50 });
+    const b = new StoreInbox({ store: open('one'), daemonId: 'b', pollMs: 50 });
+    await a.put(run, rec('j1'));
+    await b.put(run, rec('j2'));
+    await a.put(run, rec('j3'));
+    await a.put({ workflowId: 'batch/other', runId: 'r1' }, rec('x'));
+
+    const step0 = await b.open(run, 0);
+    expect(ids(await step0.take())).toEqual(['j1#0', 'j2#0', 'j3#0']);
+    expect(await step0.take()).toEqual([]);
+    await step0.commit();
+
+    await b.put(run, rec('j4'));
+    await a.put(run, rec('j1', 1));
+    const step1 = await a.open(run, 1);
+    expect(ids(await step1.take())).toEqual(['j1#1', 'j4#0']);
+    // Step 1 dies before committing: step 1 retried (on the other daemon) takes the same records.
+    const step1again = await b.open(run, 1);
+    expect(ids(await step1again.take())).toEqual(['j1#1', 'j4#0']);
+    await step1again.commit();
+    // Retried once more after its commit (its result was not kept): still the same records.
+    expect(ids(await (await a.open(run, 1)).take())).toEqual(['j1#1', 'j4#0']);
+    expect(await (await a.open(run, 2)).take()).toEqual([]);
+  });
+
+  it('groups a burst of webhooks into few appends and loses none', async () => {
+    const run = { workflowId: 'batch/burst', runId: 'r1' };
+    const store = open('burst');
+    const a = new StoreInbox({ store, daemonId: 'a' });
+    const b = new StoreInbox({ store: open('burst'), daemonId: 'b' });
+    const before = Object.values(store.stats.requests).reduce((x, y) => x + y, 0);
+    await Promise.all(Array.from({ length: 300 }, (_, n) => (n % 2 ? a : b).put(run, rec(`j${n}`))));
+    const writes = Object.values(store.stats.requests).reduce((x, y) => x + y, 0) - before;
+    expect(writes).toBeLessThan(20); // one append per record would be 150 writes or more
+    const step = await a.open(run, 0);
+    expect((await step.take()).length).toBe(300);
+  });
+
+  it("wakes a waiting step on its own daemon's record, and finds another daemon's by polling", async () => {
+    const run = { workflowId: 'batch/wait', runId: 'r1' };
+    const a = new StoreInbox({ store: open('wait'), daemonId: 'a', pollMs: 600_000, lingerMs: 0 });
+    const b = new StoreInbox({ store: open('wait'), daemonId: 'b', pollMs: 100, lingerMs: 0 });
+    const step = await a.open(run, 0);
+    const marker = new Promise((r) => setTimeout(() => r('timed out'), 20_000));
+    const waited = step.wait(1, 60_000).then(() => 'woke');
+    setTimeout(() => void a.put(run, rec('mine')), 100);
+    expect(await Promise.race([waited, marker])).toBe('woke');
+    expect(ids(await step.take())).toEqual(['mine#0']);
+
+    const other = await b.open(run, 0);
+    await other.take();
+    const polled = other.wait(1, 60_000).then(() => 'woke');
+    setTimeout(() => void a.put(run, rec('theirs')), 100);
+    expect(await Promise.race([polled, marker])).toBe('woke');
+    expect(ids(await other.take())).toEqual(['theirs#0']);
+  });
+
+  it('returns at once when nothing is asked to wait for, and on abort', async () => {
+    const run = { workflowId: 'batch/abort', runId: 'r1' };
+    const a = new StoreInbox({ store: open('abort'), daemonId: 'a', pollMs: 600_000 });
+    const step = await a.open(run, 0);
+    await step.wait(1, 0);
+    const ac = new AbortController();
+    const waited = step.wait(1, 600_000, ac.signal);
+    ac.abort();
+    await waited;
+    expect(await step.take()).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+/** Daemons sharing a results store share the generated webhook secret (local directory and S3). */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ObjectStore } from '../../activities/store/object-store';
+import { openResultsStore } from '../../activities/store/open';
+import { sharedWebhookSecret } from '../../worker/webhook-secret';
+import { startS3Server, type S3Server } from '../helpers/s3';
+
+describe('the shared webhook secret', () => {
+  let dir = '';
+  let s3: S3Server;
+  const stores: ObjectStore[] = [];
+  const keep = (s: ObjectStore): ObjectStore => (stores.push(s), s);
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-secret-'));
+    s3 = await startS3Server();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await s3.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is created once and read by every daemon of the store, concurrently too', async () => {
+    for (const open of [(n: string) => openResultsStore(join(dir, n)), (n: string) => openResultsStore(s3.url(n), { env: s3.env })]) {
+      const secrets = await Promise.all([1, 2, 3].map(() => sharedWebhookSecret(undefined, keep(open('shared')))));
+      expect(new Set(secrets).size).toBe(1);
+      expect(secrets[0]!.length).toBeGreaterThanOrEqual(32);
+      expect(await sharedWebhookSecret(undefined, keep(open('other')))).not.toBe(secrets[0]);
+    }
+  });
+
+  it('prefers SLUICE_WEBHOOK_SECRET, and keeps the secret of an older local results directory', async () => {
+    expect(await sharedWebhookSecret('configured-secret-value', keep(openResultsStore(join(dir, 'x'))))).toBe('configured-secret-value');
+    const old = join(dir, 'old');
+    const store = keep(openResultsStore(old));
+    writeFileSync(join(old, '.webhook-secret'), 'an-older-generated-secret\n');
+    expect(await sharedWebhookSecret(undefined, store)).toBe('an-older-generated-secret');
+  });
+});

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
@@ -11,7 +9,7 @@ import { createBatchActivities } from '../activities/batch-activities';
 import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
 import { createScaleWindowActivities } from '../activities/scale-window-activities';
 import { backlogScanner } from '../activities/scaling-backlog';
-import { MemoryInbox } from '../activities/batch/inbox';
+import { StoreInbox } from '../activities/batch/store-inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { type ObjectStore } from '../activities/store/object-store';
 import { checkConditionalWrites, openResultsStore } from '../activities/store/open';
@@ -26,6 +24,7 @@ import { DaemonMetrics } from './metrics';
 import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker } from './temporal';
 import { WebhookHub } from './webhook-hub';
+import { sharedWebhookSecret } from './webhook-secret';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
@@ -57,26 +56,6 @@ export interface Daemon {
 }
 
 /**
- * The webhook secret: configured, or generated once and kept in the results store (a local
- * directory: its `.webhook-secret` file, as before; S3: created once, so daemons sharing the bucket share it).
- */
-async function webhookSecret(config: DaemonConfig, store: ObjectStore): Promise<string> {
-  if (config.SLUICE_WEBHOOK_SECRET) return config.SLUICE_WEBHOOK_SECRET;
-  const generated = randomBytes(32).toString('base64url');
-  if (store.kind === 's3') {
-    await store.create(WEBHOOK_SECRET_KEY, generated);
-    return String(await store.get(WEBHOOK_SECRET_KEY));
-  }
-  const file = join(store.url, '.webhook-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(store.url, { recursive: true });
-  writeFileSync(file, generated, { mode: 0o600 });
-  return generated;
-}
-
-const WEBHOOK_SECRET_KEY = '_sluice/webhook-secret.json';
-
-/**
  * The results store of SLUICE_RESULTS_URL (else SLUICE_RESULTS_DIR). On S3 it must honour
  * conditional writes (journals and appends rely on them): checked here, or the daemon refuses to start.
  */
@@ -101,6 +80,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const logger = o.logger ?? createLogger('daemon');
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
+  metrics.observeStore(store.stats);
   // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
   const live: { hub?: WebhookHub; worker?: Worker } = {};
   const server = createDaemonServer({
@@ -120,13 +100,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const graphql = new GraphqlClient({ url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL), apiKey: config.SLUICE_API_KEY });
   const client = o.client ?? (await connectClient(config));
   const connection = o.connection ?? (await connectWorker(config));
-  const inbox = new MemoryInbox();
-  const hub = (live.hub = new WebhookHub({
-    secret: await webhookSecret(config, store), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
-    fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
-  }));
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
   const identity = `${process.pid}@${hostname()}:${addr.port}`;
+  // Batch webhooks go to the results store, where any daemon's step takes them.
+  const inbox = new StoreInbox({ store, daemonId: `${identity}-${randomBytes(3).toString('hex')}` });
+  const hub = (live.hub = new WebhookHub({
+    secret: await sharedWebhookSecret(config.SLUICE_WEBHOOK_SECRET, store), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
+    fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
+  }));
   const worker = (live.worker = await Worker.create({
     connection,
     identity,

@@ -8,7 +8,7 @@ import { type AwaitRegistration, type CompletionHub } from '../activities/comple
 import { toOutcome } from '../activities/outcome';
 import { type ObjectStore } from '../activities/store/object-store';
 import { type ActivityMetrics } from '../activities/metrics';
-import { type MemoryInbox } from '../activities/batch/inbox';
+import { type InboxReceiver } from '../activities/batch/inbox';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 
 /** Options of {@link WebhookHub}; durations in ms. */
@@ -22,7 +22,7 @@ export interface WebhookHubOptions {
   logger: Logger;
   metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
   /** Where webhooks of batch jobs go until the batch's next step takes them. */
-  inbox?: MemoryInbox;
+  inbox?: InboxReceiver;
   /**
    * First fallback `/status` poll of a wait whose webhook did not come.
    * @default 30000
@@ -39,6 +39,19 @@ export interface WebhookHubOptions {
    */
   heartbeatEveryMs?: number;
 }
+
+/** A webhook that came before its wait was registered here: kept for a local registration, and offered again by activity id (the wait may start on another daemon). */
+interface Early {
+  outcome: RemoteOutcome;
+  at: number;
+  workflowId: string;
+  activityId: string;
+  nextTryAt: number;
+  busy: boolean;
+}
+
+/** How long an early webhook is offered again by activity id to a wait held by another daemon, ms. */
+const EARLY_OFFER_MS = 120_000;
 
 interface Pending extends AwaitRegistration {
   nextPollAt: number;
@@ -58,7 +71,7 @@ const key = (workflowId: string, remoteJobId: string, retries: number): string =
  */
 export class WebhookHub implements CompletionHub {
   private readonly pending = new Map<string, Pending>();
-  private readonly early = new Map<string, { outcome: RemoteOutcome; at: number }>();
+  private readonly early = new Map<string, Early>();
   private readonly timer: NodeJS.Timeout;
   private readonly fallbackFirstMs: number;
   private readonly fallbackMaxMs: number;
@@ -113,7 +126,7 @@ export class WebhookHub implements CompletionHub {
     const { workflowId } = run;
     if (!isTerminal(record.status)) return;
     if (target.batch) {
-      this.o.inbox?.put(run, record);
+      await this.o.inbox?.put(run, record);
       this.o.metrics.notice('webhook', 0);
       return;
     }
@@ -128,13 +141,11 @@ export class WebhookHub implements CompletionHub {
       await this.complete(p, outcome);
     } else {
       // Kept first (synchronously), so an activity registering meanwhile finds it.
-      this.early.set(k, { outcome, at: started });
-      try {
-        await this.o.client.activity.complete({ workflowId, activityId: awaitActivityId(record.id, retries) }, outcome);
-        this.early.delete(k);
-      } catch {
-        // Not started yet, or already done: the early entry serves the activity when it registers.
-      }
+      const e: Early = { outcome, at: started, workflowId, activityId: awaitActivityId(record.id, retries), nextTryAt: 0, busy: false };
+      this.early.set(k, e);
+      // Not started yet, or already done: the entry serves the activity if it registers here, and is
+      // offered again by activity id for a while, in case it starts on another daemon.
+      await this.offer(k, e);
     }
     this.o.metrics.notice('webhook', (Date.now() - started) / 1000);
   }
@@ -186,7 +197,23 @@ export class WebhookHub implements CompletionHub {
       if (now >= p.nextPollAt) void this.poll(k, p);
       else if (now >= p.nextBeatAt) void this.beat(k, p);
     }
-    for (const [k, e] of this.early) if (now - e.at > 3_600_000) this.early.delete(k);
+    for (const [k, e] of this.early) {
+      if (now - e.at > 3_600_000) this.early.delete(k);
+      else if (!e.busy && now - e.at < EARLY_OFFER_MS && now >= e.nextTryAt) void this.offer(k, e);
+    }
+  }
+
+  /** Completes a wait by activity id, whichever daemon holds it; backs off while it has not started. */
+  private async offer(k: string, e: Early): Promise<void> {
+    e.busy = true;
+    try {
+      await this.o.client.activity.complete({ workflowId: e.workflowId, activityId: e.activityId }, e.outcome);
+      this.early.delete(k);
+    } catch {
+      e.nextTryAt = Date.now() + Math.min(10_000, 500 * 2 ** Math.floor((Date.now() - e.at) / 2000));
+    } finally {
+      e.busy = false;
+    }
   }
 
   private async beat(k: string, p: Pending): Promise<void> {

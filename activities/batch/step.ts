@@ -10,7 +10,7 @@ import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../pl
 import { toFailure } from '../errors';
 import { runEndOf } from '../outcome';
 import { type ObjectStore } from '../store/object-store';
-import { type BatchInbox } from './inbox';
+import { type BatchInbox, type InboxPosition, type InboxReader } from './inbox';
 import { keyOf, parseLine } from './input';
 import { batchInput, type BatchInput } from './locations';
 import { outcomeSegments } from './outcomes';
@@ -52,8 +52,10 @@ const beat = (detail: unknown): void => {
 export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
   const { store, queue } = deps;
   const done = batchKeys.stepResult(req.run, req.seq);
-  const kept = (await store.find(done)) as StepResult | undefined;
-  if (kept) return kept;
+  const kept = (await store.find(done)) as Kept | undefined;
+  if (kept) return withoutInbox(kept);
+  // Webhooks of this batch received by any daemon, from where the last finished step stopped.
+  const inbox = deps.inbox ? await deps.inbox.open(req.run, req.seq) : undefined;
   const input = batchInput(req.source);
 
   if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);
@@ -148,21 +150,21 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
       else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
     }
   }
-  if (deps.inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(deps.inbox, input, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, await keepOf(store, req));
+  if (inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
+    await refill(inbox, input, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, await keepOf(store, req));
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
-  if (deps.inbox) {
+  if (inbox) {
     if (waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();
       const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
       try {
-        await deps.inbox.wait(req.run, req.collect.min, waitMs, ctx?.cancellationSignal);
+        await inbox.wait(req.collect.min, waitMs, ctx?.cancellationSignal);
       } finally {
         clearInterval(timer);
       }
     }
-    finished.push(...(await deps.inbox.take(req.run)));
+    finished.push(...(await inbox.take()));
   } else if (waitMs > 0 && finished.length === 0) {
     await new Promise((r) => setTimeout(r, waitMs));
   }
@@ -176,8 +178,17 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (stand.yielded) held.push('priority');
   if (held.length > 0) res.held = held;
   if (res.read?.eof && res.deferred.length === 0) deps.board?.done(me);
-  // Kept once: a concurrent attempt of this step that finished first is the answer.
-  if (!(await store.create(done, res))) return (await store.get(done)) as StepResult;
+  // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
+  const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;
+  if (!(await store.create(done, keep))) return withoutInbox((await store.get(done)) as Kept);
+  return res;
+}
+
+/** A step result as kept in the store: with the inbox positions the next step starts from (not for history). */
+type Kept = StepResult & { inboxAt?: InboxPosition };
+
+function withoutInbox(kept: Kept): StepResult {
+  const { inboxAt: _, ...res } = kept;
   return res;
 }
 
@@ -190,7 +201,7 @@ const MAX_REFILL_COLLECT = 1000;
  * (it decides about retries).
  */
 async function refill(
-  inbox: BatchInbox, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
+  inbox: InboxReader, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
   record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
   keep?: (index: number) => boolean,
@@ -198,8 +209,8 @@ async function refill(
   const until = Date.now() + req.collect.refillMs!;
   const seen = new Set(finished.map((r) => r.id));
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
-    await inbox.wait(req.run, 1, until - Date.now());
-    const took = await inbox.take(req.run);
+    await inbox.wait(1, until - Date.now());
+    const took = await inbox.take();
     finished.push(...took);
     let freed = 0;
     for (const r of took) {

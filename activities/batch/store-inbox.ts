@@ -10,6 +10,7 @@ import { type JobRecord, type RunScope } from '../../contracts';
 import { batchKeys, runKey } from '../../contracts/names';
 import { allKeys, type ObjectStore } from '../store/object-store';
 import { GroupAppender } from '../store/group-appender';
+import { type BatchInbox, type InboxPosition, type InboxReader, type InboxReceiver } from './inbox';
 
 /** Options of {@link StoreInbox}; durations in ms. */
 export interface StoreInboxOptions {
@@ -28,27 +29,8 @@ export interface StoreInboxOptions {
   lingerMs?: number;
 }
 
-/** Where the finished steps of a run stopped reading: a position per log (see `ObjectStore.tail`). */
-interface Cursor {
-  /** The step that wrote it. */
-  seq: number;
-  at: Record<string, number>;
-  /** Where that step started: a retry of it starts there again. */
-  prev: Record<string, number>;
-}
-
-/** One step's view of a run's inbox. */
-export interface InboxReader {
-  /** Every record received since the last finished step (each once in this step). */
-  take(): Promise<JobRecord[]>;
-  /** Resolves once `min` records wait (after `lingerMs` more for stragglers), after `ms`, or on abort. */
-  wait(min: number, ms: number, signal?: AbortSignal): Promise<void>;
-  /** Records how far this step read: later steps start after it. Call once the step's result is kept. */
-  commit(): Promise<void>;
-}
-
 /** The shared inbox: the webhook receiver puts, batch steps open a reader. */
-export class StoreInbox {
+export class StoreInbox implements BatchInbox, InboxReceiver {
   readonly daemonId: string;
   private readonly store: ObjectStore;
   private readonly pollMs: number;
@@ -70,11 +52,16 @@ export class StoreInbox {
     for (const w of this.waiters.get(runKey(run)) ?? []) w();
   }
 
-  /** The reader of step `seq` of `run` (steps of a run are sequential; a retried step reads again what it read before). */
+  /**
+   * The reader of step `seq` of `run`: from the positions kept with the last step result before
+   * `seq` (steps of a run are sequential, and a retried step reads again what it read before).
+   */
   async open(run: RunScope, seq: number): Promise<InboxReader> {
-    const cursor = (await this.store.find(batchKeys.inboxCursor(run))) as Cursor | undefined;
-    const base = !cursor ? {} : cursor.seq < seq ? cursor.at : cursor.prev;
-    return new Reader(this, run, seq, { ...base });
+    for (let k = seq - 1; k >= Math.max(0, seq - LOOK_BACK); k--) {
+      const kept = (await this.store.find(batchKeys.stepResult(run, k))) as { inboxAt?: InboxPosition } | undefined;
+      if (kept) return new Reader(this, run, { ...(kept.inboxAt ?? {}) });
+    }
+    return new Reader(this, run, {});
   }
 
   /** @internal */
@@ -95,8 +82,10 @@ export class StoreInbox {
   }
 }
 
+/** How many sequence numbers back a step looks for the last kept step result (other activities, as the batch's finish, take numbers too). */
+const LOOK_BACK = 8;
+
 class Reader implements InboxReader {
-  private readonly at: Record<string, number>;
   private readonly buffered = new Map<string, JobRecord>();
   private logs: string[] = [];
   private listedAt = 0;
@@ -105,11 +94,8 @@ class Reader implements InboxReader {
   constructor(
     private readonly inbox: StoreInbox,
     private readonly run: RunScope,
-    private readonly seq: number,
-    private readonly base: Record<string, number>,
-  ) {
-    this.at = { ...base };
-  }
+    private readonly at: InboxPosition,
+  ) {}
 
   async take(): Promise<JobRecord[]> {
     await this.refresh(true);
@@ -151,9 +137,8 @@ class Reader implements InboxReader {
     }
   }
 
-  async commit(): Promise<void> {
-    const cursor: Cursor = { seq: this.seq, at: this.at, prev: this.base };
-    await this.inbox.options.store.put(batchKeys.inboxCursor(this.run), cursor);
+  position(): InboxPosition {
+    return { ...this.at };
   }
 
   /** Reads what is new in every log: lists the logs at most every `pollMs` unless `force`. */

@@ -46,8 +46,6 @@ export const batchKeys = {
   inboxPrefix: (run: RunScope): string => `${runKey(run)}/inbox/log-`,
   /** The webhook inbox log that daemon `daemonId` appends the run's finished records to. */
   inboxLog: (run: RunScope, daemonId: string): string => `${runKey(run)}/inbox/log-${encodeURIComponent(daemonId)}.jsonl`,
-  /** How far the run's finished steps have read the inbox logs (the next step starts there). */
-  inboxCursor: (run: RunScope): string => `${runKey(run)}/inbox/cursor.json`,
   /** The kept result of a finished step (a retried step returns it). */
   stepResult: (run: RunScope, seq: number): string => `${runKey(run)}/steps/result-${seq}.json`,
 };

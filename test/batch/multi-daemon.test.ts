@@ -1,7 +1,8 @@
 /**
- * Several daemons on one task queue (issue 12): a batch whose step is running on a daemon that is
- * SIGKILLed, another daemon added mid-way, ends with every index exactly once, one remote job per
- * input on the platform, and its steps run by both surviving daemons.
+ * Several daemons on one task queue behind one public URL, sharing a bucket on a real S3-compatible
+ * server (issue 12): a batch whose step is running on a daemon that is SIGKILLed, another daemon
+ * added mid-way, ends with every index exactly once in the bucket, one remote job per input on the
+ * platform, its steps run by both surviving daemons and its webhooks received by several of them.
  */
 import { type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -12,7 +13,11 @@ import { hasExited, signalGroup, stopProcessGroup } from '../../common/process';
 import { spawnWatched } from '../../common/watchdog';
 import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand, freePort, testPlatform } from '../helpers/platform';
-import { everyIndexOnce, localResults, type ResultsLocation } from '../helpers/results-location';
+import { everyIndexOnce, s3Results, type ResultsLocation } from '../helpers/results-location';
+import { startRoundRobin, type RoundRobin } from '../helpers/round-robin';
+import { openResultsStore } from '../../activities/store/open';
+import { allKeys } from '../../activities/store/object-store';
+import { batchKeys } from '../../contracts/names';
 import { inputFile } from './helpers';
 
 const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
@@ -32,16 +37,17 @@ describe('several daemons on one task queue', () => {
   let env: Awaited<ReturnType<typeof temporalEnv>>;
   let platform: Awaited<ReturnType<typeof testPlatform>>;
   let results: ResultsLocation;
+  let balancer: RoundRobin;
   let endpointId: string;
   const daemons: DaemonProc[] = [];
   const inputDirs: string[] = [];
 
-  /** Starts daemon `name` with its own port and public URL, the shared secret and the shared results store. */
+  /** Starts daemon `name` on its own port behind the balancer's one public URL, with the shared secret and results store. */
   const startDaemon = async (name: string): Promise<DaemonProc> => {
     const port = await freePort();
     const e = {
       ...daemonEnv({ url: platform.url, apiKey: platform.apiKey }, env.address, '', {
-        SLUICE_TASK_QUEUE: TASK_QUEUE, SLUICE_DAEMON_PORT: String(port), SLUICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        SLUICE_TASK_QUEUE: TASK_QUEUE, SLUICE_DAEMON_PORT: String(port), SLUICE_PUBLIC_URL: balancer.url,
         SLUICE_WEBHOOK_SECRET: SECRET, SLUICE_WEBHOOK_FALLBACK_MS: '1000',
       }),
       ...results.env,
@@ -57,6 +63,7 @@ describe('several daemons on one task queue', () => {
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const d = { name, port, proc, out: () => out };
     daemons.push(d);
+    balancer.targets.push(port);
     await eventually(() => {
       if (hasExited(proc)) throw new Error(`daemon ${name} exited: ${out.slice(-2000)}`);
       return out.includes('sluice worker running');
@@ -65,10 +72,11 @@ describe('several daemons on one task queue', () => {
   };
 
   beforeAll(async () => {
-    // TODO(coordinator): once `migrate` lands (the daemon reads SLUICE_RESULTS_URL, a batch takes an
-    // s3:// outDir), make this `await s3Results()` (test/helpers/results-location.ts) and give the
-    // BatchClient below the store URL instead of `resultsDir`: the rest of the test stays as it is.
-    results = localResults();
+    // The daemons share a bucket on a real S3-compatible server (several hosts could); the test's
+    // own client reads it through the same AWS variables.
+    results = await s3Results();
+    for (const [k, v] of Object.entries(results.env)) if (k.startsWith('AWS_')) process.env[k] = v;
+    balancer = await startRoundRobin([]);
     [env, platform] = await Promise.all([temporalEnv(), testPlatform()]);
     endpointId = addEndpoint(platform, { name: 'sleep', command: exampleCommand('sleep'), workersMin: WORKERS, workersMax: WORKERS, idleTimeout: 60 }).id;
   }, 60_000);
@@ -76,6 +84,7 @@ describe('several daemons on one task queue', () => {
   afterAll(async () => {
     // Every daemon's whole process group, whatever state the test left it in.
     await Promise.all(daemons.map((d) => stopProcessGroup(d.proc, 3000)));
+    await balancer?.close();
     await platform?.dispose();
     await env?.teardown();
     await results?.dispose();
@@ -88,7 +97,7 @@ describe('several daemons on one task queue', () => {
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
     inputDirs.push(dir);
     const outDir = results.out('batch');
-    const batch = new BatchClient({ client: env.client, taskQueue: TASK_QUEUE, resultsDir: results.resultsUrl });
+    const batch = new BatchClient({ client: env.client, taskQueue: TASK_QUEUE, resultsUrl: results.resultsUrl });
     // A short run per continue-as-new: each new run's first workflow task goes to any daemon of the
     // task queue (Temporal keeps a run, and by eager dispatch its steps, on the daemon that has it).
     const id = await batch.start({
@@ -141,5 +150,16 @@ describe('several daemons on one task queue', () => {
       runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
     }
     for (const s of survivors) expect(ranBy.get(s.name) ?? 0, `steps run by ${s.name}: ${JSON.stringify([...ranBy])}`).toBeGreaterThan(0);
+
+    // Webhooks went through the one URL to every daemon, and were answered after being kept in the
+    // bucket's inbox logs (one per receiving daemon) that the steps read, wherever they ran.
+    for (const s of survivors) expect(balancer.answered.get(s.port)?.get(200) ?? 0, `webhooks ${s.name} accepted`).toBeGreaterThan(0);
+    const store = openResultsStore(results.resultsUrl);
+    try {
+      const logs = await allKeys(store, batchKeys.inboxPrefix({ workflowId: id, runId: first.raw.workflowExecutionInfo?.firstRunId || first.runId }));
+      expect(logs.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await store.close();
+    }
   }, 150_000);
 });

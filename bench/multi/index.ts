@@ -47,9 +47,9 @@ async function main(): Promise<void> {
     server: { executable: { type: 'existing-path', path: temporalBinary() }, dbFilename: join(dir, 'temporal.sqlite'), extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
   });
   const platform = await startPlatform({ port: 0, dataDir: join(dir, 'platform'), apiKey: 'bench', logger: pino({ level: 'silent' }), rateLimits: { enabled: false }, pods: { coldStartMs: 0, flashBootColdStartMs: 0 } });
-  // TODO(coordinator): `--store s3` needs the `migrate` branch (the daemon reads SLUICE_RESULTS_URL,
-  // a batch takes an s3:// outDir) and `metrics.observeStore(store.stats)` in worker/daemon.ts.
+  // `--store s3`: MinIO; the daemons and this process's client reach it through the AWS variables.
   const s3: S3Server | undefined = STORE === 's3' ? await startS3Server({ bucket: 'bench-multi' }) : undefined;
+  if (s3) Object.assign(process.env, s3.env);
   const daemons: DaemonProcess[] = [];
   const rows: Record<string, unknown>[] = [];
   const loadAtStart = load1();
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
         });
       }));
       daemons.push(...started);
-      const batch = new BatchClient({ client: env.client, taskQueue, resultsDir: s3 ? s3.url(`results-${n}`) : storeDir });
+      const batch = new BatchClient({ client: env.client, taskQueue, resultsUrl: s3 ? s3.url(`results-${n}`) : storeDir });
       const runBatches = async (name: string, total: number, count: number) => {
         const per = Math.ceil(total / count);
         return Promise.all(Array.from({ length: count }, async (_, b) => {

@@ -9,6 +9,7 @@ import { type PlatformOptions } from '../../platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../worker/daemon';
 import { testPlatform } from './platform';
+import { startS3Server } from './s3';
 
 /** A real Temporal dev server (the project's `temporal` binary) for a test file. */
 export function temporalEnv(): Promise<TestWorkflowEnvironment> {
@@ -50,6 +51,9 @@ export interface StackOptions {
 
 /** Temporal + platform + daemon + client, all real, for one test file. */
 export async function orchestratorStack(options: StackOptions = {}) {
+  // SLUICE_TEST_RESULTS=s3: every stack without its own `results` runs on a MinIO bucket of its own.
+  const s3 = !options.results && process.env.SLUICE_TEST_RESULTS === 's3' ? await startS3Server() : undefined;
+  if (s3) options = { ...options, results: { url: s3.url('results'), env: s3.env } };
   const restoreEnv = setEnv(options.results?.env ?? {});
   const env = await temporalEnv();
   const platform = await testPlatform(options.platform);
@@ -78,6 +82,7 @@ export async function orchestratorStack(options: StackOptions = {}) {
       await env.teardown();
       await sluice.close();
       rmSync(resultsDir, { recursive: true, force: true });
+      await s3?.stop();
       restoreEnv();
     },
   };

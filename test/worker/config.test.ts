@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../worker/config';
+import { loadConfig, resultsUrlOf } from '../../worker/config';
 import { ConfigError } from '../../worker/errors';
 
 const base = { SLUICE_QUEUE_URL: 'http://127.0.0.1:8080/v2', SLUICE_API_KEY: 'key' };
@@ -12,6 +12,14 @@ describe('daemon configuration', () => {
       SLUICE_RESULTS_DIR: '.data/results', SLUICE_WEBHOOK_FALLBACK_MS: 30_000, SLUICE_TEMPORAL_METRICS_PORT: 9464,
     });
     expect(c.TEMPORAL_TLS).toBeUndefined();
+  });
+
+  it('takes the results store as SLUICE_RESULTS_URL (s3://, file:// or a directory), else SLUICE_RESULTS_DIR', () => {
+    expect(resultsUrlOf(loadConfig(base))).toBe('.data/results');
+    expect(resultsUrlOf(loadConfig({ ...base, SLUICE_RESULTS_DIR: '/srv/results' }))).toBe('/srv/results');
+    for (const url of ['s3://my-bucket/sluice/results', 's3://my-bucket', 'file:///srv/results', '/srv/results', 'results']) {
+      expect(resultsUrlOf(loadConfig({ ...base, SLUICE_RESULTS_DIR: '/srv/other', SLUICE_RESULTS_URL: url }))).toBe(url);
+    }
   });
 
   it('reads Temporal Cloud settings', () => {
@@ -31,6 +39,9 @@ describe('daemon configuration', () => {
     [{ SLUICE_PUBLIC_URL: 'not a url' }, /^SLUICE_PUBLIC_URL: must be an http\(s\) URL$/],
     [{ SLUICE_WEBHOOK_FALLBACK_MS: '10' }, /^SLUICE_WEBHOOK_FALLBACK_MS: /],
     [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' }, /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/],
+    [{ SLUICE_RESULTS_URL: 'gs://bucket/results' }, /^SLUICE_RESULTS_URL: must be s3:\/\/bucket\/prefix, file:\/\/\/dir or a directory path$/],
+    [{ SLUICE_RESULTS_URL: 's3://Bad_Bucket/results' }, /^SLUICE_RESULTS_URL: not an s3:\/\/bucket\/prefix URL/],
+    [{ SLUICE_RESULTS_URL: 's3://bucket/../results' }, /^SLUICE_RESULTS_URL: invalid key prefix/],
   ];
   for (const [override, message] of bad) {
     it(`refuses ${JSON.stringify(override)} naming the variable`, () => {

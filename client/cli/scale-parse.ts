@@ -48,14 +48,14 @@ export function parseIsoTime(raw: string): number {
   return t;
 }
 
-/** `none` (for `scale configure`: clears an optional field), else `parse(raw)`. */
-export const orNone = <T>(parse: (raw: string) => T) => (raw: string): T | null => (raw.trim() === 'none' ? null : parse(raw));
+/** `none` (for `scale configure`: clears an optional field), else `parse(raw)`. (Commander turns a parser's null into '', hence the word.) */
+export const orNone = <T>(parse: (raw: string) => T) => (raw: string): T | 'none' => (raw.trim() === 'none' ? 'none' : parse(raw));
 
 /** `scale start`'s flags (`scale configure` takes the same; there `none` clears an optional one). */
 export interface ScaleStartFlags {
-  floor?: number; ceiling?: number; interval?: number; targetPerWorker?: number; targetQueueDelay?: number | null; maxSpendPerHour?: number | null;
-  pricePerHour?: number | null; headroom?: number; window?: number; cooldown?: number; minWriteGap?: number; drift?: 'reassert' | 'adopt';
-  warmHold?: number | null;
+  floor?: number; ceiling?: number; interval?: number; targetPerWorker?: number; targetQueueDelay?: number | 'none'; maxSpendPerHour?: number | 'none';
+  pricePerHour?: number | 'none'; headroom?: number; window?: number; cooldown?: number; minWriteGap?: number; drift?: 'reassert' | 'adopt';
+  warmHold?: number | 'none';
 }
 
 /** The flag behind each config field, for messages. */
@@ -70,7 +70,7 @@ const fieldsOf = (o: ScaleStartFlags): Record<string, unknown> => Object.fromEnt
   floor: o.floor, ceiling: o.ceiling, intervalMs: o.interval, targetPerWorker: o.targetPerWorker, targetQueueDelayMs: o.targetQueueDelay,
   maxSpendPerHour: o.maxSpendPerHour, pricePerHour: o.pricePerHour, headroom: o.headroom, stabilizationWindowMs: o.window,
   cooldownMs: o.cooldown, minWriteGapMs: o.minWriteGap, drift: o.drift, warmHoldMs: o.warmHold,
-}).filter(([, v]) => v !== undefined));
+}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v === 'none' ? null : v]));
 
 const issuesText = (issues: { path: PropertyKey[]; message: string }[]): string => issues
   .map((i) => (i.path.length ? `${FLAGS[String(i.path[0])] ?? String(i.path[0])}: ${i.message}` : i.message.replace('floor', '--floor').replace('ceiling', '--ceiling'))).join('; ');

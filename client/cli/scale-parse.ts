@@ -77,10 +77,8 @@ const issuesText = (issues: { path: PropertyKey[]; message: string }[]): string 
 
 /** The scaler's config from the flags, checked (with the library's defaults) before anything connects. */
 export function scalingConfigOf(o: ScaleStartFlags): ScalingOptionsInput {
-  const fields = fieldsOf(o);
-  const cleared = Object.keys(fields).filter((k) => fields[k] === null);
-  if (cleared.length > 0) throw new UsageError(`none is for sluice scale configure (it clears a setting): ${cleared.map((k) => FLAGS[k] ?? k).join(', ')}`);
-  const config = fields as ScalingOptionsInput;
+  // (`start`'s parsers take no `none`: only `configure` clears a setting.)
+  const config = fieldsOf(o) as ScalingOptionsInput;
   const checked = ScalingOptions.safeParse(config);
   if (!checked.success) throw new UsageError(`invalid scaler options: ${issuesText(checked.error.issues)}`);
   return config;

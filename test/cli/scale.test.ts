@@ -222,6 +222,7 @@ describe('sluice scale', () => {
       [['scale', 'start', ep, '--interval', '5x'], /option '--interval <duration>' argument '5x' is invalid. must be a duration like 500ms, 5s/],
       [['scale', 'start', ep, '--interval', '100ms'], /--interval: intervalMs must be at least 200 ms/],
       [['scale', 'start', ep, '--ceiling', '500'], /must be a whole number of workers from 0 to 100/],
+      [['scale', 'start', ep, '--warm-hold', 'none'], /option '--warm-hold <duration>' argument 'none' is invalid. must be a duration/],
       [['scale', 'override', ep, '--min', '5', '--max', '2', '--for', '10m'], /invalid override: --min must not exceed --max/],
       [['scale', 'override', ep, '--min', '1', '--max', '2'], /override needs --min N --max N --for DURATION/],
       [['scale', 'override', ep, '--min', '1', '--max', '2', '--for', 'soon'], /must be a duration/],

@@ -47,7 +47,8 @@ describe('sluice help and usage', () => {
     expect((await sluice(['worker', '--help'])).stdout).toMatch(/SLUICE_QUEUE_URL[\s\S]*SLUICE_WEBHOOK_SECRET/);
     expect((await sluice(['status', '--help'])).stdout).toContain('4 still running');
     expect((await sluice(['cancel', '--help'])).stdout).toContain('Exit code: 0 the job was cancelled');
-  });
+    // 22 processes: 60 s on a loaded 2-core box (load 6-8), hence room.
+  }, 180_000);
 
   it('every command and subcommand of the program (the scale group\'s included) has --help with its usage and an example', async () => {
     const all: [string, Command][] = [];

@@ -56,6 +56,13 @@ const scalingFields = {
   deadBand: z.number().min(0).max(1).default(0.1),
   /** Extra workersMax above the target: the platform's own scaler absorbs a burst before the next tick (idle capacity costs nothing). @default 1 */
   headroom: z.number().int().min(0).max(100).default(1),
+  /**
+   * Warm workers (workersMin) follow the load of the last warmHoldMs only, while workersMax keeps the
+   * target through the stabilization window: idle workers above workersMin are stopped by the
+   * platform after its idleTimeout and started again (a cold start) when load comes back within the
+   * window. About one cold start (ski rental). Absent: workersMin = the target (kept for the window).
+   */
+  warmHoldMs: ms('warmHoldMs', 0, 86_400_000).optional(),
   scaleUp: ScaleUpOptions.default(ScaleUpOptions.parse({})),
   /** Scale-down takes the highest recommendation of this window (HPA's stabilization window). @default 300000 */
   stabilizationWindowMs: ms('stabilizationWindowMs', 0, 86_400_000).default(300_000),
@@ -99,6 +106,7 @@ export const ScalingConfigure = z.strictObject({
   maxSpendPerHour: z.number().positive().nullable().optional(),
   pricePerHour: z.number().min(0).nullable().optional(),
   targetQueueDelayMs: ms('targetQueueDelayMs', 100, 86_400_000).nullable().optional(),
+  warmHoldMs: ms('warmHoldMs', 0, 86_400_000).nullable().optional(),
 });
 export type ScalingConfigure = z.infer<typeof ScalingConfigure>;
 

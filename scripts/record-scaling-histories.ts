@@ -46,6 +46,17 @@ const scenarios: Scenario[] = [
     expect: ['start', 'activate', 'scale-down', 'deactivate', 'restore'],
   },
   {
+    // warmHoldMs 0 (the cost mode): workersMin stays at the floor, workersMax carries the target.
+    name: 'burst-quiet-warm-hold',
+    config: { ...quick, warmHoldMs: 0 },
+    during: async (c) => {
+      await ticks(c, 1);
+      await jobs(c, 4, 800);
+      await eventually(async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'deactivate'), 20_000);
+    },
+    expect: ['start', 'activate', 'scale-down', 'deactivate', 'restore'],
+  },
+  {
     name: 'messages',
     config: quick,
     during: async (c) => {

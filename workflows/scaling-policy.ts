@@ -151,7 +151,9 @@ export function decide(i: PolicyInput): Decision {
   let target = prev;
   const period = m.history.filter((h) => h.at > now - c.scaleUp.periodMs);
   const startOfPeriod = Math.min(prev, ...period.map((h) => h.target));
-  const upLimit = startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
+  // In the cost mode (warmHoldMs) the target sets the capacity (workersMax) and the warm workers only up to the
+  // load seen: no step limit (the platform starts a worker per queued job, and idle capacity costs nothing).
+  const upLimit = c.warmHoldMs !== undefined ? Infinity : startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
   const inBand = (to: number): boolean => prev > 0 && Math.abs(to - prev) <= c.deadBand * prev;
   if (prev === 0) {
     if (load < c.activationThreshold) why.push(load > 0 ? `below the activation threshold ${c.activationThreshold}` : 'idle');
@@ -180,8 +182,13 @@ export function decide(i: PolicyInput): Decision {
   if (c.maxSpendPerHour !== undefined && price === undefined) why.push('spend cap not applied: price unknown');
 
   // The bounds: warm workers = the target (at least the floor), workersMax = that + headroom, both under the cap.
-  const workersMin = Math.min(Math.max(target, lo), cap);
-  let workersMax = Math.min(workersMin + c.headroom, cap);
+  // With warmHoldMs the warm workers follow the load of the last warmHoldMs only (0: none above the floor)
+  // while workersMax keeps the target through the stabilization window (the platform stops idle workers).
+  const warm = c.warmHoldMs === undefined ? target
+    : c.warmHoldMs === 0 ? 0 : Math.min(target, Math.max(rec, ...m.history.filter((h) => h.at > now - c.warmHoldMs!).map((h) => h.rec)));
+  const workersMin = Math.min(Math.max(warm, lo), cap);
+  let workersMax = Math.min(Math.max(target, lo) + c.headroom, cap);
+  if (warm < target) why.push(`warm ${warm}: ${c.warmHoldMs === 0 ? 'none held' : `load of the last ${secs(c.warmHoldMs!)}`}, idle workers above it stop after the endpoint's idleTimeout`);
   const busyKeep = Math.min(last.running, i.bounds.workersMax);
   if (workersMax < busyKeep) {
     workersMax = busyKeep;

@@ -4,7 +4,7 @@
  * time from a burst to raised bounds and to running workers, queue delay p50/p99, worker-seconds,
  * GraphQL writes per hour, decisions reversed within the stabilization window.
  *
- *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,static-ceiling,static-warm]
+ *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm]
  *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaling/trace.json] [--raw out.json] [--json]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { ScalingClient } from '../../client/scaling';
 import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
 import { orchestratorStack } from '../../test/helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand } from '../../test/helpers/platform';
-import { boundsChanges, burstTimes, coldStartMs, percentile, reversals, round, workerMs } from './metrics';
+import { boundReversals, boundsChanges, burstTimes, coldStartMs, percentile, reversals, round, workerMs } from './metrics';
 import { oracle } from './oracle';
 import { replay, type Trace } from './replay';
 
@@ -25,22 +25,23 @@ const { values } = parseArgs({
 });
 const SPEED = Number(values.speed ?? 10);
 const CEILING = Number(values.ceiling ?? 6);
-const MODES = (values.modes ?? 'scaler,static-ceiling,static-warm').split(',');
+const MODES = (values.modes ?? 'scaler,scaler-cost,static-ceiling,static-warm').split(',');
 const trace = JSON.parse(readFileSync(values.trace ?? join(__dirname, 'trace.json'), 'utf8')) as Trace;
 const scaled = (ms: number): number => Math.max(200, Math.round(ms / SPEED));
 
-/** The scaler's defaults with every duration divided by the speed, and the ceiling; `--config` on top. */
-function scalerConfig(): ScalingOptions {
+/** The scaler's defaults with every duration divided by the speed, and the ceiling; `--config` on top (`scaler-cost`: warmHoldMs 0 below it). */
+function scalerConfig(mode: string): ScalingOptions {
   const d = ScalingOptions.parse({});
   const base: ScalingOptionsInput = {
     ceiling: CEILING, intervalMs: scaled(d.intervalMs), stabilizationWindowMs: scaled(d.stabilizationWindowMs), cooldownMs: scaled(d.cooldownMs),
     minWriteGapMs: scaled(d.minWriteGapMs), backlogScanMs: scaled(d.backlogScanMs), scaleUp: { ...d.scaleUp, periodMs: scaled(d.scaleUp.periodMs) },
   };
-  return ScalingOptions.parse({ ...base, ...(values.config ? JSON.parse(values.config) as ScalingOptionsInput : {}) });
+  const cost: ScalingOptionsInput = mode === 'scaler-cost' ? { warmHoldMs: 0 } : {};
+  return ScalingOptions.parse({ ...base, ...cost, ...(values.config ? JSON.parse(values.config) as ScalingOptionsInput : {}) });
 }
 
 const BOUNDS: Record<string, { workersMin: number; workersMax: number }> = {
-  scaler: { workersMin: 0, workersMax: 1 }, 'static-ceiling': { workersMin: 0, workersMax: CEILING }, 'static-warm': { workersMin: CEILING, workersMax: CEILING },
+  scaler: { workersMin: 0, workersMax: 1 }, 'scaler-cost': { workersMin: 0, workersMax: 1 }, 'static-ceiling': { workersMin: 0, workersMax: CEILING }, 'static-warm': { workersMin: CEILING, workersMax: CEILING },
 };
 
 async function main(): Promise<void> {
@@ -48,10 +49,10 @@ async function main(): Promise<void> {
   const load = [loadavg()[0]!];
   const s = await orchestratorStack();
   const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
-  const config = scalerConfig();
+  const config = scalerConfig('scaler');
   const out: Record<string, unknown> = {
     trace: trace.name, recordedS: trace.durationS, speed: SPEED, replayS: trace.durationS / SPEED, ceiling: CEILING,
-    jobs: trace.events.reduce((n, e) => n + e.n, 0), scaler: config,
+    jobs: trace.events.reduce((n, e) => n + e.n, 0), scaler: config, costMode: { warmHoldMs: scalerConfig('scaler-cost').warmHoldMs },
   };
   const runs: Record<string, Record<string, unknown>> = {};
   const raw: Record<string, unknown> = {};
@@ -64,16 +65,17 @@ async function main(): Promise<void> {
         name: `bench-${mode}`, command: exampleCommand('sleep'), ...bounds, idleTimeout: Math.max(1, Math.round(5 / SPEED)), scalerType: 'REQUEST_COUNT', scalerValue: 1,
       }).id;
       if (mode === 'static-warm') await eventually(() => s.platform.pool.workerCounts(ep).idle >= CEILING, 60_000, 100);
-      if (mode === 'scaler') {
-        await scaling.start(ep, config);
+      const scaler = mode.startsWith('scaler');
+      if (scaler) {
+        await scaling.start(ep, scalerConfig(mode));
         await eventually(async () => (await scaling.status(ep)).ticks >= 1, 30_000, 100);
       }
-      const ticksBefore = mode === 'scaler' ? (await scaling.status(ep)).ticks : 0;
+      const ticksBefore = scaler ? (await scaling.status(ep)).ticks : 0;
       const r = await replay(s.platform, ep, trace, SPEED);
       raw[mode] = r;
       const stateAt = Date.now();
-      const state = mode === 'scaler' ? await scaling.status(ep) : undefined;
-      if (mode === 'scaler') await scaling.stop(ep);
+      const state = scaler ? await scaling.status(ep) : undefined;
+      if (scaler) await scaling.stop(ep);
       // Stop this mode's workers before the next one (they would compete for the CPU).
       s.platform.registry.saveEndpoint({ ...s.platform.registry.endpoint(ep)!, workersMin: 0, workersMax: 0 });
       const changes = boundsChanges(r.samples.filter((x) => x.at <= r.windowEnd));
@@ -86,6 +88,10 @@ async function main(): Promise<void> {
         bursts: burstTimes(r, CEILING).map((b) => ({ ...b, at: round(b.at) })),
         writes: changes.length, writesPerRecordedHour: round((changes.length * 3600 * 1000) / (windowMs * SPEED), 1),
         reversals: reversals(changes, config.stabilizationWindowMs),
+        reversalsOf: {
+          workersMax: boundReversals(changes, 'workersMax', bounds.workersMax, config.stabilizationWindowMs),
+          workersMin: boundReversals(changes, 'workersMin', bounds.workersMin, config.stabilizationWindowMs),
+        },
         ...(state ? { scalerWrites: state.writes, ticks: state.ticks, intervalMs: config.intervalMs,
           tickPeriodMs: round((stateAt - r.t0) / Math.max(1, state.ticks - ticksBefore)), lastDecisions: state.decisions.slice(-6).map((d) => `${d.kind}: ${d.reason}`) } : {}),
         // For the oracle: arrivals and execution times of this run.
@@ -97,18 +103,28 @@ async function main(): Promise<void> {
   } finally {
     await s.dispose();
   }
-  // The oracle serves the scaler run's jobs (arrivals, execution times), paying its measured cold start:
-  // each job no later than it started with the scaler (the same queue delays), and every job within the scaler's p99.
-  const sc = runs.scaler;
-  if (sc) {
-    const cold = sc._cold as number;
-    const jobs = sc._jobs as { at: number; ms: number; delayMs: number }[];
+  // The oracle serves each run's jobs (arrivals, execution times), each job no later than it started in that run
+  // (the same queue delays), and (scaler) every job within its p99. Its cold start is the shortest of the runs' mean
+  // cold starts (a run that starts many pods at once measures longer ones; the oracle does not get them).
+  const colds = Object.values(runs).map((r) => r._cold as number).filter((x) => Number.isFinite(x));
+  const cold = colds.length ? Math.min(...colds) : undefined;
+  const fmt = (o: ReturnType<typeof oracle>) => ({ workerSeconds: round(o.workerMs / 1000, 1), busySeconds: round(o.busyMs / 1000, 1), workers: o.workers });
+  const oracles: Record<string, unknown> = { coldStartMs: round(cold ?? NaN) };
+  const ratios: Record<string, unknown> = {};
+  for (const [mode, r] of Object.entries(runs)) {
+    if (cold === undefined) break;
+    const jobs = r._jobs as { at: number; ms: number; delayMs: number }[];
     const perJob = oracle(jobs, 0, cold);
-    const p99 = oracle(jobs.map(({ at, ms }) => ({ at, ms })), sc.delayP99Ms as number, cold);
-    const fmt = (o: typeof perJob) => ({ workerSeconds: round(o.workerMs / 1000, 1), busySeconds: round(o.busyMs / 1000, 1), workers: o.workers });
-    out.oracle = { coldStartMs: round(cold), sameDelays: fmt(perJob), withinScalerP99: { delayMs: sc.delayP99Ms, ...fmt(p99) } };
-    out.costRatio = { sameDelays: round((sc.workerSeconds as number) / (perJob.workerMs / 1000), 2), withinScalerP99: round((sc.workerSeconds as number) / (p99.workerMs / 1000), 2) };
+    oracles[mode] = { sameDelays: fmt(perJob) };
+    ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2) };
+    if (mode === 'scaler') {
+      const p99 = oracle(jobs.map(({ at, ms }) => ({ at, ms })), r.delayP99Ms as number, cold);
+      oracles[mode] = { sameDelays: fmt(perJob), withinP99: { delayMs: r.delayP99Ms, ...fmt(p99) } };
+      ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2), withinP99: round((r.workerSeconds as number) / (p99.workerMs / 1000), 2) };
+    }
   }
+  out.oracle = oracles;
+  out.costRatio = ratios;
   for (const r of Object.values(runs)) {
     delete r._jobs;
     delete r._cold;

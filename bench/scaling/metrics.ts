@@ -39,6 +39,21 @@ export function reversals(changes: ReturnType<typeof boundsChanges>, windowMs: n
 }
 
 /**
+ * The same, for one bound alone: a change of `bound` against the direction of an earlier change of
+ * that bound within the window. `workersMax` is the capacity the scaler allows (a reversal there is
+ * flapping); `workersMin` the warm workers it keeps (with `warmHoldMs` it follows the load on purpose).
+ */
+export function boundReversals(changes: ReturnType<typeof boundsChanges>, bound: 'workersMin' | 'workersMax', start: number, windowMs: number): number {
+  let prev = start;
+  const moves: { at: number; dir: number }[] = [];
+  for (const c of changes) {
+    if (c[bound] !== prev) moves.push({ at: c.at, dir: Math.sign(c[bound] - prev) });
+    prev = c[bound];
+  }
+  return moves.filter((c, i) => moves.slice(0, i).some((p) => c.at - p.at < windowMs && p.dir === -c.dir)).length;
+}
+
+/**
  * Per burst: time to raised bounds (the first workersMax above the one before the burst; none for
  * static bounds) and to running workers (as many busy workers as the burst can use: its jobs, at most the ceiling).
  */

@@ -1,6 +1,6 @@
-/** What each `sluice scale` command does to an endpoint's scaler (scale.ts registers them): start, status, watch, override, pause, resume, stop. */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { OverrideInput, ScalingOptions, scalerWorkflowId } from '../../contracts';
+/** What each `sluice scale` command does to an endpoint's scaler (scale.ts registers them): start, configure, status, watch, override, pause, resume, stop. */
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { OverrideInput, ScalingOptions, scalerWorkflowId, type ScalingConfig } from '../../contracts';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
 import { type ScalingClient } from '../scaling';
 import { connectCli, type CliContext } from './context';
@@ -8,7 +8,7 @@ import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { assertLookup } from './job';
 import { scalerExitCode, scalerTable } from './scale-output';
-import { scalingConfigOf, type ScaleStartFlags } from './scale-parse';
+import { scalingChangeOf, scalingConfigOf, type ScaleStartFlags } from './scale-parse';
 import { watchScaler } from './scale-watch';
 import { resolveSettings } from './settings';
 
@@ -76,9 +76,32 @@ export async function start(endpoint: string, o: ScaleFlags & ScaleStartFlags): 
   }
 }
 
+/** `before -> after` of each setting that changed (nested ones as JSON). */
+function changedText(before: ScalingConfig, after: ScalingConfig): string {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])] as (keyof ScalingConfig)[];
+  const text = (v: unknown): string => (v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const changed = keys.filter((k) => text(before[k]) !== text(after[k])).map((k) => `${k} ${text(before[k])} -> ${text(after[k])}`);
+  return changed.length ? changed.join(', ') : 'nothing changed';
+}
+
+export const configure = (endpoint: string, o: ScaleFlags & ScaleStartFlags) => {
+  const change = scalingChangeOf(o);
+  return whileRunning(endpoint, o, 'configured', async (scaling, endpointId) => {
+    const before = (await scaling.status(endpointId)).config;
+    const s = await scaling.configure(endpointId, change).catch((err: unknown) => {
+      // The workflow's validator refused it (say, a floor above the ceiling in force): nothing changed.
+      if (err instanceof WorkflowUpdateFailedError) throw new UsageError(`invalid scaler options: ${err.cause?.message ?? err.message}; nothing changed`);
+      throw err;
+    });
+    if (o.json) console.log(JSON.stringify(s));
+    else console.log(`${scalerWorkflowId(endpointId)}: ${changedText(before, s.config)}; bounds ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : '-'} (target ${s.target})`);
+    return EXIT_CODES.ok;
+  });
+};
+
 export const status = (endpoint: string, o: ScaleFlags & { decisions: number }) => withScaler(endpoint, o, async (scaling, endpointId) => {
-  const v = await scaling.view(endpointId);
-  console.log(o.json ? JSON.stringify(v) : scalerTable(v, { decisions: o.decisions }));
+  const [v, schedules] = await Promise.all([scaling.view(endpointId), scaling.schedules.list({ endpointId })]);
+  console.log(o.json ? JSON.stringify({ ...v, schedules }) : scalerTable(v, { decisions: o.decisions, schedules }));
   return scalerExitCode(v);
 });
 

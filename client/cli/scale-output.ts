@@ -1,5 +1,5 @@
 /** How the scale commands show a scaler to people: exit codes, the status table with the last decisions, the one-line view of `watch`. */
-import { type Decision, type ScalerState } from '../../contracts';
+import { type Decision, type ScaleScheduleView, type ScalerState } from '../../contracts';
 import { type ScalerView } from '../scaling';
 import { duration } from './batch-output';
 import { EXIT_CODES } from './exit-codes';
@@ -33,7 +33,8 @@ function configText(s: ScalerState): string {
   const c = s.config;
   return [
     `floor ${c.floor}  ceiling ${c.ceiling}`, c.targetQueueDelayMs !== undefined ? `queue delay ${ms(c.targetQueueDelayMs)}` : `${c.targetPerWorker}/worker`,
-    `interval ${ms(c.intervalMs)}`, `window ${ms(c.stabilizationWindowMs)}`, `cooldown ${ms(c.cooldownMs)}`, `drift ${c.drift}`,
+    `interval ${ms(c.intervalMs)}`, `window ${ms(c.stabilizationWindowMs)}`, `cooldown ${ms(c.cooldownMs)}`,
+    ...(c.warmHoldMs !== undefined ? [`warm hold ${c.warmHoldMs === 0 ? '0' : ms(c.warmHoldMs)}`] : []), `drift ${c.drift}`,
     c.maxSpendPerHour !== undefined ? `spend cap $${c.maxSpendPerHour}/h` : 'no spend cap',
   ].join('  ');
 }
@@ -47,8 +48,22 @@ export function decisionsTable(decisions: Decision[], n: number): string[] {
   return all.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`);
 }
 
-/** The status table of `sluice scale status` (and `watch` on a terminal). */
-export function scalerTable(v: ScalerView, o: { decisions?: number; now?: number } = {}): string {
+/** When a schedule fires, in words. */
+export const whenText = (v: ScaleScheduleView): string => (v.at !== undefined ? `at ${v.at}${v.days ? ` ${v.days}` : ' daily'}` : `cron ${v.cron ?? '?'}`);
+
+/** Scale schedules as a table (`scale schedule list`, and `scale status` under its endpoint's scaler). */
+export function schedulesTable(views: ScaleScheduleView[], o: { endpoint?: boolean; indent?: string } = {}): string[] {
+  const head = ['SCHEDULE', ...(o.endpoint === false ? [] : ['ENDPOINT']), 'NAME', 'WHEN', 'TZ', 'BOUNDS', 'STATE', 'NEXT', 'LAST'];
+  const rows = [head, ...views.map((v) => [
+    v.scheduleId, ...(o.endpoint === false ? [] : [v.endpointId]), v.name, whenText(v), v.timezone, `${v.min}..${v.max}${v.forMs ? ` for ${duration(v.forMs)}` : ''}`,
+    v.paused ? `paused${v.note ? ` (${v.note})` : ''}` : v.until ? `until ${v.until}` : 'active', v.next[0] ?? '-', v.recent.at(-1)?.at ?? '-',
+  ])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `${o.indent ?? ''}${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`);
+}
+
+/** The status table of `sluice scale status` (and `watch` on a terminal); with `schedules`, the endpoint's schedules below the decisions. */
+export function scalerTable(v: ScalerView, o: { decisions?: number; now?: number; schedules?: ScaleScheduleView[] } = {}): string {
   const now = o.now ?? Date.now();
   const s = v.state;
   const rows: [string, string][] = [['scaler', v.workflowId], ['workflow', v.workflowStatus]];
@@ -70,7 +85,10 @@ export function scalerTable(v: ScalerView, o: { decisions?: number; now?: number
     ['activity', `${s.ticks} ticks  ${s.writes} writes${s.lastWriteAt ? ` (last ${clock(s.lastWriteAt)})` : ''}  runs ${s.runs}  up ${duration(now - s.startedAt)}`],
   );
   const head = rows.map(([k, x]) => `${k.padEnd(12)}${x}`);
-  return [...head, `decisions   (the last ${Math.min(o.decisions ?? 8, s.decisions.length)}, newest last)`, ...decisionsTable(s.decisions, o.decisions ?? 8)].join('\n');
+  const schedules = o.schedules === undefined ? []
+    : o.schedules.length === 0 ? ['schedules   none (sluice scale schedule add adds one)']
+      : ['schedules   (they set the floor and ceiling when they fire)', ...schedulesTable(o.schedules, { endpoint: false, indent: '  ' })];
+  return [...head, `decisions   (the last ${Math.min(o.decisions ?? 8, s.decisions.length)}, newest last)`, ...decisionsTable(s.decisions, o.decisions ?? 8), ...schedules].join('\n');
 }
 
 /** One plain line of `watch` (not on a terminal). */

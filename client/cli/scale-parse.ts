@@ -1,6 +1,6 @@
 /** Argument parsers of the scale commands (durations, worker counts, USD) and the scaler's config from `scale start`'s flags. */
 import { InvalidArgumentError } from 'commander';
-import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
+import { ScalingConfigure, ScalingOptions, type ScalingOptionsInput } from '../../contracts';
 import { UsageError } from './errors';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -15,6 +15,9 @@ export function parseDuration(raw: string): number {
   if (total <= 0) throw new InvalidArgumentError('must be a positive duration');
   return total;
 }
+
+/** A duration that may be 0 (`0`, `0s`). */
+export const parseDuration0 = (raw: string): number => (/^0+(\.0+)?(ms|s|m|h|d)?$/.test(raw.trim()) ? 0 : parseDuration(raw));
 
 /** A number of workers, 0 to 100. */
 export function parseWorkers(raw: string): number {
@@ -45,30 +48,47 @@ export function parseIsoTime(raw: string): number {
   return t;
 }
 
-/** `scale start`'s flags. */
+/** `none` (for `scale configure`: clears an optional field), else `parse(raw)`. (Commander turns a parser's null into '', hence the word.) */
+export const orNone = <T>(parse: (raw: string) => T) => (raw: string): T | 'none' => (raw.trim() === 'none' ? 'none' : parse(raw));
+
+/** `scale start`'s flags (`scale configure` takes the same; there `none` clears an optional one). */
 export interface ScaleStartFlags {
-  floor?: number; ceiling?: number; interval?: number; targetPerWorker?: number; targetQueueDelay?: number; maxSpendPerHour?: number;
-  pricePerHour?: number; headroom?: number; window?: number; cooldown?: number; minWriteGap?: number; drift?: 'reassert' | 'adopt';
+  floor?: number; ceiling?: number; interval?: number; targetPerWorker?: number; targetQueueDelay?: number | 'none'; maxSpendPerHour?: number | 'none';
+  pricePerHour?: number | 'none'; headroom?: number; window?: number; cooldown?: number; minWriteGap?: number; drift?: 'reassert' | 'adopt';
+  warmHold?: number | 'none';
 }
 
 /** The flag behind each config field, for messages. */
 const FLAGS: Record<string, string> = {
   floor: '--floor', ceiling: '--ceiling', intervalMs: '--interval', targetPerWorker: '--target-per-worker', targetQueueDelayMs: '--target-queue-delay',
   maxSpendPerHour: '--max-spend-per-hour', pricePerHour: '--price-per-hour', headroom: '--headroom', stabilizationWindowMs: '--window',
-  cooldownMs: '--cooldown', minWriteGapMs: '--min-write-gap', drift: '--drift',
+  cooldownMs: '--cooldown', minWriteGapMs: '--min-write-gap', drift: '--drift', warmHoldMs: '--warm-hold',
 };
+
+/** The config fields of the flags given (undefined: not given). */
+const fieldsOf = (o: ScaleStartFlags): Record<string, unknown> => Object.fromEntries(Object.entries({
+  floor: o.floor, ceiling: o.ceiling, intervalMs: o.interval, targetPerWorker: o.targetPerWorker, targetQueueDelayMs: o.targetQueueDelay,
+  maxSpendPerHour: o.maxSpendPerHour, pricePerHour: o.pricePerHour, headroom: o.headroom, stabilizationWindowMs: o.window,
+  cooldownMs: o.cooldown, minWriteGapMs: o.minWriteGap, drift: o.drift, warmHoldMs: o.warmHold,
+}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v === 'none' ? null : v]));
+
+const issuesText = (issues: { path: PropertyKey[]; message: string }[]): string => issues
+  .map((i) => (i.path.length ? `${FLAGS[String(i.path[0])] ?? String(i.path[0])}: ${i.message}` : i.message.replace('floor', '--floor').replace('ceiling', '--ceiling'))).join('; ');
 
 /** The scaler's config from the flags, checked (with the library's defaults) before anything connects. */
 export function scalingConfigOf(o: ScaleStartFlags): ScalingOptionsInput {
-  const fields: Record<string, unknown> = {
-    floor: o.floor, ceiling: o.ceiling, intervalMs: o.interval, targetPerWorker: o.targetPerWorker, targetQueueDelayMs: o.targetQueueDelay,
-    maxSpendPerHour: o.maxSpendPerHour, pricePerHour: o.pricePerHour, headroom: o.headroom, stabilizationWindowMs: o.window,
-    cooldownMs: o.cooldown, minWriteGapMs: o.minWriteGap, drift: o.drift,
-  };
-  const config = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ScalingOptionsInput;
+  // (`start`'s parsers take no `none`: only `configure` clears a setting.)
+  const config = fieldsOf(o) as ScalingOptionsInput;
   const checked = ScalingOptions.safeParse(config);
-  if (!checked.success) {
-    throw new UsageError(`invalid scaler options: ${checked.error.issues.map((i) => (i.path.length ? `${FLAGS[String(i.path[0])] ?? String(i.path[0])}: ${i.message}` : i.message.replace('floor', '--floor').replace('ceiling', '--ceiling'))).join('; ')}`);
-  }
+  if (!checked.success) throw new UsageError(`invalid scaler options: ${issuesText(checked.error.issues)}`);
   return config;
+}
+
+/** `scale configure`'s change from the flags (`none` clears an optional field); at least one flag. */
+export function scalingChangeOf(o: ScaleStartFlags): ScalingConfigure {
+  const fields = fieldsOf(o);
+  if (Object.keys(fields).length === 0) throw new UsageError('give at least one setting to change, e.g. --ceiling 8 (sluice scale configure --help lists them)');
+  const checked = ScalingConfigure.safeParse(fields);
+  if (!checked.success) throw new UsageError(`invalid scaler options: ${issuesText(checked.error.issues)}`);
+  return checked.data;
 }

@@ -1,6 +1,5 @@
 /** `sluice scale schedule add|list|pause|resume|delete`: scheduled scale up/down of an endpoint, as Temporal Schedules (registered by scale.ts). */
 import { type Command, Option } from 'commander';
-import { type ScaleScheduleView } from '../../contracts';
 import { ScaleScheduleError } from '../scale-schedules';
 import { connectCli, type CliContext } from './context';
 import { UsageError } from './errors';
@@ -8,7 +7,7 @@ import { EXIT_CODES } from './exit-codes';
 import { dataDirOption, withExit, type ExitState } from './options';
 import { endpointArg } from './scale-actions';
 import { parseDuration, parseIsoTime, parseWorkers } from './scale-parse';
-import { duration } from './batch-output';
+import { schedulesTable, whenText } from './scale-output';
 
 const EXIT_HELP = 'Exit code: 0 done; 1 the command failed; 2 usage (bad schedule: min above max, bad time, cron or time zone; unknown endpoint; no such schedule; one of that name exists).';
 
@@ -32,18 +31,6 @@ async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>)
 const endpointOf = (cli: CliContext, endpoint: string) =>
   endpointArg(cli, endpoint, async (id) => (await cli.scaling.schedules.list({ endpointId: id })).length > 0);
 
-const whenText = (v: ScaleScheduleView): string => (v.at !== undefined ? `at ${v.at}${v.days ? ` ${v.days}` : ' daily'}` : `cron ${v.cron ?? '?'}`);
-
-function printSchedules(views: ScaleScheduleView[]): void {
-  if (views.length === 0) return console.log('no scale schedules');
-  const rows = [['SCHEDULE', 'ENDPOINT', 'NAME', 'WHEN', 'TZ', 'BOUNDS', 'STATE', 'NEXT', 'LAST'], ...views.map((v) => [
-    v.scheduleId, v.endpointId, v.name, whenText(v), v.timezone, `${v.min}..${v.max}${v.forMs ? ` for ${duration(v.forMs)}` : ''}`,
-    v.paused ? `paused${v.note ? ` (${v.note})` : ''}` : v.until ? `until ${v.until}` : 'active', v.next[0] ?? '-', v.recent.at(-1)?.at ?? '-',
-  ])];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-}
-
 async function add(endpoint: string, o: AddFlags): Promise<number> {
   if (o.at === undefined && o.cron === undefined) throw new UsageError('give --at HH:MM (with --tz, --days) or --cron EXPR');
   if (o.min === undefined || o.max === undefined) throw new UsageError('give --min N and --max N: the floor and ceiling (workersMin and workersMax when no scaler runs)');
@@ -65,7 +52,7 @@ async function list(endpoint: string | undefined, o: Flags): Promise<number> {
     const endpointId = endpoint === undefined ? undefined : await endpointOf(cli, endpoint);
     const views = await cli.scaling.schedules.list(endpointId === undefined ? {} : { endpointId });
     if (o.json) console.log(JSON.stringify(views));
-    else printSchedules(views);
+    else console.log(views.length === 0 ? 'no scale schedules' : schedulesTable(views).join('\n'));
     return EXIT_CODES.ok;
   });
 }

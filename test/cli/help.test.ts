@@ -2,10 +2,17 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { type Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../client/cli/main';
 import { cleanEnv, sluice } from './run-sluice';
 
 const COMMANDS = ['dev', 'run', 'status', 'cancel', 'result', 'config', 'endpoints list', 'endpoints create', 'endpoints update', 'endpoints delete', 'templates list', 'templates create', 'templates update', 'platform', 'platform users add', 'worker', 'demo'];
+/** The scale group: every command and subcommand (the whole tree is checked in-process below). */
+const SCALE_COMMANDS = [
+  'scale', 'scale start', 'scale configure', 'scale status', 'scale watch', 'scale override', 'scale pause', 'scale resume', 'scale stop',
+  'scale schedule', 'scale schedule add', 'scale schedule list', 'scale schedule pause', 'scale schedule resume', 'scale schedule delete',
+];
 const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 describe('sluice help and usage', () => {
@@ -40,6 +47,34 @@ describe('sluice help and usage', () => {
     expect((await sluice(['worker', '--help'])).stdout).toMatch(/SLUICE_QUEUE_URL[\s\S]*SLUICE_WEBHOOK_SECRET/);
     expect((await sluice(['status', '--help'])).stdout).toContain('4 still running');
     expect((await sluice(['cancel', '--help'])).stdout).toContain('Exit code: 0 the job was cancelled');
+    // 22 processes: 60 s on a loaded 2-core box (load 6-8), hence room.
+  }, 180_000);
+
+  it('every command and subcommand of the program (the scale group\'s included) has --help with its usage and an example', async () => {
+    const all: [string, Command][] = [];
+    const walk = (c: Command, path: string[]): void => {
+      for (const sub of c.commands) {
+        const p = [...path, sub.name()];
+        all.push([p.join(' '), sub]);
+        walk(sub, p);
+      }
+    };
+    walk(buildProgram({ code: 0 }), []);
+    const names = all.map(([n]) => n);
+    expect(names).toEqual(expect.arrayContaining([...COMMANDS, ...SCALE_COMMANDS]));
+    for (const [name, c] of all) {
+      let out = '';
+      c.configureOutput({ writeOut: (t) => (out += t) }).outputHelp();
+      expect(out, name).toMatch(new RegExp(`^Usage: sluice ${name} `));
+      // A group's help lists its commands; a leaf's shows an example of itself.
+      if (c.commands.length === 0) expect(out, name).toMatch(new RegExp(`Examples?:\\n {2}(\\S+=\\S+ )*sluice ${name.split(' ')[0]}`));
+      else for (const sub of c.commands) expect(out, name).toMatch(new RegExp(`^ {2}${sub.name()}\\b`, 'm'));
+    }
+    // The real process too, for the new command.
+    const r = await sluice(['scale', 'configure', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: sluice scale configure \[options\] <endpoint>/);
+    expect(r.stdout).toMatch(/--max-spend-per-hour <usd>\s+spend cap[\s\S]*none clears it/);
   });
 
   it('usage errors: a clear message without Node parser text, exit 2', async () => {

@@ -127,6 +127,59 @@ describe('sluice scale', () => {
     expect(JSON.parse(stopAfter.stdout)).toMatchObject({ workflowStatus: 'CANCELLED', done: false });
   }, 120_000);
 
+  it('configure changes a running scaler live (none clears a setting; a floor above the ceiling is refused); status lists the endpoint\'s schedules', async () => {
+    const ep = sleepEndpoint(s, 'cli-conf', { workersMin: 0, workersMax: 1 });
+    const none = await run('scale', 'configure', ep, '--ceiling', '4');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^sluice: no scaler for endpoint \S+; start one: sluice scale start/);
+    await scaling.start(ep, { intervalMs: 500, ceiling: 6 });
+    await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000, 100);
+
+    const changed = await sluice('scale', 'configure', 'cli-conf', '--ceiling', '8', '--max-spend-per-hour', '5', '--warm-hold', '0', '--window', '2m');
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toMatch(/^scaler\/\S+: .*ceiling 6 -> 8/);
+    expect(changed.stdout).toMatch(/maxSpendPerHour none -> 5.*warmHoldMs none -> 0|warmHoldMs none -> 0.*maxSpendPerHour none -> 5/);
+    expect(changed.stdout).toMatch(/stabilizationWindowMs 300000 -> 120000/);
+    expect((await scaling.status(ep)).config).toMatchObject({ ceiling: 8, maxSpendPerHour: 5, warmHoldMs: 0, stabilizationWindowMs: 120_000, floor: 0, intervalMs: 500 });
+    const cleared = await run('scale', 'configure', ep, '--max-spend-per-hour', 'none', '--json');
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect((JSON.parse(cleared.stdout) as ScalerState).config).not.toHaveProperty('maxSpendPerHour');
+    expect((await scaling.status(ep)).config.maxSpendPerHour).toBeUndefined();
+
+    const refused: [string[], RegExp][] = [
+      [['--floor', '9'], /invalid scaler options: floor 9 must not exceed ceiling 8; nothing changed/],
+      [[], /give at least one setting to change/],
+      [['--ceiling', 'none'], /--ceiling <n>' argument 'none' is invalid/],
+      [['--interval', '50ms'], /--interval: intervalMs must be at least 200 ms/],
+    ];
+    for (const [args, message] of refused) {
+      const r = await run('scale', 'configure', ep, ...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    expect((await scaling.status(ep)).config).toMatchObject({ floor: 0, ceiling: 8 });
+
+    // The endpoint's schedules (paused: none fires here) in the status table and in --json.
+    await scaling.schedules.add({ endpointId: ep, at: '08:00', days: 'mon-fri', timezone: 'Europe/Berlin', min: 2, max: 6, paused: true });
+    const table = await eventually(async () => {
+      const r = await run('scale', 'status', 'cli-conf');
+      return r.stdout.includes('0800-mon-fri') ? r : undefined;
+    }, 20_000, 500);
+    expect(table!.code).toBe(0);
+    expect(table!.stdout).toMatch(/^config\s+floor 0 {2}ceiling 8 .*warm hold 0/m);
+    expect(table!.stdout).toMatch(/^schedules {3}\(they set the floor and ceiling when they fire\)$/m);
+    expect(table!.stdout).toMatch(/^ {2}SCHEDULE\s+NAME\s+WHEN\s+TZ\s+BOUNDS\s+STATE\s+NEXT\s+LAST$/m);
+    expect(table!.stdout).toMatch(/^ {2}scale\/\S+\/0800-mon-fri\s+0800-mon-fri\s+at 08:00 mon-fri\s+Europe\/Berlin\s+2\.\.6\s+paused \(created paused\)/m);
+    const json = JSON.parse((await run('scale', 'status', ep, '--json')).stdout) as { schedules: { name: string; min: number; max: number }[] };
+    expect(json.schedules).toMatchObject([{ name: '0800-mon-fri', min: 2, max: 6 }]);
+    await scaling.schedules.delete(ep, '0800-mon-fri');
+
+    await scaling.stop(ep);
+    const ended = await run('scale', 'configure', ep, '--ceiling', '4');
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/already ended CANCELLED; it can no longer be configured/);
+  }, 90_000);
+
   it('schedules: add (a weekday calendar in a time zone), list, pause, resume, delete; one that fires sets the bounds when no scaler runs', async () => {
     const ep = sleepEndpoint(s, 'cli-sched', { workersMin: 0, workersMax: 1 });
     const added = await sluice('scale', 'schedule', 'add', 'cli-sched', '--at', '08:00', '--tz', 'Europe/Berlin', '--days', 'mon-fri', '--min', '2', '--max', '10', '--json');
@@ -169,6 +222,7 @@ describe('sluice scale', () => {
       [['scale', 'start', ep, '--interval', '5x'], /option '--interval <duration>' argument '5x' is invalid. must be a duration like 500ms, 5s/],
       [['scale', 'start', ep, '--interval', '100ms'], /--interval: intervalMs must be at least 200 ms/],
       [['scale', 'start', ep, '--ceiling', '500'], /must be a whole number of workers from 0 to 100/],
+      [['scale', 'start', ep, '--warm-hold', 'none'], /option '--warm-hold <duration>' argument 'none' is invalid. must be a duration/],
       [['scale', 'override', ep, '--min', '5', '--max', '2', '--for', '10m'], /invalid override: --min must not exceed --max/],
       [['scale', 'override', ep, '--min', '1', '--max', '2'], /override needs --min N --max N --for DURATION/],
       [['scale', 'override', ep, '--min', '1', '--max', '2', '--for', 'soon'], /must be a duration/],
@@ -217,7 +271,7 @@ describe('sluice scale', () => {
       c.configureOutput({ writeOut: (t) => (out += t) }).outputHelp();
       return out;
     };
-    const commands = [['start'], ['status'], ['watch'], ['override'], ['pause'], ['resume'], ['stop'], ...['add', 'list', 'pause', 'resume', 'delete'].map((x) => ['schedule', x])];
+    const commands = [['start'], ['configure'], ['status'], ['watch'], ['override'], ['pause'], ['resume'], ['stop'], ...['add', 'list', 'pause', 'resume', 'delete'].map((x) => ['schedule', x])];
     for (const c of commands) {
       const h = help(c);
       expect(h, c.join(' ')).toMatch(new RegExp(`^Usage: sluice scale ${c.join(' ')} `));
@@ -227,6 +281,7 @@ describe('sluice scale', () => {
     }
     expect(help(['start'])).toMatch(/--interval <duration>\s+time between \/health samples, e\.g\. 5s\s+\(default: 5s\)/);
     expect(help(['watch'])).toMatch(/130: interrupted \(the scaler keeps running\)/);
+    expect(help(['configure'])).toMatch(/--warm-hold <duration>[\s\S]*none clears it/);
     expect(help(['schedule', 'add'])).toMatch(/--tz <zone>[\s\S]*daylight[\s\S]*--days <days>|--days <days>[\s\S]*--tz <zone>/);
   });
 });

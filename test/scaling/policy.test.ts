@@ -115,6 +115,45 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'warm hold 0 (cost): workersMin stays at the floor, workersMax keeps the target through the window and the cooldown',
+    opts: { ...fast, cooldownMs: 90_000, warmHoldMs: 0 },
+    ticks: [{ load: [4, 0, 0] }, ...times(3, { load: [0, 4, 4] }), ...times(30, idle)],
+    check: ({ steps }) => {
+      // The same target as the quiet-period case (4, 1 at tick 9, 0 at tick 21); only workersMax carries it.
+      expect(changes(steps)).toEqual([[0, '0..5'], [9, '0..2'], [21, '0..1']]);
+      expect(steps.map((s) => s.d.target).slice(0, 10)).toEqual([4, 4, 4, 4, 4, 4, 4, 4, 4, 1]);
+      expect(steps[0]!.d).toMatchObject({ kind: 'activate', write: true });
+      expect(steps[0]!.d.reason).toMatch(/warm 0: none held, idle workers above it stop after the endpoint's idleTimeout/);
+    },
+  },
+  {
+    name: 'warm hold 0 (cost) with a floor: workersMin never below the floor; no step limit on the capacity; oscillating load: one raise, no reversal',
+    opts: { ...fast, floor: 2, warmHoldMs: 0 },
+    ticks: Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? { load: [8, 0, 0] as [number, number, number] } : idle)),
+    start: b(2, 3),
+    check: ({ steps, writes }) => {
+      // Target 2 -> 8 at once (the default step limit, +4 per 15 s, would take two periods): workersMax 9.
+      expect(writes).toBe(1);
+      expect(steps[0]!.d).toMatchObject({ kind: 'scale-up', target: 8, bounds: b(2, 9) });
+      expect(steps.every((s) => s.bounds.workersMin === 2)).toBe(true);
+      expect(reversals(steps, fast.stabilizationWindowMs)).toBe(0);
+      expect(steps.at(-1)!.bounds).toEqual(b(2, 9));
+    },
+  },
+  {
+    name: 'warm hold 10 s: workersMin follows the load of the last 10 s (raised with it), workersMax the stabilization window',
+    opts: { ...fast, warmHoldMs: 10_000 },
+    ticks: [{ load: [4, 0, 0] }, ...times(3, { load: [0, 4, 4] }), ...times(8, idle), { load: [2, 0, 0] }, ...times(6, idle)],
+    check: ({ steps }) => {
+      // Load until tick 3 (15 s): warm 4 while a recommendation of 4 is within the last 10 s, 0 from tick 5 (25 s);
+      // workersMax keeps 5 for the window (until 45 s: tick 9, then 1 + 1 for the cooldown). 2 jobs at tick 12 (60 s):
+      // both bounds up at once, warm 2 until tick 14, target 2 (workersMax 3) until the window ends at tick 18.
+      expect(changes(steps)).toEqual([[0, '4..5'], [5, '0..5'], [9, '0..2'], [12, '2..3'], [14, '0..3'], [18, '0..2']]);
+      expect(steps[5]!.d).toMatchObject({ kind: 'scale-down', write: true });
+      expect(steps[5]!.d.reason).toMatch(/warm 0: load of the last 10 s/);
+    },
+  },
+  {
     name: 'health failures: hold below the threshold, then freeze (no write), then back to the policy',
     opts: { ...fast, fallback: { failureThreshold: 3 } },
     start: b(2, 3),

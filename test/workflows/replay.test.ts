@@ -22,7 +22,7 @@ describe('workflow replay (recorded histories, the daemon\'s workflow bundle)', 
     ]));
     // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
     expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(expect.arrayContaining([
-      'burst-quiet-stopped', 'messages', 'continued-as-new', 'continued-as-new.run2', 'fallback', 'drift-reassert', 'backlog-pulled',
+      'burst-quiet-stopped', 'messages', 'continued-as-new', 'continued-as-new.run2', 'fallback', 'drift-reassert', 'backlog-pulled', 'burst-quiet-warm-hold',
     ]));
   });
 

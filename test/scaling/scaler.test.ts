@@ -109,17 +109,25 @@ describe('scaler workflow (real platform and Temporal)', () => {
     const ep = sleepEndpoint(s, 'override', { workersMin: 0, workersMax: 1 });
     await scaling.start(ep, quick);
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
-    const st = await scaling.override(ep, { workersMin: 3, workersMax: 4, forMs: 3000 });
+    const st = ScalerState.parse(await scaling.override(ep, { workersMin: 3, workersMax: 4, forMs: 12_000 }));
     // The update answers once the pinned bounds are written; the state is the contract's.
-    expect(ScalerState.parse(st).override).toMatchObject({ workersMin: 3, workersMax: 4 });
+    expect(st.override).toMatchObject({ workersMin: 3, workersMax: 4 });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 3, workersMax: 4 });
-    await sleep(1500);
-    // No load: the policy would want 0..1, but the pin holds.
+    // Two more ticks with no load: the policy would want 0..1, but the pin holds while it lasts.
+    const held = await eventually(async () => {
+      const now = await scaling.status(ep);
+      return now.ticks >= st.ticks + 2 ? now : undefined;
+    }, 20_000, 100);
+    expect(held!.override).toMatchObject({ workersMin: 3, workersMax: 4 });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 3, workersMax: 4 });
-    await eventually(async () => (await boundsOf(gql, ep)).workersMax === 1, 10_000, 100);
-    const after = await scaling.status(ep);
-    expect(after.override).toBeUndefined();
+    // Expired, the policy's scale-down is decided and written (the status, not the platform, is
+    // waited for: the platform sees the write before the workflow logs it).
+    const after = (await eventually(async () => {
+      const now = await scaling.status(ep);
+      return !now.override && now.decisions.some((d) => d.kind === 'scale-down') ? now : undefined;
+    }, 30_000, 100))!;
     expect(after.decisions.map((d) => d.kind)).toEqual(expect.arrayContaining(['override', 'scale-down']));
+    expect((await boundsOf(gql, ep)).workersMax).toBe(1);
     await scaling.stop(ep);
   }, 60_000);
 

@@ -1,32 +1,19 @@
 /**
- * The results store in a local (or shared) directory: the same files as the synchronous
- * `FsResultsStore` (one file per key, a log is one file appended with O_APPEND), written to a
- * temporary name, fsync'd and renamed; the folder fsync'd when an entry appears.
+ * The results store in a local (or shared) directory: one file per key (a log is one file appended
+ * with O_APPEND), written to a temporary name, fsync'd and renamed; the folder fsync'd when an
+ * entry appears (the durable file steps are in ./fs-durable).
  */
 import { constants, type Dirent, type Stats } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
+import { DurableFiles, isCode, remember, TMP } from './fs-durable';
 import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
-
-const TMP = /\.\d+\.\d+\.tmp$/;
-let tmpSeq = 0;
-
-const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | undefined)?.code === code;
-
-/** Most folders and logs remembered as existing (a long-lived daemon writes under ever new run folders). */
-const REMEMBERED = 10_000;
-
-const remember = (set: Set<string>, item: string): void => {
-  if (set.size >= REMEMBERED) set.clear();
-  set.add(item);
-};
 
 export class FsObjectStore implements ObjectStore {
   readonly kind = 'fs' as const;
   readonly stats = newStats();
-  /** Folders known to exist: a write there makes no mkdir call (each call is a thread-pool round trip). */
-  private readonly dirs = new Set<string>();
+  private readonly files = new DurableFiles(this.stats);
   /** Logs known to exist: appended to without the create attempt. */
   private readonly logs = new Set<string>();
 
@@ -55,7 +42,7 @@ export class FsObjectStore implements ObjectStore {
 
   async create(key: string, value: unknown): Promise<boolean> {
     const file = this.path(key);
-    const { tmp } = await this.temp(file, [JSON.stringify(value ?? null)]);
+    const { tmp } = await this.files.temp(file, [JSON.stringify(value ?? null)]);
     try {
       count(this.stats, 'link');
       await link(tmp, file);
@@ -66,7 +53,7 @@ export class FsObjectStore implements ObjectStore {
       count(this.stats, 'unlink');
       await unlink(tmp).catch(() => undefined);
     }
-    await this.syncDir(dirname(file));
+    await this.files.syncDir(dirname(file));
     return true;
   }
 
@@ -99,7 +86,7 @@ export class FsObjectStore implements ObjectStore {
       });
     }
     if (!fh) {
-      await this.ensureDir(dirname(file));
+      await this.files.ensureDir(dirname(file));
       count(this.stats, 'open');
       try {
         fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
@@ -119,7 +106,7 @@ export class FsObjectStore implements ObjectStore {
     } finally {
       await fh.close();
     }
-    if (created) await this.syncDir(dirname(file));
+    if (created) await this.files.syncDir(dirname(file));
     remember(this.logs, file);
   }
 
@@ -205,58 +192,11 @@ export class FsObjectStore implements ObjectStore {
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
   private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
     const file = this.path(key);
-    const { tmp, bytes } = await this.temp(file, chunks);
+    const { tmp, bytes } = await this.files.temp(file, chunks);
     count(this.stats, 'rename');
     await rename(tmp, file);
-    await this.syncDir(dirname(file));
+    await this.files.syncDir(dirname(file));
     return { store: this.kind, key, bytes };
-  }
-
-  private async temp(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<{ tmp: string; bytes: number }> {
-    await this.ensureDir(dirname(file));
-    const tmp = `${file}.${process.pid}.${tmpSeq++}.tmp`;
-    count(this.stats, 'open');
-    const fh = await open(tmp, 'w').catch(async (err: unknown) => {
-      if (!isCode(err, 'ENOENT')) throw err;
-      // The folder was removed meanwhile: create it again.
-      this.dirs.delete(dirname(file));
-      await this.ensureDir(dirname(file));
-      return open(tmp, 'w');
-    });
-    let bytes = 0;
-    try {
-      for await (const text of chunks) {
-        const n = Buffer.byteLength(text);
-        count(this.stats, 'write', n);
-        bytes += n;
-        await fh.writeFile(text);
-      }
-      count(this.stats, 'fsync');
-      await fh.sync();
-    } catch (err) {
-      await unlink(tmp).catch(() => undefined);
-      throw err;
-    } finally {
-      await fh.close();
-    }
-    return { tmp, bytes };
-  }
-
-  private async ensureDir(dir: string): Promise<void> {
-    if (this.dirs.has(dir)) return;
-    count(this.stats, 'mkdir');
-    await mkdir(dir, { recursive: true });
-    remember(this.dirs, dir);
-  }
-
-  private async syncDir(dir: string): Promise<void> {
-    count(this.stats, 'fsync');
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
   }
 
   private async read(key: string): Promise<string | undefined> {

@@ -1,0 +1,81 @@
+/**
+ * The durable steps of the local results store: a value written to a temporary file and fsync'd
+ * before it is renamed or linked into place, the folder fsync'd when an entry appears, and folders
+ * known to exist remembered (each filesystem call is a thread-pool round trip).
+ */
+import { mkdir, open, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { count, type StoreStats } from './object-store';
+
+/** Temporary files of the store (`<name>.<pid>.<seq>.tmp`): never listed. */
+export const TMP = /\.\d+\.\d+\.tmp$/;
+let tmpSeq = 0;
+
+export const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | undefined)?.code === code;
+
+/** Most folders and logs remembered as existing (a long-lived daemon writes under ever new run folders). */
+const REMEMBERED = 10_000;
+
+/** Adds `item` to a bounded set of things known to exist. */
+export const remember = (set: Set<string>, item: string): void => {
+  if (set.size >= REMEMBERED) set.clear();
+  set.add(item);
+};
+
+/** Durable file steps, counted in the store's stats. */
+export class DurableFiles {
+  /** Folders known to exist: a write there makes no mkdir call. */
+  private readonly dirs = new Set<string>();
+
+  constructor(private readonly stats: StoreStats) {}
+
+  /** Writes `chunks` to a new temporary file beside `file` and fsyncs it; the caller renames or links it into place. */
+  async temp(file: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<{ tmp: string; bytes: number }> {
+    await this.ensureDir(dirname(file));
+    const tmp = `${file}.${process.pid}.${tmpSeq++}.tmp`;
+    count(this.stats, 'open');
+    const fh = await open(tmp, 'w').catch(async (err: unknown) => {
+      if (!isCode(err, 'ENOENT')) throw err;
+      // The folder was removed meanwhile: create it again.
+      this.dirs.delete(dirname(file));
+      await this.ensureDir(dirname(file));
+      return open(tmp, 'w');
+    });
+    let bytes = 0;
+    try {
+      for await (const text of chunks) {
+        const n = Buffer.byteLength(text);
+        count(this.stats, 'write', n);
+        bytes += n;
+        await fh.writeFile(text);
+      }
+      count(this.stats, 'fsync');
+      await fh.sync();
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    } finally {
+      await fh.close();
+    }
+    return { tmp, bytes };
+  }
+
+  /** Creates `dir` (and its parents) unless known to exist. */
+  async ensureDir(dir: string): Promise<void> {
+    if (this.dirs.has(dir)) return;
+    count(this.stats, 'mkdir');
+    await mkdir(dir, { recursive: true });
+    remember(this.dirs, dir);
+  }
+
+  /** Fsyncs a folder, so an entry created or renamed in it survives a crash. */
+  async syncDir(dir: string): Promise<void> {
+    count(this.stats, 'fsync');
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+}

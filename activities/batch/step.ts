@@ -54,8 +54,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const done = batchKeys.stepResult(req.run, req.seq);
   const kept = (await store.find(done)) as Kept | undefined;
   if (kept) return withoutInbox(kept);
-  // Webhooks of this batch received by any daemon, from where the last finished step stopped.
-  const inbox = deps.inbox ? await deps.inbox.open(req.run, req.seq) : undefined;
+  // Webhooks of this batch received by any daemon, from where the last finished step stopped (a
+  // batch that polls has none to read).
+  const inbox = deps.inbox && req.webhook ? await deps.inbox.open(req.run, req.seq) : undefined;
   const input = batchInput(req.source);
 
   if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);

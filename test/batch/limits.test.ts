@@ -1,4 +1,4 @@
-/** Batch limits on the real stack: per-key caps (measured by the handler), cost cap and deadline. */
+/** Batch limits and modes on the real stack: per-key caps (measured by the handler), cost cap, deadline, price, completion by polling. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,5 +91,19 @@ describe('batch limits', () => {
     expect(summary.pricePerHour).toBe(workers[0]!.costPerHr);
     // 12 jobs of at least 100 ms each at that price.
     expect(summary.spend).toBeGreaterThanOrEqual((1.2 / 3600) * workers[0]!.costPerHr);
+  }, 60_000);
+
+  it("completion 'poll': the service gets no webhook URL, and every input still ends once (mixed outcomes)", async () => {
+    const ep = mixedEndpoint(ctx.s, 'batch-poll', 3);
+    const lines = Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? { kind: 'fail', message: `no ${i}` } : { kind: 'sleep', ms: 50 }));
+    const { file, dir } = inputFile(lines);
+    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 6, completion: 'poll', retry: { maxAttempts: 1 } } });
+    const summary = await ctx.batch.result(id);
+    expect(summary.counts.byStatus).toEqual({ COMPLETED: 20, FAILED: 4 });
+    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    expect(results.size).toBe(24);
+    const jobs = platformJobs(ctx.s, ep);
+    expect(jobs).toHaveLength(24);
+    expect(jobs.filter((j) => j.webhook !== undefined)).toEqual([]);
   }, 60_000);
 });

@@ -65,9 +65,7 @@ Examples:
 Exit code: 0 started; 1 the command failed; 2 usage (bad option, unknown endpoint, a scaler already runs).`)
     .action(withExit(exit, start));
 
-  // The CLI verb (the scaler's update is configureScaler; the word alone is a batch update's name).
-  const [configureVerb] = Object.keys({ configure: true });
-  settingOptions(scale.command(configureVerb!)
+  settingOptions(scale.command('configure')
     .summary('change a running scaler\'s settings live (the others stay as they are)')
     .description('Sends the scaler its configure update: the settings given replace the ones in force (`none` clears an optional one: --target-queue-delay, --max-spend-per-hour, --price-per-hour, --warm-hold) and it returns once a tick ran with them. A floor above the ceiling in force (or given) is refused and nothing changes.')
     .argument(...ENDPOINT_ARGUMENT), true)

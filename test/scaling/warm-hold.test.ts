@@ -16,7 +16,8 @@ describe('scaler cost mode: warmHoldMs 0 (real platform and Temporal)', () => {
     await scaling.start(ep, { intervalMs: 500, stabilizationWindowMs: 20_000, cooldownMs: 20_000, minWriteGapMs: 1000, ceiling: 6, scaleUp: { workers: 6 }, warmHoldMs: 0 });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000, 100);
 
-    const ids = await submit(s, ep, 4, 500);
+    // Jobs of 3 s: the burst is in the queue for several ticks, whatever the machine's load.
+    const ids = await submit(s, ep, 4, 3000);
     await eventually(async () => (await boundsOf(gql, ep)).workersMax >= 5, 15_000, 50);
     for (const id of ids) await waitForStatus(s.platform.url, ep, id, ['COMPLETED'], 30_000);
     // Every worker of the burst stops (idleTimeout 1 s) ...

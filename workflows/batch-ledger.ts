@@ -49,6 +49,8 @@ export interface LedgerData {
   counts: BatchCounts;
   /** Sum of executionTime of finished jobs (ms), for the spend estimate. */
   execMs: number;
+  /** How many executions `execMs` adds up (absent in ledgers carried from before it was kept). */
+  execN?: number;
   seq: number;
   lastErrors: { index: number; error: string }[];
 }
@@ -123,7 +125,10 @@ function complete(d: LedgerData, c: Completion, now: number, o: BatchWorkflowInp
   const f = d.inFlight.find((x) => x.id === c.id && x.r === c.r) ?? d.inFlight.find((x) => x.id === c.id);
   if (!f) return; // already finished (a webhook and a poll both saw it)
   d.inFlight = d.inFlight.filter((x) => x !== f);
-  if (c.x !== undefined) d.execMs += c.x;
+  if (c.x !== undefined) {
+    d.execMs += c.x;
+    d.execN = (d.execN ?? 0) + 1;
+  }
   const retryable = (c.s === 'FAILED' || c.s === 'TIMED_OUT') && o.retry.retryOn.includes(c.s) && !neverRetried(c, o.retry) && f.a < o.retry.maxAttempts && !f.c;
   if (retryable) {
     const backoff = Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (f.a - 1));

@@ -83,7 +83,9 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     if (pricePerHour !== undefined) s.pricePerHour = pricePerHour;
     if (input.retryOf) s.retry = { attempt: input.retryOf.attempt, of: input.retryOf.runId, inputs: total, byStatus: ledger.counts.byStatus };
     if (completeRate > 0 && left > 0 && phase === 'running') s.eta = now + (left / completeRate) * 1000;
-    if (ledger.counts.done > 0 && ledger.execMs > 0) s.avgExecutionMs = ledger.execMs / Math.max(1, ledger.counts.done - (ledger.counts.byStatus.BAD_INPUT ?? 0));
+    // The mean over the executions whose time the service reported (a ledger carried from an older run: over the outcomes).
+    if (ledger.execN) s.avgExecutionMs = ledger.execMs / ledger.execN;
+    else if (ledger.counts.done > 0 && ledger.execMs > 0) s.avgExecutionMs = ledger.execMs / Math.max(1, ledger.counts.done - (ledger.counts.byStatus.BAD_INPUT ?? 0));
     if (end.at !== undefined) s.endedAt = end.at;
     return s;
   };

@@ -3,6 +3,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { type BatchState } from '../../contracts';
 import { type BatchClient, type BatchView } from '../batch';
 import { batchExitCode, batchView, doneOfTotal, etaText, failedCount, progressLine, rateText, spendText, statusTable } from './batch-output';
+import { onCtrlC } from './ctrl-c';
 import { EXIT_CODES } from './exit-codes';
 
 export interface BatchWatchOptions {
@@ -51,21 +52,14 @@ function progressBar() {
  * last JSON line); returns the batch's exit code, or 130 on Ctrl-C (the batch keeps running).
  */
 export async function watchBatch(batch: BatchClient, workflowId: string, o: BatchWatchOptions): Promise<number> {
-  let interrupt: () => void = () => undefined;
-  const interrupted = new Promise<'interrupted'>((r) => (interrupt = () => r('interrupted')));
-  let stopped = false;
-  const onSigint = (): void => {
-    stopped = true;
-    interrupt();
-  };
-  process.on('SIGINT', onSigint);
+  const ctrlC = onCtrlC();
   const bar = o.tty && !o.json ? progressBar() : undefined;
   let lastLine = 0;
   let lastJson = '';
   try {
     for (;;) {
       const v: BatchView = await batchView(batch, workflowId);
-      if (stopped) break;
+      if (ctrlC.pressed) break;
       const ended = v.workflowStatus !== 'RUNNING';
       const due = ended || Date.now() - lastLine >= o.intervalMs;
       if (o.json) {
@@ -85,13 +79,13 @@ export async function watchBatch(batch: BatchClient, workflowId: string, o: Batc
         if (!o.json) console.log(`\n${statusTable(v)}`);
         return batchExitCode(v);
       }
-      if ((await Promise.race([interrupted, new Promise((r) => setTimeout(r, POLL_MS))])) === 'interrupted') break;
+      if (await ctrlC.pause(POLL_MS)) break;
     }
     bar?.stop();
     console.error(`\nstopped watching; the batch keeps running. Re-attach: sluice batch watch ${workflowId}`);
     return EXIT_CODES.interrupted;
   } finally {
     bar?.stop();
-    process.off('SIGINT', onSigint);
+    ctrlC.dispose();
   }
 }

@@ -1,5 +1,6 @@
 /** Watching a scaler live: the status table redrawn on a terminal, a plain line every few seconds elsewhere, JSON lines for machines; Ctrl-C stops only the watching. */
 import { type ScalingClient } from '../scaling';
+import { onCtrlC } from './ctrl-c';
 import { EXIT_CODES } from './exit-codes';
 import { scalerExitCode, scalerLine, scalerTable } from './scale-output';
 
@@ -22,19 +23,12 @@ const CLEAR = '\u001b[H\u001b[2J';
  * returns its status's exit code; on Ctrl-C returns 130 and the scaler keeps running.
  */
 export async function watchScaler(scaling: ScalingClient, endpointId: string, o: ScaleWatchOptions): Promise<number> {
-  let interrupt: () => void = () => undefined;
-  const interrupted = new Promise<'interrupted'>((r) => (interrupt = () => r('interrupted')));
-  let stopped = false;
-  const onSigint = (): void => {
-    stopped = true;
-    interrupt();
-  };
-  process.on('SIGINT', onSigint);
+  const ctrlC = onCtrlC();
   let lastLine = 0;
   try {
     for (;;) {
       const v = await scaling.view(endpointId);
-      if (stopped) break;
+      if (ctrlC.pressed) break;
       const ended = v.workflowStatus !== 'RUNNING';
       const due = ended || Date.now() - lastLine >= o.intervalMs;
       if (o.json) {
@@ -49,11 +43,11 @@ export async function watchScaler(scaling: ScalingClient, endpointId: string, o:
         if (!o.json && !o.tty) console.log(`\n${scalerTable(v, { decisions: o.decisions })}`);
         return scalerExitCode(v);
       }
-      if ((await Promise.race([interrupted, new Promise((r) => setTimeout(r, POLL_MS))])) === 'interrupted') break;
+      if (await ctrlC.pause(POLL_MS)) break;
     }
     console.error(`\nstopped watching; the scaler keeps running. Re-attach: sluice scale watch ${endpointId}`);
     return EXIT_CODES.interrupted;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctrlC.dispose();
   }
 }

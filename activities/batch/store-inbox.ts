@@ -98,7 +98,8 @@ class Reader implements InboxReader {
   ) {}
 
   async take(): Promise<JobRecord[]> {
-    await this.refresh(true);
+    // What a wait just read is not read again: the logs are listed at most every pollMs.
+    await this.refresh();
     const out = [...this.buffered.values()];
     this.buffered.clear();
     return out;
@@ -114,7 +115,7 @@ class Reader implements InboxReader {
     let wake: (() => void) | undefined;
     try {
       for (;;) {
-        await this.refresh(false);
+        await this.refresh();
         if (this.buffered.size >= min) return;
         if (this.buffered.size > 0) lingerUntil ??= Date.now() + this.inbox.options.lingerMs;
         const end = Math.min(until, lingerUntil ?? Infinity);
@@ -141,11 +142,11 @@ class Reader implements InboxReader {
     return { ...this.at };
   }
 
-  /** Reads what is new in every log: lists the logs at most every `pollMs` unless `force`. */
-  private async refresh(force: boolean): Promise<void> {
+  /** Reads what is new in every log, listing the logs at most every `pollMs` (its own log at once when it received). */
+  private async refresh(): Promise<void> {
     const { store, pollMs } = this.inbox.options;
     const now = Date.now();
-    if (force || now - this.listedAt >= pollMs) {
+    if (now - this.listedAt >= pollMs) {
       this.logs = await allKeys(store, batchKeys.inboxPrefix(this.run));
       this.listedAt = now;
     } else if (!this.dirty) {

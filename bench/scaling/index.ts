@@ -4,7 +4,7 @@
  * time from a burst to raised bounds and to running workers, queue delay p50/p99, worker-seconds,
  * GraphQL writes per hour, decisions reversed within the stabilization window.
  *
- *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm]
+ *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm,clairvoyant] [--cold 2000]
  *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaling/trace.json] [--raw out.json] [--json]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,11 +17,11 @@ import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
 import { orchestratorStack } from '../../test/helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand } from '../../test/helpers/platform';
 import { boundReversals, boundsChanges, burstTimes, coldStartMs, percentile, reversals, round, workerMs } from './metrics';
-import { oracle } from './oracle';
+import { ceilingDelays, oracle } from './oracle';
 import { replay, type Trace } from './replay';
 
 const { values } = parseArgs({
-  options: { speed: { type: 'string' }, ceiling: { type: 'string' }, modes: { type: 'string' }, config: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'string' } },
+  options: { speed: { type: 'string' }, ceiling: { type: 'string' }, cold: { type: 'string' }, modes: { type: 'string' }, config: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'string' } },
 });
 const SPEED = Number(values.speed ?? 10);
 const CEILING = Number(values.ceiling ?? 6);
@@ -40,8 +40,23 @@ function scalerConfig(mode: string): ScalingOptions {
   return ScalingOptions.parse({ ...base, ...cost, ...(values.config ? JSON.parse(values.config) as ScalingOptionsInput : {}) });
 }
 
+/**
+ * `clairvoyant`: not a policy but a bound on what the bounds can do. It knows the trace: the fixed oracle's plan
+ * (the best service the ceiling allows, at the least worker time, with a cold start of `--cold`) is written as both
+ * bounds every 200 ms (workersMin = workersMax = the plan's live workers in the next 200 ms), straight into the registry.
+ */
+function clairvoyant(coldMs: number): (t: number) => { workersMin: number; workersMax: number } {
+  const jobs = trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / SPEED, ms: Math.max(1, Math.round(e.ms / SPEED)) })));
+  const best = ceilingDelays(jobs, CEILING);
+  const { spans } = oracle(jobs.map((j, i) => ({ ...j, delayMs: best[i]! })), 0, coldMs);
+  return (t) => {
+    const n = spans.filter((x) => x.from < t + 200 && x.to > t).length;
+    return { workersMin: n, workersMax: Math.max(1, n) };
+  };
+}
+
 const BOUNDS: Record<string, { workersMin: number; workersMax: number }> = {
-  scaler: { workersMin: 0, workersMax: 1 }, 'scaler-cost': { workersMin: 0, workersMax: 1 }, 'static-ceiling': { workersMin: 0, workersMax: CEILING }, 'static-warm': { workersMin: CEILING, workersMax: CEILING },
+  clairvoyant: { workersMin: 0, workersMax: 1 }, scaler: { workersMin: 0, workersMax: 1 }, 'scaler-cost': { workersMin: 0, workersMax: 1 }, 'static-ceiling': { workersMin: 0, workersMax: CEILING }, 'static-warm': { workersMin: CEILING, workersMax: CEILING },
 };
 
 async function main(): Promise<void> {
@@ -59,7 +74,7 @@ async function main(): Promise<void> {
   try {
     for (const mode of MODES) {
       const bounds = BOUNDS[mode];
-      if (!bounds) throw new Error(`unknown mode ${mode}: scaler, static-ceiling or static-warm`);
+      if (!bounds) throw new Error(`unknown mode ${mode}: scaler, scaler-cost, static-ceiling, static-warm or clairvoyant`);
       // idleTimeout: RunPod's default 5 s, scaled (at least 1 s).
       const ep = addEndpoint(s.platform, {
         name: `bench-${mode}`, command: exampleCommand('sleep'), ...bounds, idleTimeout: Math.max(1, Math.round(5 / SPEED)), scalerType: 'REQUEST_COUNT', scalerValue: 1,
@@ -71,7 +86,10 @@ async function main(): Promise<void> {
         await eventually(async () => (await scaling.status(ep)).ticks >= 1, 30_000, 100);
       }
       const ticksBefore = scaler ? (await scaling.status(ep)).ticks : 0;
-      const r = await replay(s.platform, ep, trace, SPEED);
+      const plan = mode === 'clairvoyant' ? clairvoyant(Number(values.cold ?? 2000)) : undefined;
+      const start = Date.now();
+      const follow = plan && setInterval(() => s.platform.registry.saveEndpoint({ ...s.platform.registry.endpoint(ep)!, ...plan(Date.now() - start) }), 200);
+      const r = await replay(s.platform, ep, trace, SPEED).finally(() => clearInterval(follow));
       raw[mode] = r;
       const stateAt = Date.now();
       const state = scaler ? await scaling.status(ep) : undefined;
@@ -104,8 +122,10 @@ async function main(): Promise<void> {
     await s.dispose();
   }
   // The oracle serves each run's jobs (arrivals, execution times), each job no later than it started in that run
-  // (the same queue delays), and (scaler) every job within its p99. Its cold start is the shortest of the runs' mean
-  // cold starts (a run that starts many pods at once measures longer ones; the oracle does not get them).
+  // (the same queue delays), and (scaler) every job within its p99; the fixed oracle (`fixed`), each job no later than
+  // with the ceiling's workers warm all the time (the best service the ceiling allows: one yardstick for every mode).
+  // Its cold start is the shortest of the runs' mean cold starts (a run that starts many pods at once measures longer
+  // ones; the oracle does not get them).
   const colds = Object.values(runs).map((r) => r._cold as number).filter((x) => Number.isFinite(x));
   const cold = colds.length ? Math.min(...colds) : undefined;
   const fmt = (o: ReturnType<typeof oracle>) => ({ workerSeconds: round(o.workerMs / 1000, 1), busySeconds: round(o.busyMs / 1000, 1), workers: o.workers });
@@ -115,12 +135,14 @@ async function main(): Promise<void> {
     if (cold === undefined) break;
     const jobs = r._jobs as { at: number; ms: number; delayMs: number }[];
     const perJob = oracle(jobs, 0, cold);
-    oracles[mode] = { sameDelays: fmt(perJob) };
-    ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2) };
+    const best = ceilingDelays(jobs, CEILING);
+    const fixed = oracle(jobs.map(({ at, ms }, i) => ({ at, ms, delayMs: best[i]! })), 0, cold);
+    oracles[mode] = { sameDelays: fmt(perJob), fixed: fmt(fixed) };
+    ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2), fixed: round((r.workerSeconds as number) / (fixed.workerMs / 1000), 2) };
     if (mode === 'scaler') {
       const p99 = oracle(jobs.map(({ at, ms }) => ({ at, ms })), r.delayP99Ms as number, cold);
-      oracles[mode] = { sameDelays: fmt(perJob), withinP99: { delayMs: r.delayP99Ms, ...fmt(p99) } };
-      ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2), withinP99: round((r.workerSeconds as number) / (p99.workerMs / 1000), 2) };
+      oracles[mode] = { ...oracles[mode] as object, withinP99: { delayMs: r.delayP99Ms, ...fmt(p99) } };
+      ratios[mode] = { ...ratios[mode] as object, withinP99: round((r.workerSeconds as number) / (p99.workerMs / 1000), 2) };
     }
   }
   out.oracle = oracles;

@@ -2,7 +2,8 @@
  * The oracle of bench/scaling: knows every job's arrival and execution time in advance and plans
  * workers to serve each job within a queue delay (one for all, or each job's own), paying as little worker time as it can: a worker
  * costs from the start of its cold start to its stop; a worker idle longer than a cold start is
- * stopped and started again just in time (it pays min(gap, cold start) for a gap).
+ * stopped and started again just in time (it pays min(gap, cold start) for a gap). Also the best
+ * service a ceiling allows ({@link ceilingDelays}), the delays the fixed oracle is held to.
  */
 
 export interface OracleJob {
@@ -23,6 +24,26 @@ export interface OracleResult {
   workers: number;
   /** The largest queue delay of the plan, ms (at most the delay asked for). */
   maxDelayMs: number;
+  /** When the plan's workers live, ms: one span per run of a worker (its cold start to its last job's end). */
+  spans: { from: number; to: number }[];
+}
+
+/**
+ * Each job's queue delay with `ceiling` workers warm all the time, first come first served: the
+ * best service the ceiling allows, whatever the cost (the jobs in `jobs` order, sorted by arrival).
+ */
+export function ceilingDelays(jobs: OracleJob[], ceiling: number): number[] {
+  const free: number[] = Array.from({ length: ceiling }, () => -Infinity);
+  const order = jobs.map((j, i) => ({ j, i })).sort((a, b) => a.j.at - b.j.at);
+  const out: number[] = new Array<number>(jobs.length).fill(0);
+  for (const { j, i } of order) {
+    let w = 0;
+    for (let k = 1; k < free.length; k++) if (free[k]! < free[w]!) w = k;
+    const start = Math.max(j.at, free[w]!);
+    free[w] = start + j.ms;
+    out[i] = start - j.at;
+  }
+  return out;
 }
 
 /**
@@ -34,6 +55,9 @@ export interface OracleResult {
 export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): OracleResult {
   const sorted = [...jobs].sort((a, b) => a.at - b.at);
   const free: number[] = [];
+  // Per worker, its current span (index into spans).
+  const run: number[] = [];
+  const spans: { from: number; to: number }[] = [];
   let workerMs = 0;
   let busyMs = 0;
   let maxDelayMs = 0;
@@ -50,14 +74,19 @@ export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): Orac
     if (wait >= 0 && (idle < 0 || idleCost > 0)) {
       maxDelayMs = Math.max(maxDelayMs, free[wait]! - j.at);
       free[wait] = free[wait]! + j.ms;
+      spans[run[wait]!]!.to = free[wait]!;
       workerMs += j.ms;
     } else if (idle >= 0) {
+      // Kept warm over a gap shorter than a cold start; else stopped and started again in time.
+      if (j.at - free[idle]! < coldMs) spans[run[idle]!]!.to = j.at + j.ms;
+      else run[idle] = spans.push({ from: j.at - coldMs, to: j.at + j.ms }) - 1;
       free[idle] = j.at + j.ms;
       workerMs += idleCost + j.ms;
     } else {
       free.push(j.at + j.ms);
+      run.push(spans.push({ from: j.at - coldMs, to: j.at + j.ms }) - 1);
       workerMs += coldMs + j.ms;
     }
   }
-  return { workerMs, busyMs, workers: free.length, maxDelayMs };
+  return { workerMs, busyMs, workers: free.length, maxDelayMs, spans };
 }

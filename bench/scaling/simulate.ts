@@ -4,7 +4,7 @@
  * to compare policies in seconds before a real replay. A model, not a measure: bench/README's figures
  * come from index.ts.
  *
- *   npx tsx bench/scaling/simulate.ts [--config '{"warmHoldMs":2000}'] [--cold 2000] [--tick 1000] [--mode scaler|static-ceiling]
+ *   npx tsx bench/scaling/simulate.ts [--config '{"warmHoldMs":2000}'] [--cold 2000] [--tick 1000] [--mode scaler,static-ceiling,clairvoyant]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { ScalingOptions, type Bounds, type HealthSample, type ScalingOptionsInput } from '../../contracts';
 import { decide, remember, type PolicyMemory } from '../../workflows/scaling-policy';
 import { boundsChanges, percentile, reversals, round } from './metrics';
-import { oracle } from './oracle';
+import { ceilingDelays, oracle } from './oracle';
 import { type Trace } from './replay';
 
 const { values } = parseArgs({
@@ -39,6 +39,11 @@ export function simulate(mode: string, extra: ScalingOptionsInput): Record<strin
   let bounds: Bounds = mode === 'scaler' ? { workersMin: 0, workersMax: 1 } : { workersMin: 0, workersMax: CEILING };
   let memory: PolicyMemory = { target: 0, history: [], known: { ...bounds } };
   const jobs: Job[] = trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / SPEED, ms: Math.max(1, Math.round(e.ms / SPEED)) })));
+  // The fixed oracle: the best service the ceiling allows (six warm workers), at the least worker time.
+  const best = ceilingDelays(jobs, CEILING);
+  const fixed = oracle(jobs.map((j, i) => ({ ...j, delayMs: best[i]! })), 0, COLD);
+  // `clairvoyant`: bounds that follow the fixed oracle's own plan (workersMin = workersMax = its live workers).
+  const planned = (t: number): number => fixed.spans.filter((x) => x.from < t + TICK && x.to > t).length;
   const pods: Pod[] = [];
   const samples: HealthSample[] = [];
   const series: { at: number; workersMin: number; workersMax: number; live: number; ready: number; busy: number }[] = [];
@@ -87,6 +92,7 @@ export function simulate(mode: string, extra: ScalingOptionsInput): Record<strin
       }
       for (const p of live()) if (p.draining && p.job === undefined) p.stopAt = t + STOP;
     }
+    if (mode === 'clairvoyant' && t % TICK === 0) bounds = { workersMin: planned(t), workersMax: Math.max(1, planned(t)) };
     // The scaler's tick.
     if (mode === 'scaler' && t % TICK === 0) {
       const l = live();
@@ -112,6 +118,7 @@ export function simulate(mode: string, extra: ScalingOptionsInput): Record<strin
   const maxChanges = changes.map((c, i) => ({ ...c, up: c.workersMax > (i ? changes[i - 1]!.workersMax : series[0]!.workersMax), down: c.workersMax < (i ? changes[i - 1]!.workersMax : series[0]!.workersMax) }));
   return {
     mode, workerS: round(workerMs / 1000, 1), oracleS: round(o.workerMs / 1000, 1), busyS: round(o.busyMs / 1000, 1), ratio: round(workerMs / o.workerMs, 2),
+    fixedOracleS: round(fixed.workerMs / 1000, 1), fixedRatio: round(workerMs / fixed.workerMs, 2),
     p50: round(percentile(delays, 50)), p99: round(percentile(delays, 99)), pods: pods.length, writes, changes: changes.length,
     reversals: reversals(changes, config.stabilizationWindowMs), maxReversals: reversals(maxChanges, config.stabilizationWindowMs), minReversals: reversals(minChanges, config.stabilizationWindowMs),
   };

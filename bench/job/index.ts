@@ -37,7 +37,7 @@ async function callsBy(registry: { getSingleMetric(n: string): { get(): Promise<
 async function runMode(mode: CompletionMode) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-job-'));
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalBinary() }, extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
+    server: { executable: { type: 'existing-path', path: temporalBinary() }, dbFilename: join(dir, 'temporal.sqlite'), extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
   });
   const platform = await startPlatform({
     port: 0, dataDir: join(dir, 'platform'), apiKey: 'bench', logger: silent, rateLimits: { enabled: false },

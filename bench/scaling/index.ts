@@ -7,8 +7,8 @@
  *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm,clairvoyant] [--cold 2000]
  *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaling/trace.json] [--raw out.json] [--json]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -62,7 +62,9 @@ const BOUNDS: Record<string, { workersMin: number; workersMax: number }> = {
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
   const load = [loadavg()[0]!];
-  const s = await orchestratorStack();
+  // Temporal on a SQLite file, as the embedded default runs it.
+  const dbDir = mkdtempSync(join(tmpdir(), 'sluice-bench-scaling-'));
+  const s = await orchestratorStack({ temporalDbFile: join(dbDir, 'temporal.sqlite') });
   const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
   const config = scalerConfig('scaler');
   const out: Record<string, unknown> = {
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await s.dispose();
+    rmSync(dbDir, { recursive: true, force: true });
   }
   // The oracle serves each run's jobs (arrivals, execution times), each job no later than it started in that run
   // (the same queue delays), and (scaler) every job within its p99; the fixed oracle (`fixed`), each job no later than

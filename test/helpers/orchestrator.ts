@@ -11,12 +11,16 @@ import { startDaemon, type Daemon, type DaemonOptions } from '../../worker/daemo
 import { testPlatform } from './platform';
 import { startS3Server } from './s3';
 
-/** A real Temporal dev server (the project's `temporal` binary) for a test file. */
-export function temporalEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * A real Temporal dev server (the project's `temporal` binary) for a test file: in memory, or on
+ * the SQLite file `dbFilename` as the embedded default runs it (benchmarks).
+ */
+export function temporalEnv(dbFilename?: string): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: temporalBinary() },
-      extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF', '--log-level', 'error'],
+      ...(dbFilename ? { dbFilename } : {}),
+      extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', `synchronous=${dbFilename ? 'NORMAL' : 'OFF'}`, '--log-level', 'error'],
     },
   });
 }
@@ -47,6 +51,11 @@ export interface StackOptions {
    * @default a temp directory (SLUICE_RESULTS_DIR)
    */
   results?: { url: string; env?: Record<string, string> };
+  /**
+   * Temporal's persistence: a SQLite file, as the embedded default (`npm start`) uses (benchmarks).
+   * @default in memory
+   */
+  temporalDbFile?: string;
 }
 
 /** Temporal + platform + daemon + client, all real, for one test file. */
@@ -55,7 +64,7 @@ export async function orchestratorStack(options: StackOptions = {}) {
   const s3 = !options.results && process.env.SLUICE_TEST_RESULTS === 's3' ? await startS3Server() : undefined;
   if (s3) options = { ...options, results: { url: s3.url('results'), env: s3.env } };
   const restoreEnv = setEnv(options.results?.env ?? {});
-  const env = await temporalEnv();
+  const env = await temporalEnv(options.temporalDbFile);
   const platform = await testPlatform(options.platform);
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
   const resultsUrl = options.results?.url ?? resultsDir;

@@ -13,7 +13,8 @@ import type {
   Backlog, BacklogReport, Decision, OverrideInput, ScaleWindow, ScalerState, ScalerWorkflowInput, ScalingConfigure,
 } from '../contracts';
 import type { ScalingActivities } from '../activities/scaling-activities';
-import { decide, liveBacklogs, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
+import { liveBacklogs } from './scaling-demand';
+import { decide, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
 import { SAMPLES_KEPT, backlogScanMs, configured, errorOf, logDecision, mergePulled, note, typeOf, type ScalerCarry } from './scaling-support';
 
 export { configured, type ScalerCarry } from './scaling-support';

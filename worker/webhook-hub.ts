@@ -1,15 +1,16 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+/** The daemon's side of webhook completion: signed webhook URLs, and the webhooks that complete waiting activities (early ones kept). */
 import { type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { type Logger } from 'pino';
 import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '../contracts';
-import { awaitActivityId, FailureType } from '../contracts/names';
+import { awaitActivityId } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
 import { toOutcome } from '../activities/outcome';
 import { type ObjectStore } from '../activities/store/object-store';
 import { type ActivityMetrics } from '../activities/metrics';
 import { type InboxReceiver } from '../activities/batch/inbox';
-import { isPlatformApiError, type QueueClient } from '../platform-api';
+import { type QueueClient } from '../platform-api';
+import { HeldWaits } from './held-waits';
+import { WebhookUrls, type WebhookTarget } from './webhook-url';
 
 /** Options of {@link WebhookHub}; durations in ms. */
 export interface WebhookHubOptions {
@@ -53,14 +54,6 @@ interface Early {
 /** How long an early webhook is offered again by activity id to a wait held by another daemon, ms. */
 const EARLY_OFFER_MS = 120_000;
 
-interface Pending extends AwaitRegistration {
-  nextPollAt: number;
-  pollEveryMs: number;
-  nextBeatAt: number;
-  busy: boolean;
-}
-
-const b64 = (s: string): string => Buffer.from(s).toString('base64url');
 const key = (workflowId: string, remoteJobId: string, retries: number): string => `${workflowId}\u0000${remoteJobId}#${retries}`;
 
 /**
@@ -70,42 +63,32 @@ const key = (workflowId: string, remoteJobId: string, retries: number): string =
  * it; a webhook that beats its activity is kept until the activity registers.
  */
 export class WebhookHub implements CompletionHub {
-  private readonly pending = new Map<string, Pending>();
+  private readonly held: HeldWaits;
   private readonly early = new Map<string, Early>();
+  private readonly urls: WebhookUrls;
   private readonly timer: NodeJS.Timeout;
-  private readonly fallbackFirstMs: number;
-  private readonly fallbackMaxMs: number;
-  private readonly heartbeatEveryMs: number;
 
   constructor(private readonly o: WebhookHubOptions) {
-    this.fallbackFirstMs = o.fallbackFirstMs ?? 30_000;
-    this.fallbackMaxMs = o.fallbackMaxMs ?? 300_000;
-    this.heartbeatEveryMs = o.heartbeatEveryMs ?? 10_000;
+    this.held = new HeldWaits({
+      client: o.client, store: o.store, queue: o.queue, logger: o.logger, metrics: o.metrics,
+      fallbackFirstMs: o.fallbackFirstMs ?? 30_000, fallbackMaxMs: o.fallbackMaxMs ?? 300_000, heartbeatEveryMs: o.heartbeatEveryMs ?? 10_000,
+    });
+    this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
     this.timer.unref();
   }
 
   webhookUrl(run: RunScope, inlineLimit: number): string {
-    return this.url(`${run.workflowId}\n${run.runId}`, inlineLimit);
+    return this.urls.job(run, inlineLimit);
   }
 
   batchWebhookUrl(run: RunScope): string {
-    return this.url(`${run.workflowId}\n${run.runId}\nbatch`, 0);
+    return this.urls.batch(run);
   }
 
   /** The run of a webhook path (and whether it is a batch's), or undefined when its signature is wrong. */
-  verify(encodedScope: string, inlineLimit: string, signature: string): { run: RunScope; inlineLimit: number; batch: boolean } | undefined {
-    const scope = Buffer.from(encodedScope, 'base64url').toString();
-    const [workflowId, runId, kind, ...rest] = scope.split('\n');
-    const limit = Number(inlineLimit);
-    if (!workflowId || !runId || (kind !== undefined && kind !== 'batch') || rest.length > 0 || !Number.isInteger(limit) || limit < 0) return undefined;
-    const want = Buffer.from(this.sign(scope, limit));
-    const got = Buffer.from(signature);
-    return want.length === got.length && timingSafeEqual(want, got) ? { run: { workflowId, runId }, inlineLimit: limit, batch: kind === 'batch' } : undefined;
-  }
-
-  private url(scope: string, inlineLimit: number): string {
-    return `${this.o.publicUrl}/hooks/${b64(scope)}/${inlineLimit}/${this.sign(scope, inlineLimit)}`;
+  verify(encodedScope: string, inlineLimit: string, signature: string): WebhookTarget | undefined {
+    return this.urls.verify(encodedScope, inlineLimit, signature);
   }
 
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
@@ -115,8 +98,7 @@ export class WebhookHub implements CompletionHub {
       this.early.delete(k);
       return early.outcome;
     }
-    const now = Date.now();
-    this.pending.set(k, { ...reg, nextPollAt: now + this.fallbackFirstMs, pollEveryMs: this.fallbackFirstMs, nextBeatAt: now + this.heartbeatEveryMs, busy: false });
+    this.held.hold(k, reg);
     return undefined;
   }
 
@@ -133,12 +115,11 @@ export class WebhookHub implements CompletionHub {
     const started = Date.now();
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);
-    // A big output is stored first; an activity registering meanwhile is found in `pending` below.
+    // A big output is stored first; an activity registering meanwhile is found among the held waits below.
     const outcome = await toOutcome(record, { ...run, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
-    const p = this.pending.get(k);
+    const p = this.held.take(k);
     if (p) {
-      this.pending.delete(k);
-      await this.complete(p, outcome);
+      await this.held.complete(p, outcome);
     } else {
       // Kept first (synchronously), so an activity registering meanwhile finds it.
       const e: Early = { outcome, at: started, workflowId, activityId: awaitActivityId(record.id, retries), nextTryAt: 0, busy: false };
@@ -152,7 +133,7 @@ export class WebhookHub implements CompletionHub {
 
   close(): void {
     clearInterval(this.timer);
-    this.pending.clear();
+    this.held.clear();
   }
 
   /**
@@ -161,42 +142,19 @@ export class WebhookHub implements CompletionHub {
    * heartbeat timeout.
    */
   async handOver(): Promise<number> {
-    const held = [...this.pending.values()];
-    this.close();
-    const failure = ApplicationFailure.create({
-      type: FailureType.DAEMON_SHUTDOWN,
-      message: 'the daemon holding this wait shut down; another daemon resumes it',
-      nonRetryable: false,
-    });
-    await Promise.all(held.map((p) => this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined)));
-    return held.length;
+    clearInterval(this.timer);
+    return this.held.handOver();
   }
 
   /** How many waits this daemon holds (for /readyz and tests). */
   get waiting(): number {
-    return this.pending.size;
+    return this.held.size;
   }
 
-  private sign(scope: string, inlineLimit: number): string {
-    return createHmac('sha256', this.o.secret).update(`${scope}\n${inlineLimit}`).digest('base64url');
-  }
-
-  private async complete(p: Pending, outcome: RemoteOutcome): Promise<void> {
-    try {
-      await this.o.client.activity.complete(p.taskToken, outcome);
-    } catch (err) {
-      this.o.logger.debug({ workflowId: p.workflowId, err: (err as Error).message }, 'wait already gone');
-    }
-  }
-
-  /** Heartbeats waiting activities and polls the ones whose webhook is late. */
+  /** Cares for the waits held here (heartbeats, late webhooks), and offers early webhooks again or drops them after an hour. */
   private tick(): void {
     const now = Date.now();
-    for (const [k, p] of this.pending) {
-      if (p.busy) continue;
-      if (now >= p.nextPollAt) void this.poll(k, p);
-      else if (now >= p.nextBeatAt) void this.beat(k, p);
-    }
+    this.held.tick(now);
     for (const [k, e] of this.early) {
       if (now - e.at > 3_600_000) this.early.delete(k);
       else if (!e.busy && now - e.at < EARLY_OFFER_MS && now >= e.nextTryAt) void this.offer(k, e);
@@ -213,46 +171,6 @@ export class WebhookHub implements CompletionHub {
       e.nextTryAt = Date.now() + Math.min(10_000, 500 * 2 ** Math.floor((Date.now() - e.at) / 2000));
     } finally {
       e.busy = false;
-    }
-  }
-
-  private async beat(k: string, p: Pending): Promise<void> {
-    p.busy = true;
-    try {
-      await this.o.client.activity.heartbeat(p.taskToken);
-      p.nextBeatAt = Date.now() + this.heartbeatEveryMs;
-    } catch {
-      // Cancelled, timed out or completed elsewhere: stop caring for it.
-      this.pending.delete(k);
-    } finally {
-      p.busy = false;
-    }
-  }
-
-  private async poll(k: string, p: Pending): Promise<void> {
-    p.busy = true;
-    try {
-      const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
-      if (isTerminal(record.status) && this.pending.get(k) === p) {
-        this.pending.delete(k);
-        const outcome = await toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
-        await this.complete(p, outcome);
-        return;
-      }
-      await this.o.client.activity.heartbeat(p.taskToken, { status: record.status, progress: record.output });
-    } catch (err) {
-      if (isPlatformApiError(err, 'NOT_FOUND')) {
-        this.pending.delete(k);
-        const failure = ApplicationFailure.create({ type: FailureType.JOB_EXPIRED, message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
-        await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
-        return;
-      }
-      this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
-    } finally {
-      p.pollEveryMs = Math.min(this.fallbackMaxMs, p.pollEveryMs * 2);
-      p.nextPollAt = Date.now() + p.pollEveryMs;
-      p.nextBeatAt = Date.now() + this.heartbeatEveryMs;
-      p.busy = false;
     }
   }
 }

@@ -5,13 +5,15 @@
  */
 import {
   CancellationScope, CancelledFailure, ChildWorkflowCancellationType, ParentClosePolicy, allHandlersFinished, condition, continueAsNew, proxyActivities,
-  setHandler, sleep, startChild, workflowInfo,
+  setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { NON_RETRYABLE, batchChildId } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
 import type { BatchActivities } from '../activities/batch-activities';
 import type { LineRef } from '../activities/batch/types';
+import { finishRun, selectFailed, unsentReason } from './batch-finish';
 import { submitBlockers } from './batch-plan';
+import { LoopTimers } from './batch-children-timers';
 import {
   childInput, childState, configure, finalOfFailure, finalOfResult, finalize, initialControls, newChildLedger, pickStarts, waitingOf, windowOf,
   type ChildrenCarry, type Running,
@@ -21,11 +23,6 @@ import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './b
 
 const acts = proxyActivities<BatchActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
-});
-const finishing = proxyActivities<BatchActivities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '60 seconds',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
 });
 
@@ -57,23 +54,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   const running = new Map<number, Running & { scope: CancellationScope; cancelled?: boolean }>();
   // Bumped by everything the loop waits for: a child's end, a message, a timer.
   let events = 0;
-  // One timer per write period and one for the deadline, not one per wait (each costs history events).
-  const timers = { flushArmed: false, flushDue: false, deadline: undefined as number | undefined };
-  const armFlush = (): void => {
-    if (timers.flushArmed) return;
-    timers.flushArmed = true;
-    void CancellationScope.nonCancellable(() => sleep(FLUSH_MS)).then(() => {
-      timers.flushArmed = false;
-      timers.flushDue = true;
-      events++;
-    });
-  };
-  const armDeadline = (now: number): void => {
-    const at = controls.deadline;
-    if (at === undefined || at <= now || timers.deadline === at) return;
-    timers.deadline = at;
-    void CancellationScope.nonCancellable(() => sleep(at - now)).then(() => events++);
-  };
+  const timers = new LoopTimers(FLUSH_MS, () => events++);
 
   const spend = (): number => (pricePerHour !== undefined ? (d.execMs / 3_600_000) * pricePerHour : 0);
   const state = (): BatchState => childState({
@@ -114,7 +95,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
     const ended = (r: { f: Parameters<typeof finalize>[1]; execMs: number; retries: number }): void => {
       running.delete(ref.i);
       finalize(d, r.f, r.execMs, r.retries);
-      armFlush();
+      timers.armFlush();
       events++;
     };
     void scope.run(async () => {
@@ -142,15 +123,12 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
       const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
-      if (input.retryOf) {
-        const { attempt, includeCancelled } = input.retryOf;
-        total = (await finishing.selectFailed({ run, outDir: input.outDir, attempt, includeCancelled })).selected;
-      }
+      if (input.retryOf) total = await selectFailed(run, input.outDir, input.retryOf);
     }
     let started = 0;
     for (;;) {
       const now = Date.now();
-      armDeadline(now);
+      timers.armDeadline(controls.deadline, now);
       if (controls.cancelling) {
         for (const r of running.values()) {
           if (r.cancelled) continue;
@@ -201,18 +179,12 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
 
   // The end: every line never started is NOT_SUBMITTED (or BAD_INPUT), the outcome files are written.
   phase = 'finishing';
-  const reason = controls.cancelling ? 'the batch was cancelled' : submitBlockers(controls, spend(), Date.now()).join(', ') || 'not submitted';
-  const fin = await CancellationScope.nonCancellable(() =>
-    finishing.finishBatch({
-      run, seq: d.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
-      write: [], deferred: d.pending, cursor: d.cursor, eof: d.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
-      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
-    }),
-  );
-  for (const [status, n] of [['NOT_SUBMITTED', fin.notSubmitted], ['BAD_INPUT', fin.badInput]] as const) {
-    if (n > 0) d.counts.byStatus[status] = (d.counts.byStatus[status] ?? 0) + n;
-  }
-  d.counts.done += fin.notSubmitted + fin.badInput;
+  const reason = unsentReason(controls, spend(), Date.now());
+  const fin = await finishRun({
+    run, seq: d.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
+    write: [], deferred: d.pending, cursor: d.cursor, eof: d.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
+    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
+  }, d.counts);
   d.pending = [];
   if (fin.overall) retried.overall = fin.overall;
   phase = 'done';

@@ -10,6 +10,7 @@ import { NON_RETRYABLE } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
 import type { BatchActivities } from '../activities/batch-activities';
 import { abandonWaiting, applyStep, newLedger, syncCounts, type LedgerData } from './batch-ledger';
+import { finishRun, selectFailed, unsentReason } from './batch-finish';
 import { planStep, submitBlockers, type Controls } from './batch-plan';
 import { perJobBatch } from './batch-children';
 import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './batch-messages';
@@ -31,11 +32,6 @@ export interface BatchCarry {
 const acts = proxyActivities<BatchActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
-});
-const finishing = proxyActivities<BatchActivities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '60 seconds',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
 });
 
@@ -128,10 +124,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
-      if (input.retryOf) {
-        const { attempt, includeCancelled } = input.retryOf;
-        total = (await finishing.selectFailed({ run, outDir: input.outDir, attempt, includeCancelled })).selected;
-      }
+      if (input.retryOf) total = await selectFailed(run, input.outDir, input.retryOf);
     }
     let steps = 0;
     let historyBytes = 0;
@@ -188,18 +181,13 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   phase = 'finishing';
   abandonWaiting(ledger, Date.now());
   syncCounts(ledger);
-  const reason = controls.cancelling ? 'the batch was cancelled' : submitBlockers(controls, spend(), Date.now()).join(', ') || 'not submitted';
-  const fin = await CancellationScope.nonCancellable(() =>
-    finishing.finishBatch({
-      run, seq: ledger.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
-      write: ledger.finals, deferred: ledger.deferred, cursor: ledger.cursor, eof: ledger.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
-      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
-    }),
-  );
+  const reason = unsentReason(controls, spend(), Date.now());
+  const fin = await finishRun({
+    run, seq: ledger.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
+    write: ledger.finals, deferred: ledger.deferred, cursor: ledger.cursor, eof: ledger.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
+    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
+  }, ledger.counts);
   ledger.finals = [];
-  if (fin.notSubmitted > 0) ledger.counts.byStatus.NOT_SUBMITTED = (ledger.counts.byStatus.NOT_SUBMITTED ?? 0) + fin.notSubmitted;
-  if (fin.badInput > 0) ledger.counts.byStatus.BAD_INPUT = (ledger.counts.byStatus.BAD_INPUT ?? 0) + fin.badInput;
-  ledger.counts.done += fin.notSubmitted + fin.badInput;
   ledger.deferred = [];
   if (fin.overall) retried.overall = fin.overall;
   phase = 'done';

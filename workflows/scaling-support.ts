@@ -2,7 +2,8 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { Backlog, Bounds, Decision, DecisionKind, HealthSample, Override, ScaleWindow, ScalingConfig, ScalingConfigure } from '../contracts';
 import type { EndpointBacklog } from '../activities/scaling-activities';
-import { observedJobMs, type PolicyMemory } from './scaling-policy';
+import { observedJobMs } from './scaling-demand';
+import type { PolicyMemory } from './scaling-policy';
 
 /** What a scaler carries into its next run. */
 export interface ScalerCarry {

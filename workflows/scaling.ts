@@ -4,40 +4,19 @@
  * configure, schedule window and batch backlogs by message; continue-as-new without losing one;
  * on cancellation it restores the bounds it found and ends Cancelled.
  */
+import { CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { FailureType, SCALING_PATCHES } from '../contracts/names';
+import type { Backlog, BacklogReport, Decision, ScalerState, ScalerWorkflowInput } from '../contracts';
+import { control, readEndpoint } from './scaling-calls';
+import { liveBacklogs } from './scaling-demand';
 import {
-  CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, defineUpdate,
-  patched, proxyActivities, setHandler, workflowInfo,
-} from '@temporalio/workflow';
-import { FailureType, NON_RETRYABLE, SCALER_QUERIES, SCALER_SIGNALS, SCALER_UPDATES, SCALING_FAILURES, SCALING_PATCHES } from '../contracts/names';
-import type {
-  Backlog, BacklogReport, Decision, OverrideInput, ScaleWindow, ScalerState, ScalerWorkflowInput, ScalingConfigure,
-} from '../contracts';
-import type { ScalingActivities } from '../activities/scaling-activities';
-import { decide, liveBacklogs, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
+  backlogSignal, backlogUpdate, clearOverrideUpdate, configureScalerUpdate, overrideUpdate, pauseScalerUpdate, resumeScalerUpdate, scalerStateQuery, setWindowUpdate,
+} from './scaling-messages';
+import { decide, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
 import { SAMPLES_KEPT, backlogScanMs, configured, errorOf, logDecision, mergePulled, note, typeOf, type ScalerCarry } from './scaling-support';
 
 export { configured, type ScalerCarry } from './scaling-support';
-
-export const scalerStateQuery = defineQuery<ScalerState>(SCALER_QUERIES.state);
-/** Pins the bounds for `forMs`; resolves once they are written. */
-export const overrideUpdate = defineUpdate<ScalerState, [OverrideInput]>(SCALER_UPDATES.override);
-export const clearOverrideUpdate = defineUpdate<ScalerState>(SCALER_UPDATES.clearOverride);
-/** Stops every change of the bounds; resolves once no write is under way. */
-export const pauseScalerUpdate = defineUpdate<ScalerState>(SCALER_UPDATES.pause);
-export const resumeScalerUpdate = defineUpdate<ScalerState>(SCALER_UPDATES.resume);
-export const configureScalerUpdate = defineUpdate<ScalerState, [ScalingConfigure]>(SCALER_UPDATES.configure);
-/** A schedule's floor/ceiling window (null clears it). */
-export const setWindowUpdate = defineUpdate<ScalerState, [ScaleWindow | null]>(SCALER_UPDATES.setWindow);
-export const backlogUpdate = defineUpdate<ScalerState, [BacklogReport]>(SCALER_UPDATES.backlog);
-export const backlogSignal = defineSignal<[BacklogReport]>(SCALER_SIGNALS.backlog);
-
-const NOT_RETRIED = [...NON_RETRYABLE, SCALING_FAILURES.notConfigured];
-// A sample is one try: the workflow counts failures toward the fallback itself.
-const probe = proxyActivities<ScalingActivities>({ startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 1 } });
-const control = proxyActivities<ScalingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: NOT_RETRIED },
-});
+export * from './scaling-messages';
 
 export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerCarry): Promise<ScalerState> {
   const { endpointId } = input;
@@ -130,21 +109,14 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     // Every backlogScanMs (0: never), the backlog of the batches running on the endpoint is pulled too.
     const scanMs = backlogScanMs(config);
     const scan = scanMs > 0 && (lastScanAt === undefined || Date.now() - lastScanAt >= scanMs) && patched(SCALING_PATCHES.pullBacklog);
-    const [h, rb, pb] = await Promise.allSettled([
-      probe.readHealth(endpointId), control.readBounds(endpointId), scan ? probe.readBacklog({ endpointId, maxAgeMs: Math.floor(scanMs / 2) }) : undefined,
-    ]);
-    const now = Date.now();
+    const read = await readEndpoint(endpointId, scan ? scanMs : undefined);
+    const { now } = read;
     if (scan) lastScanAt = now;
-    if (rb.status === 'rejected' && typeOf(rb.reason) === FailureType.ENDPOINT_NOT_FOUND) throw rb.reason;
-    if (rb.status === 'fulfilled') {
-      bounds = { workersMin: rb.value.workersMin, workersMax: rb.value.workersMax };
-      if (rb.value.pricePerHour !== undefined) pricePerHour = rb.value.pricePerHour;
-    }
-    const failed = h.status === 'rejected' ? `health: ${errorOf(h.reason)}` : rb.status === 'rejected' ? `bounds: ${errorOf(rb.reason)}` : undefined;
-    const counts = h.status === 'fulfilled' ? h.value : { inQueue: 0, inProgress: 0, running: 0, idle: 0, initializing: 0, completed: 0 };
-    samples = [...samples, { at: now, ok: failed === undefined, ...counts, ...(failed ? { error: failed } : {}) }].slice(-SAMPLES_KEPT);
-    healthFailures = failed ? healthFailures + 1 : 0;
-    if (pb.status === 'fulfilled' && pb.value) backlogs = mergePulled(backlogs, pb.value, now, scanMs, samples);
+    if (read.bounds) bounds = read.bounds;
+    if (read.pricePerHour !== undefined) pricePerHour = read.pricePerHour;
+    samples = [...samples, read.sample].slice(-SAMPLES_KEPT);
+    healthFailures = read.sample.ok ? 0 : healthFailures + 1;
+    if (read.pulled) backlogs = mergePulled(backlogs, read.pulled, now, scanMs, samples);
     backlogs = liveBacklogs(backlogs, now, config.backlogTtlMs);
     if (override && now >= override.until) override = undefined;
     const i: PolicyInput = {

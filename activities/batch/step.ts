@@ -3,21 +3,20 @@
  * retry or resubmit due jobs, cancel, poll late jobs, then collect finished jobs. Idempotent:
  * submissions are journaled as they happen and the whole result is kept once the step is done.
  */
-import { Context } from '@temporalio/activity';
 import { batchKeys, runKey } from '../../contracts/names';
 import { isTerminal, type JobRecord, type JobSubmission, type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
-import { runEndOf } from '../outcome';
 import { type ObjectStore } from '../store/object-store';
-import { type BatchInbox, type InboxPosition, type InboxReader } from './inbox';
+import { awaitFinished, beat, collected, refill } from './collect';
+import { type BatchInbox, type InboxPosition } from './inbox';
 import { keyOf, parseLine } from './input';
-import { batchInput, type BatchInput } from './locations';
+import { batchInput } from './locations';
 import { outcomeSegments } from './outcomes';
 import { standing, type PriorityBoard } from './priority-board';
 import { subsetOf } from './retry';
 import { Submitter, type Submitted } from './submitter';
-import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
+import { type LineRef, type StepRequest, type StepResult } from './types';
 
 export interface StepDeps {
   queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
@@ -40,14 +39,6 @@ const YIELD_WAIT_MS = 2000;
  * so the batch's status says `rate-budget` while it lasts, not only after a long step.
  */
 const HELD_STEP_MS = 2000;
-
-const beat = (detail: unknown): void => {
-  try {
-    Context.current().heartbeat(detail);
-  } catch {
-    // outside an activity (unit use)
-  }
-};
 
 export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
   const { store, queue } = deps;
@@ -155,20 +146,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     await refill(inbox, input, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, await keepOf(store, req));
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
-  if (inbox) {
-    if (waitMs > 0 && finished.length === 0) {
-      const ctx = safeContext();
-      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
-      try {
-        await inbox.wait(req.collect.min, waitMs, ctx?.cancellationSignal);
-      } finally {
-        clearInterval(timer);
-      }
-    }
-    finished.push(...(await inbox.take()));
-  } else if (waitMs > 0 && finished.length === 0) {
-    await new Promise((r) => setTimeout(r, waitMs));
-  }
+  await awaitFinished(inbox, req, waitMs, finished);
   res.completions = await collected(store, req, finished);
   if (req.wantPrice && deps.price) {
     const price = await deps.price(req.endpointId).catch(() => undefined);
@@ -193,69 +171,5 @@ function withoutInbox(kept: Kept): StepResult {
   return res;
 }
 
-/** Most finished jobs one step collects while refilling (bounds its result in history). */
-const MAX_REFILL_COLLECT = 1000;
-
-/**
- * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
- * and the next line of the file is submitted in its place. Other outcomes wait for the workflow
- * (it decides about retries).
- */
-async function refill(
-  inbox: InboxReader, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
-  record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
-  outranked: () => boolean,
-  keep?: (index: number) => boolean,
-): Promise<void> {
-  const until = Date.now() + req.collect.refillMs!;
-  const seen = new Set(finished.map((r) => r.id));
-  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
-    await inbox.wait(1, until - Date.now());
-    const took = await inbox.take();
-    finished.push(...took);
-    let freed = 0;
-    for (const r of took) {
-      if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
-      seen.add(r.id);
-    }
-    if (freed === 0 || res.read!.eof) continue;
-    beat({ seq: req.seq, phase: 'refill' });
-    const page = await input.readLines(res.read!.cursor, freed, keep);
-    const send: { ref: LineRef; body: JobSubmission }[] = [];
-    for (const line of page.lines) {
-      const ref: LineRef = { i: line.i, o: line.o, l: line.l };
-      const body = parsed(ref, line.text);
-      if (body) send.push({ ref, body });
-    }
-    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), () => beat({ seq: req.seq, phase: 'refill' }));
-    res.read = { cursor: page.cursor, eof: page.eof };
-  }
-  res.rateLimited = sub.rateLimited;
-}
-
-/** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */
-async function collected(store: ObjectStore, req: StepRequest, records: JobRecord[]): Promise<Completion[]> {
-  if (records.length === 0) return [];
-  const unique = [...new Map(records.map((r) => [`${r.id}#${r.retries ?? 0}`, r])).values()];
-  await store.putLines(batchKeys.completions(req.run, req.seq), unique);
-  return unique.map((r, n) => {
-    const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
-    const end = runEndOf(r, 500);
-    if (end.error !== undefined) c.e = end.error;
-    if (end.errorType !== undefined) c.et = end.errorType;
-    if (end.executionTime !== undefined) c.x = end.executionTime;
-    if (end.delayTime !== undefined) c.d = end.delayTime;
-    return c;
-  });
-}
-
 /** The lines a retry-failed run reads (its subset); every line otherwise. */
 const keepOf = async (store: ObjectStore, req: StepRequest) => (req.subset ? (await subsetOf(store, req.run)).has : undefined);
-
-function safeContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}

@@ -3,8 +3,9 @@ import { type Command, Option } from 'commander';
 import { BATCH_UPDATES } from '../../contracts';
 import { BATCH_EXIT_HELP } from './batch-output';
 import {
-  DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePrice, parsePriority, parseSeconds, results, retryFailed, start, status, watch,
+  DEFAULTS, cancel, control, list, parseCost, parseDeadline, parsePrice, parsePriority, parseSeconds, results, retryFailed, status, watch,
 } from './batch-actions';
+import { start } from './batch-start';
 import { dataDirOption, parsePositiveInt, withExit, type ExitState } from './options';
 
 const ID_ARGUMENT = ['<id>', 'the batch: batch/<id> or <id>'] as const;

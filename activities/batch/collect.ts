@@ -1,0 +1,107 @@
+/**
+ * The collecting end of a batch step: keeps the window full from the inbox while jobs complete
+ * (refill), waits for finished jobs, and writes the finished records as the step's completion segment.
+ */
+import { Context } from '@temporalio/activity';
+import { batchKeys } from '../../contracts/names';
+import { type JobRecord, type JobSubmission } from '../../contracts';
+import { runEndOf } from '../outcome';
+import { type ObjectStore } from '../store/object-store';
+import { type InboxReader } from './inbox';
+import { type BatchInput } from './locations';
+import { type Submitted, type Submitter } from './submitter';
+import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
+
+/** Heartbeats the step's activity with `detail` (a no-op outside an activity). */
+export const beat = (detail: unknown): void => {
+  try {
+    Context.current().heartbeat(detail);
+  } catch {
+    // outside an activity (unit use)
+  }
+};
+
+/** Most finished jobs one step collects while refilling (bounds its result in history). */
+const MAX_REFILL_COLLECT = 1000;
+
+/**
+ * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
+ * and the next line of the file is submitted in its place. Other outcomes wait for the workflow
+ * (it decides about retries).
+ */
+export async function refill(
+  inbox: InboxReader, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
+  record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
+  outranked: () => boolean,
+  keep?: (index: number) => boolean,
+): Promise<void> {
+  const until = Date.now() + req.collect.refillMs!;
+  const seen = new Set(finished.map((r) => r.id));
+  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
+    await inbox.wait(1, until - Date.now());
+    const took = await inbox.take();
+    finished.push(...took);
+    let freed = 0;
+    for (const r of took) {
+      if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
+      seen.add(r.id);
+    }
+    if (freed === 0 || res.read!.eof) continue;
+    beat({ seq: req.seq, phase: 'refill' });
+    const page = await input.readLines(res.read!.cursor, freed, keep);
+    const send: { ref: LineRef; body: JobSubmission }[] = [];
+    for (const line of page.lines) {
+      const ref: LineRef = { i: line.i, o: line.o, l: line.l };
+      const body = parsed(ref, line.text);
+      if (body) send.push({ ref, body });
+    }
+    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), () => beat({ seq: req.seq, phase: 'refill' }));
+    res.read = { cursor: page.cursor, eof: page.eof };
+  }
+  res.rateLimited = sub.rateLimited;
+}
+
+/**
+ * Waits up to `waitMs` for `req.collect.min` finished jobs when none came by polling (heartbeating
+ * meanwhile), then takes what the inbox holds; without an inbox (a batch that polls) it only waits.
+ */
+export async function awaitFinished(inbox: InboxReader | undefined, req: StepRequest, waitMs: number, finished: JobRecord[]): Promise<void> {
+  if (inbox) {
+    if (waitMs > 0 && finished.length === 0) {
+      const ctx = safeContext();
+      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
+      try {
+        await inbox.wait(req.collect.min, waitMs, ctx?.cancellationSignal);
+      } finally {
+        clearInterval(timer);
+      }
+    }
+    finished.push(...(await inbox.take()));
+  } else if (waitMs > 0 && finished.length === 0) {
+    await new Promise((r) => setTimeout(r, waitMs));
+  }
+}
+
+/** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */
+export async function collected(store: ObjectStore, req: StepRequest, records: JobRecord[]): Promise<Completion[]> {
+  if (records.length === 0) return [];
+  const unique = [...new Map(records.map((r) => [`${r.id}#${r.retries ?? 0}`, r])).values()];
+  await store.putLines(batchKeys.completions(req.run, req.seq), unique);
+  return unique.map((r, n) => {
+    const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
+    const end = runEndOf(r, 500);
+    if (end.error !== undefined) c.e = end.error;
+    if (end.errorType !== undefined) c.et = end.errorType;
+    if (end.executionTime !== undefined) c.x = end.executionTime;
+    if (end.delayTime !== undefined) c.d = end.delayTime;
+    return c;
+  });
+}
+
+function safeContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}

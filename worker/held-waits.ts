@@ -1,0 +1,138 @@
+/**
+ * The webhook-mode waits this daemon holds: heartbeats them, polls `/status` (backing off) for those
+ * whose webhook is late, completes them by task token, and hands them back to Temporal on shutdown.
+ */
+import { type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { type Logger } from 'pino';
+import { isTerminal, type RemoteOutcome } from '../contracts';
+import { FailureType } from '../contracts/names';
+import { type AwaitRegistration } from '../activities/completion-hub';
+import { type ActivityMetrics } from '../activities/metrics';
+import { toOutcome } from '../activities/outcome';
+import { type ObjectStore } from '../activities/store/object-store';
+import { isPlatformApiError, type QueueClient } from '../platform-api';
+
+/** Options of {@link HeldWaits}; durations in ms (the webhook hub fills in its defaults). */
+export interface HeldWaitsOptions {
+  client: Client;
+  store: ObjectStore;
+  queue: Pick<QueueClient, 'status'>;
+  logger: Logger;
+  metrics: ActivityMetrics;
+  /** First fallback `/status` poll of a wait whose webhook did not come. */
+  fallbackFirstMs: number;
+  /** Longest interval between fallback polls. */
+  fallbackMaxMs: number;
+  /** Heartbeat period of waiting activities. */
+  heartbeatEveryMs: number;
+}
+
+interface Pending extends AwaitRegistration {
+  nextPollAt: number;
+  pollEveryMs: number;
+  nextBeatAt: number;
+  busy: boolean;
+}
+
+/** The waits held here, by key (workflow, remote job, retries). */
+export class HeldWaits {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly o: HeldWaitsOptions) {}
+
+  /** Holds a wait until its webhook comes, its fallback poll sees the job end, or it goes away. */
+  hold(k: string, reg: AwaitRegistration): void {
+    const now = Date.now();
+    this.pending.set(k, { ...reg, nextPollAt: now + this.o.fallbackFirstMs, pollEveryMs: this.o.fallbackFirstMs, nextBeatAt: now + this.o.heartbeatEveryMs, busy: false });
+  }
+
+  /** The wait held under `k`, no longer held (the caller completes it). */
+  take(k: string): AwaitRegistration | undefined {
+    const p = this.pending.get(k);
+    if (p) this.pending.delete(k);
+    return p;
+  }
+
+  /** Completes a wait by its task token (one already gone is only logged). */
+  async complete(p: AwaitRegistration, outcome: RemoteOutcome): Promise<void> {
+    try {
+      await this.o.client.activity.complete(p.taskToken, outcome);
+    } catch (err) {
+      this.o.logger.debug({ workflowId: p.workflowId, err: (err as Error).message }, 'wait already gone');
+    }
+  }
+
+  /** Heartbeats the waits due for it and polls the ones whose webhook is late. */
+  tick(now: number): void {
+    for (const [k, p] of this.pending) {
+      if (p.busy) continue;
+      if (now >= p.nextPollAt) void this.poll(k, p);
+      else if (now >= p.nextBeatAt) void this.beat(k, p);
+    }
+  }
+
+  /**
+   * Gives every wait held back to Temporal: each fails with a retryable DAEMON_SHUTDOWN, so another
+   * daemon takes it up within a second instead of after the 30 s heartbeat timeout.
+   */
+  async handOver(): Promise<number> {
+    const held = [...this.pending.values()];
+    this.clear();
+    const failure = ApplicationFailure.create({
+      type: FailureType.DAEMON_SHUTDOWN,
+      message: 'the daemon holding this wait shut down; another daemon resumes it',
+      nonRetryable: false,
+    });
+    await Promise.all(held.map((p) => this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined)));
+    return held.length;
+  }
+
+  clear(): void {
+    this.pending.clear();
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  private async beat(k: string, p: Pending): Promise<void> {
+    p.busy = true;
+    try {
+      await this.o.client.activity.heartbeat(p.taskToken);
+      p.nextBeatAt = Date.now() + this.o.heartbeatEveryMs;
+    } catch {
+      // Cancelled, timed out or completed elsewhere: stop caring for it.
+      this.pending.delete(k);
+    } finally {
+      p.busy = false;
+    }
+  }
+
+  private async poll(k: string, p: Pending): Promise<void> {
+    p.busy = true;
+    try {
+      const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
+      if (isTerminal(record.status) && this.pending.get(k) === p) {
+        this.pending.delete(k);
+        const outcome = await toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
+        await this.complete(p, outcome);
+        return;
+      }
+      await this.o.client.activity.heartbeat(p.taskToken, { status: record.status, progress: record.output });
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) {
+        this.pending.delete(k);
+        const failure = ApplicationFailure.create({ type: FailureType.JOB_EXPIRED, message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
+        await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
+        return;
+      }
+      this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
+    } finally {
+      p.pollEveryMs = Math.min(this.o.fallbackMaxMs, p.pollEveryMs * 2);
+      p.nextPollAt = Date.now() + p.pollEveryMs;
+      p.nextBeatAt = Date.now() + this.o.heartbeatEveryMs;
+      p.busy = false;
+    }
+  }
+}

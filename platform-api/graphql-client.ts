@@ -6,19 +6,13 @@
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { EndpointInput, EndpointView, MyEndpoints, PodTemplate, type SaveTemplateInput } from '../contracts';
-import {
-  BadRequestError,
-  InvalidResponseError,
-  NotFoundError,
-  ServerError,
-  UnauthorizedError,
-  isPlatformApiError,
-  type PlatformApiError,
-  type PlatformApiErrorContext,
-} from './errors';
+import { BadRequestError, InvalidResponseError, isPlatformApiError, type PlatformApiErrorContext } from './errors';
+import { Envelope, errorOf } from './graphql-errors';
 import { HttpCore } from './http';
 import { withRetry, type RetryOptions } from './retry';
 import { parseResponse } from './validate';
+
+export { GraphqlErrorItem, graphqlErrorField } from './graphql-errors';
 
 /** Names of the GraphQL operations, as used in error context. */
 export type GraphqlOperation =
@@ -51,44 +45,9 @@ export interface GraphqlClientOptions {
   dispatcher?: Dispatcher;
 }
 
-/** One error of a GraphQL answer. */
-export const GraphqlErrorItem = z.looseObject({
-  message: z.string(),
-  path: z.array(z.union([z.string(), z.number()])).optional(),
-  extensions: z.looseObject({ code: z.string().optional(), field: z.string().optional() }).optional(),
-});
-export type GraphqlErrorItem = z.infer<typeof GraphqlErrorItem>;
-const Envelope = z.looseObject({ data: z.record(z.string(), z.unknown()).nullable().optional(), errors: z.array(GraphqlErrorItem).optional() });
-
 const POD = 'id desiredStatus slsVersion';
 const ENDPOINT = `id name gpuIds templateId idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount version pods { ${POD} }`;
 const TEMPLATE = 'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin advancedStart startJupyter startScript startSsh';
-
-/** The field a GraphQL error of the platform names (`extensions.field`), when the error carries one. */
-export function graphqlErrorField(e: unknown): string | undefined {
-  if (!isPlatformApiError(e)) return undefined;
-  const parsed = z.object({ errors: z.array(GraphqlErrorItem) }).safeParse(e.body);
-  return parsed.success ? parsed.data.errors[0]?.extensions?.field : undefined;
-}
-
-/** The typed error of a GraphQL error list, by the first error's `extensions.code`. */
-function errorOf(errors: GraphqlErrorItem[], ctx: PlatformApiErrorContext): PlatformApiError {
-  const first = errors[0];
-  const msg = `${ctx.operation ?? 'graphql'} failed: ${first?.message ?? 'unknown error'}`;
-  const c = { ...ctx, body: { errors } };
-  switch (first?.extensions?.code) {
-    case 'UNAUTHENTICATED':
-    case 'FORBIDDEN':
-      return new UnauthorizedError(msg, c);
-    case 'NOT_FOUND':
-      return new NotFoundError(msg, c);
-    case 'INTERNAL_SERVER_ERROR':
-      return new ServerError(msg, c);
-    default:
-      // Input, validation and precondition errors: repeating the same request cannot succeed.
-      return new BadRequestError(msg, c);
-  }
-}
 
 /** Client of one GraphQL URL. Safe for concurrent use. */
 export class GraphqlClient {

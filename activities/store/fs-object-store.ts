@@ -3,28 +3,23 @@
  * with O_APPEND), written to a temporary name, fsync'd and renamed; the folder fsync'd when an
  * entry appears (the durable file steps are in ./fs-durable).
  */
-import { constants, type Dirent, type Stats } from 'node:fs';
-import { link, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
-import { DurableFiles, isCode, remember, TMP } from './fs-durable';
-import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import { DurableFiles, isCode, remember } from './fs-durable';
+import { keysUnder } from './fs-keys';
+import { checkKey, count, jsonLines, parseLines, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import { notFound, ValueStore } from './value-store';
 
-export class FsObjectStore implements ObjectStore {
+export class FsObjectStore extends ValueStore implements ObjectStore {
   readonly kind = 'fs' as const;
-  readonly stats = newStats();
   private readonly files = new DurableFiles(this.stats);
   /** Logs known to exist: appended to without the create attempt. */
   private readonly logs = new Set<string>();
 
-  constructor(readonly url: string) {}
-
-  put(key: string, value: unknown): Promise<OutputRef> {
-    return this.replace(key, [JSON.stringify(value ?? null)]);
-  }
-
-  putLines(key: string, values: unknown[]): Promise<OutputRef> {
-    return this.replace(key, [jsonLines(values)]);
+  constructor(readonly url: string) {
+    super();
   }
 
   async writeLines(key: string, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<OutputRef> {
@@ -55,17 +50,6 @@ export class FsObjectStore implements ObjectStore {
     }
     await this.files.syncDir(dirname(file));
     return true;
-  }
-
-  async get(ref: OutputRef | string): Promise<unknown> {
-    const text = await this.read(keyOf(ref));
-    if (text === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${keyOf(ref)}"`);
-    return JSON.parse(text) as unknown;
-  }
-
-  async find(key: string): Promise<unknown> {
-    const text = await this.read(key);
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
   }
 
   async has(key: string): Promise<boolean> {
@@ -130,27 +114,7 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async list(prefix: string, o: ListOptions = {}): Promise<ListPage> {
-    const slash = prefix.lastIndexOf('/');
-    const folder = prefix.slice(0, slash + 1);
-    const keys: string[] = [];
-    const walk = async (dir: string, filter: string): Promise<void> => {
-      let names: Dirent[];
-      try {
-        count(this.stats, 'readdir');
-        names = await readdir(join(this.url, dir), { withFileTypes: true });
-      } catch (err) {
-        if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return;
-        throw err;
-      }
-      for (const e of names) {
-        if (!e.name.startsWith(filter) || TMP.test(e.name)) continue;
-        if (e.isDirectory()) await walk(`${dir}${e.name}/`, '');
-        else if (e.isFile()) keys.push(dir + e.name);
-      }
-    };
-    if (folder) checkKey(folder.slice(0, -1));
-    await walk(folder, prefix.slice(slash + 1));
-    keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const keys = await keysUnder(this.url, prefix, this.stats);
     const limit = o.limit ?? 1000;
     const after = o.after === undefined ? keys : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(o.after!)) > 0);
     const page = after.slice(0, limit);
@@ -164,7 +128,7 @@ export class FsObjectStore implements ObjectStore {
 
   async size(key: string): Promise<number> {
     const st = await this.stat(key);
-    if (!st) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+    if (!st) throw notFound(key);
     return st.size;
   }
 
@@ -174,7 +138,7 @@ export class FsObjectStore implements ObjectStore {
       count(this.stats, 'open');
       fh = await open(this.path(key), 'r');
     } catch (err) {
-      if (isCode(err, 'ENOENT')) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+      if (isCode(err, 'ENOENT')) throw notFound(key);
       throw err;
     }
     try {
@@ -189,6 +153,10 @@ export class FsObjectStore implements ObjectStore {
 
   async close(): Promise<void> {}
 
+  protected override writeValue(key: string, text: string): Promise<OutputRef> {
+    return this.replace(key, [text]);
+  }
+
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
   private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
     const file = this.path(key);
@@ -199,7 +167,7 @@ export class FsObjectStore implements ObjectStore {
     return { store: this.kind, key, bytes };
   }
 
-  private async read(key: string): Promise<string | undefined> {
+  protected override async read(key: string): Promise<string | undefined> {
     try {
       const buf = await readFile(this.path(key));
       count(this.stats, 'read', 0, buf.length);

@@ -4,10 +4,11 @@
  * concurrent appenders never overwrite each other and nothing is read-modified-written.
  */
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type ListObjectsV2CommandOutput, type S3Client } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
 import { type OutputRef } from '../../contracts';
+import { putIfAbsent, statusOf, type S3Target } from './s3-conditional';
 import { uploadLines } from './s3-upload';
-import { checkKey, count, jsonLines, keyOf, newStats, parseLines, StoreError, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import { checkKey, count, jsonLines, parseLines, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import { notFound, ValueStore } from './value-store';
 
 /** Options of {@link S3ObjectStore}. */
 export interface S3StoreOptions {
@@ -23,50 +24,31 @@ export interface S3StoreOptions {
 /** A log's part number `n` (0 is the key itself): fixed width, so key order is number order. */
 const partKey = (key: string, n: number): string => (n === 0 ? key : `${key}#${String(n).padStart(12, '0')}`);
 const PART = /#(\d{12})$/;
-/** Metadata key of a conditional write's token. */
-const TOKEN = 'sluice-write';
-const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
-export class S3ObjectStore implements ObjectStore {
+export class S3ObjectStore extends ValueStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly url: string;
-  readonly stats = newStats();
   private readonly root: string;
   /** Next part number of each log this store appended to (others may have appended since). */
   private readonly nextPart = new Map<string, number>();
+  /** The bucket and the counted `send`, for conditional writes (./s3-conditional) and uploads (./s3-upload). */
+  private readonly target: S3Target;
 
   constructor(private readonly o: S3StoreOptions) {
+    super();
     this.root = o.prefix ? `${o.prefix.replace(/\/+$/, '')}/` : '';
     this.url = `s3://${o.bucket}/${this.root}`;
-  }
-
-  put(key: string, value: unknown): Promise<OutputRef> {
-    return this.putText(key, JSON.stringify(value ?? null));
-  }
-
-  putLines(key: string, values: unknown[]): Promise<OutputRef> {
-    return this.putText(key, jsonLines(values));
+    this.target = { bucket: o.bucket, send: (kind, make, written) => this.send(kind, make, written) };
   }
 
   async writeLines(key: string, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<OutputRef> {
     const name = this.name(key);
-    const small = await uploadLines({ bucket: this.o.bucket, name, partBytes: this.o.partBytes ?? 8 * 1024 * 1024, send: (kind, make, written) => this.send(kind, make, written) }, values);
-    return typeof small === 'string' ? this.putText(key, small) : { store: this.kind, key, bytes: small };
+    const small = await uploadLines({ ...this.target, name, partBytes: this.o.partBytes ?? 8 * 1024 * 1024 }, values);
+    return typeof small === 'string' ? this.writeValue(key, small) : { store: this.kind, key, bytes: small };
   }
 
   async create(key: string, value: unknown): Promise<boolean> {
-    return this.putIfAbsent(this.name(key), JSON.stringify(value ?? null));
-  }
-
-  async get(ref: OutputRef | string): Promise<unknown> {
-    const text = await this.read(keyOf(ref));
-    if (text === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${keyOf(ref)}"`);
-    return JSON.parse(text) as unknown;
-  }
-
-  async find(key: string): Promise<unknown> {
-    const text = await this.read(key);
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    return putIfAbsent(this.target, this.name(key), JSON.stringify(value ?? null));
   }
 
   async has(key: string): Promise<boolean> {
@@ -79,7 +61,7 @@ export class S3ObjectStore implements ObjectStore {
     const body = jsonLines(values);
     let n = this.nextPart.get(key) ?? 0;
     for (;;) {
-      if (await this.putIfAbsent(this.root + partKey(key, n), body)) break;
+      if (await putIfAbsent(this.target, this.root + partKey(key, n), body)) break;
       // Taken (by another appender, or before this store knew the log): continue after the last part.
       const parts = await this.parts(key, partKey(key, n));
       n = parts.length > 0 ? parts[parts.length - 1]!.n + 1 : n + 1;
@@ -138,7 +120,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async size(key: string): Promise<number> {
     const bytes = await this.head(key);
-    if (bytes === undefined) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+    if (bytes === undefined) throw notFound(key);
     return bytes;
   }
 
@@ -148,7 +130,7 @@ export class S3ObjectStore implements ObjectStore {
       const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Range: `bytes=${offset}-${offset + length - 1}` })));
       return this.body(res.Body);
     } catch (err) {
-      if (statusOf(err) === 404) throw new StoreError('NOT_FOUND', `no results stored under "${key}"`);
+      if (statusOf(err) === 404) throw notFound(key);
       if (statusOf(err) === 416) return Buffer.alloc(0);
       throw err;
     }
@@ -158,39 +140,10 @@ export class S3ObjectStore implements ObjectStore {
     this.o.client.destroy();
   }
 
-  private async putText(key: string, text: string): Promise<OutputRef> {
+  protected override async writeValue(key: string, text: string): Promise<OutputRef> {
     const body = Buffer.from(text);
     await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Body: body })), body.length);
     return { store: this.kind, key, bytes: body.length };
-  }
-
-  /**
-   * PUT with `If-None-Match: *`: false when the object exists (412); a 409 (a concurrent
-   * conditional write) is retried. Each write carries a token in its metadata: a 412 on the SDK's
-   * retry of a PUT whose first answer was lost is recognised as this write, not another's.
-   */
-  private async putIfAbsent(name: string, text: string): Promise<boolean> {
-    const body = Buffer.from(text);
-    const token = randomUUID();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: name, Body: body, IfNoneMatch: '*', Metadata: { [TOKEN]: token } })), body.length);
-        return true;
-      } catch (err) {
-        if (statusOf(err) === 412) return (await this.tokenOf(name)) === token;
-        if (statusOf(err) !== 409 || attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-      }
-    }
-  }
-
-  private async tokenOf(name: string): Promise<string | undefined> {
-    try {
-      return (await this.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: this.o.bucket, Key: name })))).Metadata?.[TOKEN];
-    } catch (err) {
-      if (statusOf(err) === 404) return undefined;
-      throw err;
-    }
   }
 
   /** The numbered parts of log `key` (after part `after`, if given), in order, with their sizes. */
@@ -212,7 +165,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** The text of value `key`, or of part `part` of log `key`; undefined when absent. */
-  private async read(key: string, part = 0): Promise<string | undefined> {
+  protected override async read(key: string, part = 0): Promise<string | undefined> {
     try {
       const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.root + partKey(checkKey(key), part) })));
       return (await this.body(res.Body)).toString('utf8');

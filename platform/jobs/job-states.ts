@@ -1,26 +1,14 @@
-/** Every job the platform holds and each change of its state, written through, on the deadline heap and woken. */
-import { isTerminal, LIMITS, type StreamChunk } from '../../contracts';
+/** Each change of a job's state: written through to SQLite, put on the deadline heap and woken (lookups: ./job-index). */
+import { LIMITS, type StreamChunk } from '../../contracts';
 import { type Clock } from '../core/clock';
-import { NotFoundError } from '../core/errors';
 import { splitChunk } from './chunks';
 import { Deadlines } from './deadlines';
 import { deadlinesOf, type Job } from './job';
+import { JobIndex } from './job-index';
 import { type JobStore } from './store';
 import { JobWatchers } from './watchers';
 
-/** The index key of an idempotency key: scoped per user and endpoint. */
-const keyOf = (userId: string, endpointId: string, key: string): string => `${userId}\u0000${endpointId}\u0000${key}`;
-
-/** The `/health` jobs block of one endpoint. */
-export interface JobCounts {
-  completed: number;
-  /** FAILED and TIMED_OUT. */
-  failed: number;
-  inProgress: number;
-  inQueue: number;
-  /** Held jobs retried at least once. */
-  retried: number;
-}
+export { type JobCounts } from './job-index';
 
 /** The terminal states a job can be moved to. */
 export type FinalStatus = 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
@@ -41,20 +29,18 @@ export interface Retention {
 export type JobReader = Pick<JobStates, 'find' | 'get' | 'ofEndpoint' | 'counts' | 'isDone' | 'watch' | 'byIdempotencyKey'>;
 
 /**
- * The jobs of the platform, by id and by endpoint. Each change is written through to SQLite,
- * keeps the deadline heap current and wakes whoever waits on the job. It decides nothing: the
- * engine says which change happens and when.
+ * The jobs of the platform (looked up through {@link JobIndex}) and each change of their state:
+ * written through to SQLite, keeping the deadline heap current and waking whoever waits on the
+ * job. It decides nothing: the engine says which change happens and when.
  */
-export class JobStates {
-  private readonly jobs = new Map<string, Job>();
-  private readonly byEndpoint = new Map<string, Set<Job>>();
-  /** Jobs submitted with an `Idempotency-Key`, by user, endpoint and key: held as long as the job is. */
-  private readonly byKey = new Map<string, Job>();
+export class JobStates extends JobIndex {
   /** When each job next needs the sweeper. */
   private readonly deadlines = new Deadlines();
   private readonly watchers = new JobWatchers();
 
-  constructor(private readonly store: JobStore, private readonly clock: Clock, private readonly retention: Retention) {}
+  constructor(private readonly store: JobStore, private readonly clock: Clock, private readonly retention: Retention) {
+    super();
+  }
 
   /** Loads every persisted job (at start-up). */
   load(): Job[] {
@@ -71,47 +57,6 @@ export class JobStates {
     this.store.insert(job);
     this.index(job);
     this.deadlines.push(job.ttlDeadline, job.id);
-  }
-
-  /** The job `jobId` if the platform still holds it. */
-  find(jobId: string): Job | undefined {
-    return this.jobs.get(jobId);
-  }
-
-  /** The job `jobId` of endpoint `endpointId`; 404 when unknown, expired or of another endpoint. */
-  get(endpointId: string, jobId: string): Job {
-    const job = this.jobs.get(jobId);
-    if (!job || job.endpointId !== endpointId) throw new NotFoundError(`job ${jobId} not found`, { jobId });
-    return job;
-  }
-
-  /** The job the user submitted to the endpoint with `Idempotency-Key: key`, while the platform holds it. */
-  byIdempotencyKey(userId: string, endpointId: string, key: string): Job | undefined {
-    return this.byKey.get(keyOf(userId, endpointId, key));
-  }
-
-  /** The jobs the platform holds for the endpoint (queued, running, and finished within retention). */
-  ofEndpoint(endpointId: string): Job[] {
-    return [...(this.byEndpoint.get(endpointId) ?? [])];
-  }
-
-  /** The `/health` jobs block: only the endpoint's own jobs are looked at. */
-  counts(endpointId: string): JobCounts {
-    const counts = { completed: 0, failed: 0, inProgress: 0, inQueue: 0, retried: 0 };
-    for (const j of this.byEndpoint.get(endpointId) ?? []) {
-      if (j.status === 'COMPLETED') counts.completed++;
-      else if (j.status === 'FAILED' || j.status === 'TIMED_OUT') counts.failed++;
-      else if (j.status === 'IN_PROGRESS') counts.inProgress++;
-      else if (j.status === 'IN_QUEUE') counts.inQueue++;
-      if (j.retries > 0) counts.retried++;
-    }
-    return counts;
-  }
-
-  /** True when the job is terminal (or gone). */
-  isDone(jobId: string): boolean {
-    const job = this.jobs.get(jobId);
-    return !job || isTerminal(job.status);
   }
 
   /** Resolves on the next change of `jobId` or after `ms`, whichever comes first. */
@@ -203,11 +148,7 @@ export class JobStates {
 
   /** Forgets the job and its stored rows; its waiters wake to find it gone. */
   remove(job: Job): void {
-    this.jobs.delete(job.id);
-    const mine = this.byEndpoint.get(job.endpointId);
-    mine?.delete(job);
-    if (mine?.size === 0) this.byEndpoint.delete(job.endpointId);
-    if (job.idempotencyKey !== undefined) this.byKey.delete(keyOf(job.userId, job.endpointId, job.idempotencyKey));
+    this.unindex(job);
     this.store.delete(job.id);
     this.watchers.notify(job.id);
   }
@@ -235,13 +176,5 @@ export class JobStates {
   /** Resolves once every change made so far is on disk. */
   persisted(): Promise<void> {
     return this.store.persisted();
-  }
-
-  private index(job: Job): void {
-    this.jobs.set(job.id, job);
-    let mine = this.byEndpoint.get(job.endpointId);
-    if (!mine) this.byEndpoint.set(job.endpointId, (mine = new Set()));
-    mine.add(job);
-    if (job.idempotencyKey !== undefined) this.byKey.set(keyOf(job.userId, job.endpointId, job.idempotencyKey), job);
   }
 }

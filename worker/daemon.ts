@@ -20,9 +20,10 @@ import { workflowBundle } from './bundle';
 import { resultsUrlOf, type DaemonConfig } from './config';
 import { ConfigError } from './errors';
 import { createDaemonServer } from './http-server';
+import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
 import { startRateShare, type RateShare } from './rate-share';
-import { connectClient, connectWorker } from './temporal';
+import { connectClient, connectWorker, type DaemonClient } from './temporal';
 import { WebhookHub } from './webhook-hub';
 import { sharedWebhookSecret } from './webhook-secret';
 
@@ -98,7 +99,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const price = endpointPrice(rest);
   // The scaler reads and writes bounds over GraphQL (saveEndpoint).
   const graphql = new GraphqlClient({ url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL), apiKey: config.SLUICE_API_KEY });
-  const client = o.client ?? (await connectClient(config));
+  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config);
+  const client = o.client ?? own!.client;
   const connection = o.connection ?? (await connectWorker(config));
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
   const identity = `${process.pid}@${hostname()}:${addr.port}`;
@@ -125,8 +127,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const share = config.SLUICE_RATE_SCALE === undefined
     ? startRateShare({ client, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.SLUICE_TASK_QUEUE, identity, budget, logger })
     : undefined;
-  const done = worker.run().finally(async () => {
+  /** The stop begins (a close, or the worker ended by itself): the server may be gone, which is no error now. */
+  const stopping = (): void => {
+    temporalStopping();
+    own?.stop();
     share?.stop();
+  };
+  const done = worker.run().finally(async () => {
+    stopping();
     // The worker polls no more: the waits held here go back to Temporal for another daemon.
     const handedOver = await hub.handOver();
     if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
@@ -138,13 +146,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       server.closeAllConnections();
     });
     if (!o.connection) await connection.close();
-    if (!o.client) await client.connection.close();
+    await own?.close();
     await store.close();
   });
   logger.info({ url, taskQueue: config.SLUICE_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, 'daemon running');
   return {
     url, hub, metrics, done, budget, ...(share ? { share } : {}),
     close: async () => {
+      stopping();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },

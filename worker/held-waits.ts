@@ -127,7 +127,8 @@ export class HeldWaits {
         await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
         return;
       }
-      this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
+      // A wait no longer held (cleared on a stop, or ended meanwhile) needs no poll: no news.
+      if (this.pending.get(k) === p) this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
     } finally {
       p.pollEveryMs = Math.min(this.o.fallbackMaxMs, p.pollEveryMs * 2);
       p.nextPollAt = Date.now() + p.pollEveryMs;

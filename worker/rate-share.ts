@@ -72,7 +72,8 @@ export function startRateShare(o: RateShareOptions): RateShare {
       daemons = n;
       if (!stopped) o.budget.setScale(1 / n);
     } catch (err) {
-      o.logger?.warn({ err }, 'could not count the daemons of the task queue; the rate share stays');
+      // After stop() the daemon is closing, and the server may be gone first: no news then.
+      if (!stopped) o.logger?.warn({ err }, 'could not count the daemons of the task queue; the rate share stays');
     }
     return daemons;
   };

@@ -1,5 +1,6 @@
+/** The daemon's connections to Temporal: the worker's (Rust core) and the client's (gRPC-js, quiet on a stop), TLS and API key from TEMPORAL_*. */
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { type DaemonConfig } from './config';
 
@@ -27,13 +28,53 @@ export function connectWorker(c: TemporalConfig): Promise<NativeConnection> {
   });
 }
 
-/** A Temporal client (gRPC-js) for the same cluster and namespace. */
-export async function connectClient(c: TemporalConfig): Promise<Client> {
+/** The daemon's Temporal client and its stop. */
+export interface DaemonClient {
+  client: Client;
+  /** The daemon stops: a call failing from now on is tried at most {@link STOPPING_ATTEMPTS} times in all (the server may be gone). */
+  stop(): void;
+  /**
+   * Stops, then closes the connection once no retry is pending: gRPC-js throws "Channel has been
+   * shut down" from the timer of a retry that fires after the close, an uncaught error that
+   * would crash the stopping process.
+   */
+  close(): Promise<void>;
+}
+
+/** Attempts of a call once the client stops (a blip is still retried; a server gone is not waited for). */
+export const STOPPING_ATTEMPTS = 3;
+
+/** A Temporal client (gRPC-js) for the same cluster and namespace, with the default retries until it stops. */
+export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
   const tls = tlsOptions(c);
+  const retry = defaultGrpcRetryOptions();
+  let stopping = false;
+  let closed = false;
+  /** When the last scheduled retry fires, ms since the epoch. */
+  let retriesUntil = 0;
   const connection = await Connection.connect({
     address: c.TEMPORAL_ADDRESS,
     ...(tls ? { tls } : {}),
     ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
+    interceptors: [makeGrpcRetryInterceptor({
+      retryableDecider: (attempt, status) => !closed && (!stopping || attempt < STOPPING_ATTEMPTS) && retry.retryableDecider(attempt, status),
+      delayFunction: (attempt, status) => {
+        const ms = retry.delayFunction(attempt, status);
+        retriesUntil = Math.max(retriesUntil, Date.now() + ms);
+        return ms;
+      },
+    })],
   });
-  return new Client({ connection, namespace: c.TEMPORAL_NAMESPACE });
+  let closing: Promise<void> | undefined;
+  return {
+    client: new Client({ connection, namespace: c.TEMPORAL_NAMESPACE }),
+    stop: () => void (stopping = true),
+    close: () => (closing ??= (async () => {
+      stopping = true;
+      // Every scheduled retry fires (50 ms: its call starts) before the close; none is scheduled after it.
+      while (Date.now() < retriesUntil + 50) await new Promise((r) => setTimeout(r, retriesUntil + 50 - Date.now()));
+      closed = true;
+      await connection.close();
+    })()),
+  };
 }

@@ -71,7 +71,9 @@ export class WebhookSender {
         this.logger.warn({ url, jobId: record.id, err: (err as Error).message, attempt }, 'webhook call failed');
       }
     }
-    this.logger.error({ url, jobId: record.id }, 'webhook given up');
+    // On a shutdown the jobs still running end (their workers stop): their calls are left out, expectedly.
+    if (this.closed) this.logger.info({ url, jobId: record.id }, 'webhook not sent: the platform is shutting down');
+    else this.logger.error({ url, jobId: record.id }, 'webhook given up');
   }
 
   /** Stops retrying; in-flight calls finish on their own timeouts. */

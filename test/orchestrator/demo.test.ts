@@ -72,7 +72,7 @@ describe('the main job: `npm start` (sluice demo)', () => {
       const batchId = started.stdout.trim();
       await eventually(async () => {
         const s = await sluice(['batch', 'status', batchId, '--json', '--data-dir', dataDir], { env });
-        return (JSON.parse(s.stdout) as { counts: { inFlight: number } }).counts.inFlight === 4;
+        return (JSON.parse(s.stdout) as { state?: { counts: { inFlight: number } } }).state?.counts.inFlight === 4;
       }, 60_000, 500);
 
       // SIGINT to every process at once, as `pkill -INT -f <data dir>` and a terminal's Ctrl-C (the group) do together:

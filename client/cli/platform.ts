@@ -28,7 +28,16 @@ const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const dropWriteError = (): void => undefined;
 
 /**
- * Resolves on the first SIGINT, SIGTERM or SIGHUP. Output that can no longer be written (the
+ * How long after the first stop signal another one is the same stop, ms: a terminal's Ctrl-C
+ * reaches sluice twice under `npm start` (from the terminal, and forwarded by npm), and a
+ * `pkill` may add its own.
+ */
+export const SAME_STOP_MS = 1000;
+
+/**
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP. Another one within {@link SAME_STOP_MS} is the
+ * same stop; a later one stops the process at once (exit 130: the supervisor and the reaper then
+ * stop the Temporal server and the worker pods). Output that can no longer be written (the
  * reader of a pipe died with the same Ctrl-C, the terminal closed) is dropped from then on, so the
  * command still stops everything it started instead of dying of EPIPE.
  */
@@ -37,9 +46,15 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     stream.off('error', dropWriteError).on('error', dropWriteError);
   }
   return new Promise((resolve) => {
+    let first: number | undefined;
     const on = (sig: NodeJS.Signals): void => {
-      for (const s of STOP_SIGNALS) process.off(s, on);
-      resolve(sig);
+      if (first === undefined) {
+        first = Date.now();
+        resolve(sig);
+      } else if (Date.now() - first > SAME_STOP_MS) {
+        console.error(`sluice: ${sig} again: stopping at once`);
+        process.exit(130);
+      }
     };
     for (const s of STOP_SIGNALS) process.on(s, on);
   });

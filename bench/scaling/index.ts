@@ -17,8 +17,8 @@ import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
 import { orchestratorStack } from '../../test/helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand } from '../../test/helpers/platform';
 import { boundReversals, boundsChanges, burstTimes, coldStartMs, percentile, reversals, round, workerMs } from './metrics';
-import { ceilingDelays, oracle } from './oracle';
-import { replay, type Trace } from './replay';
+import { fixedOracle, liveWorkers, oracle } from './oracle';
+import { replay, traceJobs, type Trace } from './replay';
 
 const { values } = parseArgs({
   options: { speed: { type: 'string' }, ceiling: { type: 'string' }, cold: { type: 'string' }, modes: { type: 'string' }, config: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, raw: { type: 'string' } },
@@ -46,11 +46,9 @@ function scalerConfig(mode: string): ScalingOptions {
  * bounds every 200 ms (workersMin = workersMax = the plan's live workers in the next 200 ms), straight into the registry.
  */
 function clairvoyant(coldMs: number): (t: number) => { workersMin: number; workersMax: number } {
-  const jobs = trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / SPEED, ms: Math.max(1, Math.round(e.ms / SPEED)) })));
-  const best = ceilingDelays(jobs, CEILING);
-  const { spans } = oracle(jobs.map((j, i) => ({ ...j, delayMs: best[i]! })), 0, coldMs);
+  const plan = fixedOracle(traceJobs(trace, SPEED), CEILING, coldMs);
   return (t) => {
-    const n = spans.filter((x) => x.from < t + 200 && x.to > t).length;
+    const n = liveWorkers(plan, t, 200);
     return { workersMin: n, workersMax: Math.max(1, n) };
   };
 }
@@ -138,8 +136,7 @@ async function main(): Promise<void> {
     if (cold === undefined) break;
     const jobs = r._jobs as { at: number; ms: number; delayMs: number }[];
     const perJob = oracle(jobs, 0, cold);
-    const best = ceilingDelays(jobs, CEILING);
-    const fixed = oracle(jobs.map(({ at, ms }, i) => ({ at, ms, delayMs: best[i]! })), 0, cold);
+    const fixed = fixedOracle(jobs, CEILING, cold);
     oracles[mode] = { sameDelays: fmt(perJob), fixed: fmt(fixed) };
     ratios[mode] = { sameDelays: round((r.workerSeconds as number) / (perJob.workerMs / 1000), 2), fixed: round((r.workerSeconds as number) / (fixed.workerMs / 1000), 2) };
     if (mode === 'scaler') {

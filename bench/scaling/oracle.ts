@@ -90,3 +90,14 @@ export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): Orac
   }
   return { workerMs, busyMs, workers: free.length, maxDelayMs, spans };
 }
+
+/** The fixed oracle: every job no later than {@link ceilingDelays} allows, at the least worker time (one yardstick for every mode). */
+export function fixedOracle(jobs: OracleJob[], ceiling: number, coldMs: number): OracleResult {
+  const best = ceilingDelays(jobs, ceiling);
+  return oracle(jobs.map(({ at, ms }, i) => ({ at, ms, delayMs: best[i]! })), 0, coldMs);
+}
+
+/** The plan's workers alive at some point of [t, t + ms): what a clairvoyant writes as both bounds. */
+export function liveWorkers(plan: OracleResult, t: number, ms: number): number {
+  return plan.spans.filter((x) => x.from < t + ms && x.to > t).length;
+}

@@ -35,6 +35,14 @@ export interface ReplayResult {
   bursts: { at: number; n: number }[];
 }
 
+/** A trace event's execution time at `speed`, ms (at least 1). */
+export const scaledMs = (ev: TraceEvent, speed: number): number => Math.max(1, Math.round(ev.ms / speed));
+
+/** The trace's jobs at `speed`: arrival and execution time, ms from the start. */
+export function traceJobs(trace: Trace, speed: number): { at: number; ms: number }[] {
+  return trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / speed, ms: scaledMs(e, speed) })));
+}
+
 /** Replays `trace` on endpoint `ep` and waits for every job it submitted to end. */
 export async function replay(platform: Platform, ep: string, trace: Trace, speed: number): Promise<ReplayResult> {
   const samples: Sample[] = [];
@@ -74,7 +82,7 @@ export async function replay(platform: Platform, ep: string, trace: Trace, speed
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
       const at = Date.now();
       if (ev.tag === 'burst') bursts.push({ at, n: ev.n });
-      const ms = Math.max(1, Math.round(ev.ms / speed));
+      const ms = scaledMs(ev, speed);
       submitted.push(Promise.all(Array.from({ length: ev.n }, async () => {
         const r = await call(platform.url, 'POST', `/v2/${ep}/run`, { key: platform.apiKey, body: { input: { ms } } });
         if (r.status !== 200) throw new Error(`submit: HTTP ${r.status} ${JSON.stringify(r.body)}`);

@@ -12,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { ScalingOptions, type Bounds, type HealthSample, type ScalingOptionsInput } from '../../contracts';
 import { decide, remember, type PolicyMemory } from '../../workflows/scaling-policy';
 import { boundsChanges, percentile, reversals, round } from './metrics';
-import { ceilingDelays, oracle } from './oracle';
-import { type Trace } from './replay';
+import { fixedOracle, liveWorkers, oracle } from './oracle';
+import { traceJobs, type Trace } from './replay';
 
 const { values } = parseArgs({
   options: { config: { type: 'string' }, cold: { type: 'string' }, tick: { type: 'string' }, mode: { type: 'string' }, speed: { type: 'string' }, stop: { type: 'string' }, idle: { type: 'string' } },
@@ -38,12 +38,11 @@ export function simulate(mode: string, extra: ScalingOptionsInput): Record<strin
   });
   let bounds: Bounds = mode === 'scaler' ? { workersMin: 0, workersMax: 1 } : { workersMin: 0, workersMax: CEILING };
   let memory: PolicyMemory = { target: 0, history: [], known: { ...bounds } };
-  const jobs: Job[] = trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / SPEED, ms: Math.max(1, Math.round(e.ms / SPEED)) })));
+  const jobs: Job[] = traceJobs(trace, SPEED);
   // The fixed oracle: the best service the ceiling allows (six warm workers), at the least worker time.
-  const best = ceilingDelays(jobs, CEILING);
-  const fixed = oracle(jobs.map((j, i) => ({ ...j, delayMs: best[i]! })), 0, COLD);
+  const fixed = fixedOracle(jobs, CEILING, COLD);
   // `clairvoyant`: bounds that follow the fixed oracle's own plan (workersMin = workersMax = its live workers).
-  const planned = (t: number): number => fixed.spans.filter((x) => x.from < t + TICK && x.to > t).length;
+  const planned = (t: number): number => liveWorkers(fixed, t, TICK);
   const pods: Pod[] = [];
   const samples: HealthSample[] = [];
   const series: { at: number; workersMin: number; workersMax: number; live: number; ready: number; busy: number }[] = [];

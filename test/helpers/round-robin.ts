@@ -3,7 +3,7 @@
  * next target in turn; a target that refuses the connection (a killed daemon) is skipped.
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { listenLocal } from './listen';
 
 /** A running balancer: its URL, its targets (change them at will) and what each target answered. */
 export interface RoundRobin {
@@ -53,11 +53,6 @@ export async function startRoundRobin(targets: number[]): Promise<RoundRobin> {
       })();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  rr.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  rr.close = () => new Promise<void>((r) => {
-    server.close(() => r());
-    server.closeAllConnections();
-  });
+  Object.assign(rr, await listenLocal(server));
   return rr;
 }

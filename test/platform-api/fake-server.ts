@@ -3,7 +3,7 @@
  * It is not a platform implementation: each test scripts the answers it needs.
  */
 import http from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { listenLocal } from '../helpers/listen';
 
 /** One request as the server saw it. */
 export interface Seen {
@@ -42,17 +42,8 @@ export async function startServer(handler: Handler): Promise<FakeServer> {
       handler(s, res, seen.length);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v2`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, close } = await listenLocal(server);
+  return { baseUrl: `${url}/v2`, seen, close };
 }
 
 /** A base URL on which nothing listens (the port was just released). */

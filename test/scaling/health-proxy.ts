@@ -1,7 +1,7 @@
 /** A real HTTP proxy in front of the platform that can fail `/health` on demand (the scaler's fallback is tested through it). */
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { listenLocal } from '../helpers/listen';
 
 /** An HTTP proxy to `target`; while `failing` is set, every `/health` call is answered 503 (the rest passes). */
 export interface HealthProxy {
@@ -27,12 +27,7 @@ export async function healthProxy(target: string): Promise<HealthProxy> {
       })
       .catch((err: unknown) => res.writeHead(502).end(String(err)));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () => new Promise<void>((r) => {
-    server.close(() => r());
-    server.closeAllConnections();
-  });
+  Object.assign(proxy, await listenLocal(server));
   return proxy;
 }
 

@@ -1,11 +1,36 @@
 // Lint is part of `npm test`: floating promises and non-determinism in workflows/ are build errors.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 const nodeBuiltins = [
-  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'http',
-  'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
-  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+  'assert',
+  'buffer',
+  'child_process',
+  'cluster',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'readline',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'v8',
+  'vm',
+  'worker_threads',
+  'zlib',
 ];
 
 export default tseslint.config(
@@ -28,21 +53,38 @@ export default tseslint.config(
     // contracts/ is shared with workflows: it must stay free of Node and I/O.
     files: ['contracts/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['node:*', ...nodeBuiltins], message: 'contracts/ must not import Node built-ins (it is workflow-safe).' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', ...nodeBuiltins],
+              message: 'contracts/ must not import Node built-ins (it is workflow-safe).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // What workflows import at run time stays zod-free: each workflow run evaluates it.
     files: ['contracts/names/**/*.ts', 'contracts/limits.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['zod', '../*', '!../names', '!../limits'], message: 'contracts/names and contracts/limits are zod-free: workflows import them at run time.' },
-          { group: ['node:*', ...nodeBuiltins], message: 'contracts/ must not import Node built-ins (it is workflow-safe).' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['zod', '../*', '!../names', '!../limits'],
+              message: 'contracts/names and contracts/limits are zod-free: workflows import them at run time.',
+            },
+            {
+              group: ['node:*', ...nodeBuiltins],
+              message: 'contracts/ must not import Node built-ins (it is workflow-safe).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -50,19 +92,51 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     rules: {
       // Each workflow run evaluates what it imports: schemas (zod) only as types.
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ group: ['../contracts/*', '!../contracts/names', '!../contracts/limits', 'zod'], allowTypeImports: true, message: 'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.' }],
-      }],
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*', ...nodeBuiltins], message: 'Workflows must be deterministic: no Node built-ins.' },
-          { group: ['undici', 'better-sqlite3', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.' },
-          { group: ['../platform*', '../platform-api*', '../worker*', '../client*'], message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.' },
-        ],
-      }],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../contracts/*', '!../contracts/names', '!../contracts/limits', 'zod'],
+              allowTypeImports: true,
+              message:
+                'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', ...nodeBuiltins], message: 'Workflows must be deterministic: no Node built-ins.' },
+            {
+              group: [
+                'undici',
+                'better-sqlite3',
+                'pino',
+                '@temporalio/client',
+                '@temporalio/worker',
+                '@temporalio/activity',
+              ],
+              message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.',
+            },
+            {
+              group: ['../platform*', '../platform-api*', '../worker*', '../client*'],
+              message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+      ],
     },
   },
+  // Layout is Prettier's (`npm run format`; checked by `npm run lint`): no stylistic lint rules.
+  prettier,
   {
     // Tests read arbitrary JSON answers; typing each one would only restate the assertions.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

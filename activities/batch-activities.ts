@@ -62,12 +62,17 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       const input = await existing(req.source);
       if (!input) {
         const where = isS3Location(req.source) ? 'input object' : 'input file';
-        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, { source: req.source });
+        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
+          source: req.source,
+        });
       }
       try {
         await queue.health(req.endpointId);
       } catch (err) {
-        if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
+        if (isPlatformApiError(err, 'NOT_FOUND'))
+          throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
+            endpointId: req.endpointId,
+          });
         throw toFailure(err);
       }
       const { lines, bytes } = await input.count();
@@ -77,10 +82,17 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
-      return runStep({
-        queue, store: deps.store, ...(deps.inbox ? { inbox: deps.inbox } : {}), ...(webhookUrl ? { webhookUrl } : {}), ...(deps.price ? { price: deps.price } : {}),
-        ...(deps.board ? { board: deps.board } : {}),
-      }, req);
+      return runStep(
+        {
+          queue,
+          store: deps.store,
+          ...(deps.inbox ? { inbox: deps.inbox } : {}),
+          ...(webhookUrl ? { webhookUrl } : {}),
+          ...(deps.price ? { price: deps.price } : {}),
+          ...(deps.board ? { board: deps.board } : {}),
+        },
+        req,
+      );
     },
 
     /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */

@@ -20,7 +20,10 @@ export interface EndpointPriceOptions {
  * A lookup `(endpointId) => USD per worker-hour`, or undefined while the endpoint runs no worker
  * (a scaled-to-zero endpoint has no pod to read a price from; asked again after `unknownTtlMs`).
  */
-export function endpointPrice(rest: Pick<RestClient, 'getEndpoint'>, o: EndpointPriceOptions = {}): (endpointId: string) => Promise<number | undefined> {
+export function endpointPrice(
+  rest: Pick<RestClient, 'getEndpoint'>,
+  o: EndpointPriceOptions = {},
+): (endpointId: string) => Promise<number | undefined> {
   const ttl = o.ttlMs ?? 30_000;
   const unknownTtl = o.unknownTtlMs ?? 3000;
   const cache = new Map<string, { at: number; price: Promise<number | undefined>; known?: boolean }>();
@@ -29,9 +32,14 @@ export function endpointPrice(rest: Pick<RestClient, 'getEndpoint'>, o: Endpoint
     if (hit && Date.now() - hit.at < (hit.known ? ttl : unknownTtl)) return hit.price;
     const price = rest.getEndpoint(endpointId, { workers: true }).then((e) => {
       const costs = (e.workers ?? []).map((w) => w.costPerHr).filter((c) => Number.isFinite(c) && c > 0);
-      return costs.length > 0 ? Math.round((costs.reduce((a, b) => a + b, 0) / costs.length) * 10_000) / 10_000 : undefined;
+      return costs.length > 0
+        ? Math.round((costs.reduce((a, b) => a + b, 0) / costs.length) * 10_000) / 10_000
+        : undefined;
     });
-    const entry: { at: number; price: Promise<number | undefined>; known?: boolean } = { at: Date.now(), price: price.catch(() => undefined) };
+    const entry: { at: number; price: Promise<number | undefined>; known?: boolean } = {
+      at: Date.now(),
+      price: price.catch(() => undefined),
+    };
     void entry.price.then((p) => (entry.known = p !== undefined));
     cache.set(endpointId, entry);
     return entry.price;

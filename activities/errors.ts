@@ -26,5 +26,10 @@ export function notDone(message: string, nextRetryDelayMs?: number): Application
  */
 export function toFailure(err: unknown): unknown {
   if (!isPlatformApiError(err)) return err;
-  return ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: !err.retryable, details: [err.toJSON()] });
+  return ApplicationFailure.create({
+    type: err.code,
+    message: err.message,
+    nonRetryable: !err.retryable,
+    details: [err.toJSON()],
+  });
 }

@@ -1,5 +1,13 @@
 import { activityInfo, CompleteAsyncError, Context } from '@temporalio/activity';
-import { isTerminal, type InputLine, type JobRecord, type JobSubmission, type Policy, type RemoteOutcome, type S3Config } from '../contracts';
+import {
+  isTerminal,
+  type InputLine,
+  type JobRecord,
+  type JobSubmission,
+  type Policy,
+  type RemoteOutcome,
+  type S3Config,
+} from '../contracts';
 import { parseLine } from './batch/input';
 import { batchInput, isS3Location } from './batch/locations';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
@@ -59,10 +67,14 @@ export function createJobActivities(deps: ActivityDeps) {
     try {
       await queue.health(endpointId);
     } catch (err) {
-      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+      if (isPlatformApiError(err, 'NOT_FOUND'))
+        throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
       throw toFailure(err);
     }
-    throw fatal(FailureType.JOB_EXPIRED, `job ${remoteJobId} no longer exists on the service (its ttl expired)`, { endpointId, remoteJobId });
+    throw fatal(FailureType.JOB_EXPIRED, `job ${remoteJobId} no longer exists on the service (its ttl expired)`, {
+      endpointId,
+      remoteJobId,
+    });
   }
 
   async function status(ref: RunRef): Promise<JobRecord> {
@@ -74,7 +86,8 @@ export function createJobActivities(deps: ActivityDeps) {
     }
   }
 
-  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): Promise<RemoteOutcome> => toOutcome(record, { ...ref, store, via, metrics });
+  const finished = (record: JobRecord, ref: RunRef, via: RemoteOutcome['via']): Promise<RemoteOutcome> =>
+    toOutcome(record, { ...ref, store, via, metrics });
 
   return {
     /**
@@ -98,13 +111,20 @@ export function createJobActivities(deps: ActivityDeps) {
           const record = await queue.runSync(a.endpointId, body, { waitMs: a.syncWaitMs, idempotencyKey: key });
           result = { remoteJobId: record.id };
           if (isTerminal(record.status)) {
-            result.outcome = await finished(record, { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit }, 'runsync');
+            result.outcome = await finished(
+              record,
+              { ...a, remoteJobId: record.id, retries: 0, inlineLimit: a.inlineLimit },
+              'runsync',
+            );
           }
         } else {
           result = { remoteJobId: (await queue.run(a.endpointId, body, { idempotencyKey: key })).id };
         }
       } catch (err) {
-        if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${a.endpointId} not found`, { endpointId: a.endpointId });
+        if (isPlatformApiError(err, 'NOT_FOUND'))
+          throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${a.endpointId} not found`, {
+            endpointId: a.endpointId,
+          });
         throw toFailure(err);
       }
       // Written once: a concurrent attempt of this activity that journaled first is the answer.
@@ -117,7 +137,10 @@ export function createJobActivities(deps: ActivityDeps) {
      * daemon's fallback poll sees the job finish). Checks nothing over HTTP itself.
      */
     async awaitCompletion(ref: RunRef): Promise<RemoteOutcome> {
-      if (!deps.hub) return status(ref).then((r) => (isTerminal(r.status) ? finished(r, ref, 'poll') : Promise.reject(notDone(`job is ${r.status}`))));
+      if (!deps.hub)
+        return status(ref).then((r) =>
+          isTerminal(r.status) ? finished(r, ref, 'poll') : Promise.reject(notDone(`job is ${r.status}`)),
+        );
       const info = activityInfo();
       const early = deps.hub.register({ ...ref, activityId: info.activityId, taskToken: info.taskToken });
       if (early) return early;
@@ -174,7 +197,9 @@ export function createJobActivities(deps: ActivityDeps) {
         await queue.retry(ref.endpointId, ref.remoteJobId);
       } catch (err) {
         if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) {
-          throw fatal(FailureType.RETRY_REFUSED, `retry of ${ref.remoteJobId} refused: ${(err as Error).message}`, { ...ref });
+          throw fatal(FailureType.RETRY_REFUSED, `retry of ${ref.remoteJobId} refused: ${(err as Error).message}`, {
+            ...ref,
+          });
         }
         throw toFailure(err);
       }
@@ -202,7 +227,11 @@ async function lineBody(line: InputLine): Promise<JobSubmission> {
   } catch (err) {
     // Network and permission errors of an s3:// input are retried; a missing input is not.
     if (isS3Location(line.source) && !isStoreError(err)) throw toFailure(err);
-    throw fatal(FailureType.BAD_REQUEST, `input line ${line.index + 1} of ${line.source} cannot be read: ${(err as Error).message}`, { source: line.source });
+    throw fatal(
+      FailureType.BAD_REQUEST,
+      `input line ${line.index + 1} of ${line.source} cannot be read: ${(err as Error).message}`,
+      { source: line.source },
+    );
   }
   const p = parseLine(text, line.format, line.policy);
   if ('bad' in p) throw fatal(FailureType.BAD_REQUEST, `line ${line.index + 1}: ${p.bad}`, { source: line.source });

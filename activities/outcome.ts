@@ -33,13 +33,25 @@ export function errorType(error: unknown): string | undefined {
  */
 export async function toOutcome(
   record: JobRecord,
-  ctx: RunScope & { retries: number; inlineLimit: number; store: ObjectStore; via: RemoteOutcome['via']; metrics?: ActivityMetrics },
+  ctx: RunScope & {
+    retries: number;
+    inlineLimit: number;
+    store: ObjectStore;
+    via: RemoteOutcome['via'];
+    metrics?: ActivityMetrics;
+  },
 ): Promise<RemoteOutcome> {
   if (!isTerminal(record.status)) throw new Error(`job ${record.id} is not finished (${record.status})`);
-  const outcome: RemoteOutcome = { remoteJobId: record.id, status: record.status, observedAt: Date.now(), via: ctx.via };
+  const outcome: RemoteOutcome = {
+    remoteJobId: record.id,
+    status: record.status,
+    observedAt: Date.now(),
+    via: ctx.via,
+  };
   if (record.output !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(record.output));
-    if (bytes > ctx.inlineLimit) outcome.outputRef = await ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
+    if (bytes > ctx.inlineLimit)
+      outcome.outputRef = await ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
     else outcome.output = record.output;
   }
   Object.assign(outcome, runEndOf(record, 8192));
@@ -48,7 +60,10 @@ export async function toOutcome(
 }
 
 /** How a finished job ended, beside its status: error text (cut at `maxError` chars), error type, times. */
-export function runEndOf(record: JobRecord, maxError: number): { error?: string; errorType?: string; executionTime?: number; delayTime?: number } {
+export function runEndOf(
+  record: JobRecord,
+  maxError: number,
+): { error?: string; errorType?: string; executionTime?: number; delayTime?: number } {
   const end: ReturnType<typeof runEndOf> = {};
   const error = errorText(record.error);
   if (error !== undefined) end.error = error.length > maxError ? `${error.slice(0, maxError)}…` : error;

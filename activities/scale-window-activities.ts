@@ -41,7 +41,8 @@ export function createScaleWindowActivities(deps: ScaleWindowActivityDeps) {
   const saveBounds = async (req: ScaleWindowRequest): Promise<ScaleWindowResult> => {
     if (!deps.graphql) {
       throw ApplicationFailure.create({
-        type: SCALING_FAILURES.notConfigured, nonRetryable: true,
+        type: SCALING_FAILURES.notConfigured,
+        nonRetryable: true,
         message: 'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): a schedule cannot write workersMin/workersMax',
       });
     }
@@ -49,7 +50,10 @@ export function createScaleWindowActivities(deps: ScaleWindowActivityDeps) {
       const e = await deps.graphql.saveEndpoint({ id: req.endpointId, workersMin: req.min, workersMax: req.max });
       return { applied: 'bounds', endpointId: req.endpointId, workersMin: e.workersMin, workersMax: e.workersMax };
     } catch (err) {
-      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, { endpointId: req.endpointId });
+      if (isPlatformApiError(err, 'NOT_FOUND'))
+        throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
+          endpointId: req.endpointId,
+        });
       throw toFailure(err);
     }
   };
@@ -58,12 +62,20 @@ export function createScaleWindowActivities(deps: ScaleWindowActivityDeps) {
     /** setWindow on a running scaler (answers once a tick applied it), else saveEndpoint. */
     async applyScaleWindow(req: ScaleWindowRequest): Promise<ScaleWindowResult> {
       if (await scalerRuns(req.endpointId)) {
-        const window: ScaleWindow = { floor: req.min, ceiling: req.max, source: req.source, ...(req.until !== undefined ? { until: req.until } : {}) };
+        const window: ScaleWindow = {
+          floor: req.min,
+          ceiling: req.max,
+          source: req.source,
+          ...(req.until !== undefined ? { until: req.until } : {}),
+        };
         try {
-          const s = await deps.client.workflow.getHandle(scalerWorkflowId(req.endpointId))
+          const s = await deps.client.workflow
+            .getHandle(scalerWorkflowId(req.endpointId))
             .executeUpdate<ScalerState, [ScaleWindow]>(SCALER_UPDATES.setWindow, { args: [window] });
           return {
-            applied: 'window', endpointId: req.endpointId, ...(s.bounds ? { workersMin: s.bounds.workersMin, workersMax: s.bounds.workersMax } : {}),
+            applied: 'window',
+            endpointId: req.endpointId,
+            ...(s.bounds ? { workersMin: s.bounds.workersMin, workersMax: s.bounds.workersMax } : {}),
             ...(req.until !== undefined ? { until: req.until } : {}),
           };
         } catch (err) {

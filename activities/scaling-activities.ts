@@ -66,15 +66,18 @@ export function graphqlUrlFor(queueUrl: string, graphqlUrl?: string): string {
   return `${u.origin}${u.pathname.replace(/\/v2\/?$/, '')}/graphql`;
 }
 
-const notFound = (endpointId: string) => fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+const notFound = (endpointId: string) =>
+  fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
 
 export function createScalingActivities(deps: ScalingActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const graphql = () => {
     if (deps.graphql) return deps.graphql;
     throw ApplicationFailure.create({
-      type: SCALING_FAILURES.notConfigured, nonRetryable: true,
-      message: 'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): the scaler cannot read or write workersMin/workersMax',
+      type: SCALING_FAILURES.notConfigured,
+      nonRetryable: true,
+      message:
+        'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): the scaler cannot read or write workersMin/workersMax',
     });
   };
 
@@ -85,8 +88,12 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
         const h = await deps.queue.health(endpointId);
         metrics.httpCall('health', 'ok');
         return {
-          inQueue: h.jobs.inQueue, inProgress: h.jobs.inProgress, running: h.workers.running, idle: h.workers.idle,
-          initializing: h.workers.initializing ?? 0, completed: h.jobs.completed,
+          inQueue: h.jobs.inQueue,
+          inProgress: h.jobs.inProgress,
+          running: h.workers.running,
+          idle: h.workers.idle,
+          initializing: h.workers.initializing ?? 0,
+          completed: h.jobs.completed,
         };
       } catch (err) {
         metrics.httpCall('health', isPlatformApiError(err) ? err.code : 'ERROR');
@@ -108,7 +115,12 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       const live = (e.pods ?? []).filter((p) => p.desiredStatus === 'RUNNING').length;
       // No worker runs: no price to read (the workflow keeps the last one known).
       const p = live > 0 ? await deps.price?.(endpointId).catch(() => undefined) : undefined;
-      return { workersMin: e.workersMin, workersMax: e.workersMax, workers: live, ...(p !== undefined ? { pricePerHour: p } : {}) };
+      return {
+        workersMin: e.workersMin,
+        workersMax: e.workersMax,
+        workers: live,
+        ...(p !== undefined ? { pricePerHour: p } : {}),
+      };
     },
 
     /** The backlog of the batches running on the endpoint (none when the daemon has no scanner). */
@@ -116,7 +128,13 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
       if (!deps.backlogs) return { at: Date.now(), batches: [], listed: 0, failed: 0, truncated: false };
       try {
         const s = await deps.backlogs(req.maxAgeMs);
-        return { at: s.at, batches: s.batches.filter((b) => b.endpointId === req.endpointId), listed: s.listed, failed: s.failed, truncated: s.truncated };
+        return {
+          at: s.at,
+          batches: s.batches.filter((b) => b.endpointId === req.endpointId),
+          listed: s.listed,
+          failed: s.failed,
+          truncated: s.truncated,
+        };
       } catch (err) {
         throw toFailure(err);
       }
@@ -125,7 +143,11 @@ export function createScalingActivities(deps: ScalingActivityDeps) {
     /** Writes the bounds through `saveEndpoint` (scaling fields only: no rolling release). */
     async writeBounds(req: WriteBoundsRequest): Promise<Bounds> {
       try {
-        const e = await graphql().saveEndpoint({ id: req.endpointId, workersMin: req.workersMin, workersMax: req.workersMax });
+        const e = await graphql().saveEndpoint({
+          id: req.endpointId,
+          workersMin: req.workersMin,
+          workersMax: req.workersMax,
+        });
         metrics.httpCall('saveEndpoint', 'ok');
         return { workersMin: e.workersMin, workersMax: e.workersMax };
       } catch (err) {

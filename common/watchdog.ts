@@ -41,11 +41,15 @@ export interface WatchedOptions {
  * stopped within ~0.5 s + grace of this process dying by any means.
  */
 export function spawnWatched(cmd: string, args: string[], o: WatchedOptions = {}): ChildProcess {
-  return spawn(process.execPath, ['-e', SUPERVISOR, '--', String(process.pid), String(o.graceMs ?? 5000), cmd, ...args], {
-    stdio: o.stdio ?? 'ignore',
-    detached: true,
-    ...(o.env ? { env: o.env } : {}),
-  });
+  return spawn(
+    process.execPath,
+    ['-e', SUPERVISOR, '--', String(process.pid), String(o.graceMs ?? 5000), cmd, ...args],
+    {
+      stdio: o.stdio ?? 'ignore',
+      detached: true,
+      ...(o.env ? { env: o.env } : {}),
+    },
+  );
 }
 
 /**
@@ -76,7 +80,10 @@ const timer = setInterval(() => {
  * subfolder). Kill it (SIGTERM) when the groups are stopped the normal way.
  */
 export function spawnGroupReaper(dir: string, graceMs = 5000): ChildProcess {
-  const reaper = spawn(process.execPath, ['-e', GROUP_REAPER, '--', String(process.pid), String(graceMs), dir], { stdio: 'ignore', detached: true });
+  const reaper = spawn(process.execPath, ['-e', GROUP_REAPER, '--', String(process.pid), String(graceMs), dir], {
+    stdio: 'ignore',
+    detached: true,
+  });
   reaper.unref();
   return reaper;
 }

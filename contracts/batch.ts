@@ -20,7 +20,10 @@ export const BatchOptions = z.strictObject({
    */
   concurrency: z.number().int().min(1).max(5000).default(50),
   /** A JSON path into each input (`$.tenant`, `$.user.id`): each value of it gets its own in-flight cap. */
-  keyPath: z.string().regex(/^\$(\.[A-Za-z_][\w-]*|\[\d+\])+$/, { error: 'keyPath must look like $.field or $.a.b[0]' }).optional(),
+  keyPath: z
+    .string()
+    .regex(/^\$(\.[A-Za-z_][\w-]*|\[\d+\])+$/, { error: 'keyPath must look like $.field or $.a.b[0]' })
+    .optional(),
   /** In-flight cap per key value (needs `keyPath`). */
   keyLimit: z.number().int().min(1).optional(),
   /**
@@ -55,7 +58,11 @@ export const BatchOptions = z.strictObject({
    * Result retention the service applies after a job finishes (`/retry` only before it ends).
    * @default 1800000
    */
-  resultRetentionMs: z.number().int().min(0).default(30 * 60_000),
+  resultRetentionMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 60_000),
   /**
    * Continue-as-new after this many steps even before Temporal suggests it (tests lower it).
    * @default 500
@@ -84,17 +91,19 @@ export const BatchWorkflowInput = z.strictObject({
    * Set when this run re-runs the failed inputs of an ended run of the same batch (retry-failed):
    * an activity selects them from that run's results; indices never enter history.
    */
-  retryOf: z.strictObject({
-    /** The retried run: the first run id of its chain (continue-as-new keeps it). */
-    runId: z.string().min(1),
-    /** This run's attempt of the batch: 2 for the first retry-failed. */
-    attempt: z.number().int().min(2),
-    /**
-     * Also re-run inputs that ended CANCELLED or NOT_SUBMITTED (FAILED, TIMED_OUT and JOB_EXPIRED always are).
-     * @default false
-     */
-    includeCancelled: z.boolean().default(false),
-  }).optional(),
+  retryOf: z
+    .strictObject({
+      /** The retried run: the first run id of its chain (continue-as-new keeps it). */
+      runId: z.string().min(1),
+      /** This run's attempt of the batch: 2 for the first retry-failed. */
+      attempt: z.number().int().min(2),
+      /**
+       * Also re-run inputs that ended CANCELLED or NOT_SUBMITTED (FAILED, TIMED_OUT and JOB_EXPIRED always are).
+       * @default false
+       */
+      includeCancelled: z.boolean().default(false),
+    })
+    .optional(),
   options: BatchOptions.default(BatchOptions.parse({})),
 });
 export type BatchWorkflowInput = z.infer<typeof BatchWorkflowInput>;
@@ -160,19 +169,26 @@ export const BatchState = z.strictObject({
   avgExecutionMs: z.number().optional(),
   lastErrors: z.array(z.strictObject({ index: z.number().int(), error: z.string() })),
   runs: z.number().int(),
-  options: z.strictObject({ concurrency: z.number().int(), keyLimit: z.number().int().optional(), maxCost: z.number().optional(), deadline: z.number().optional() }),
+  options: z.strictObject({
+    concurrency: z.number().int(),
+    keyLimit: z.number().int().optional(),
+    maxCost: z.number().optional(),
+    deadline: z.number().optional(),
+  }),
   /** Where results.jsonl, dead-letter.jsonl and summary.json are (once done). */
   outDir: z.string(),
   /**
    * A retry-failed run: its attempt of the batch, the run it retried, how many inputs it re-runs and
    * their outcomes. While it runs `counts` are of those inputs; once done, of every input (merged).
    */
-  retry: z.strictObject({
-    attempt: z.number().int(),
-    of: z.string(),
-    inputs: z.number().int(),
-    byStatus: z.partialRecord(BatchOutcomeStatus, z.number().int()),
-  }).optional(),
+  retry: z
+    .strictObject({
+      attempt: z.number().int(),
+      of: z.string(),
+      inputs: z.number().int(),
+      byStatus: z.partialRecord(BatchOutcomeStatus, z.number().int()),
+    })
+    .optional(),
 });
 export type BatchState = z.infer<typeof BatchState>;
 

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 
 /** GPU tier identifiers accepted by `saveEndpoint(gpuIds: ...)`. */
-export const GpuTierId = z.enum(['AMPERE_16', 'AMPERE_24', 'ADA_24', 'AMPERE_48', 'ADA_48_PRO', 'AMPERE_80', 'ADA_80_PRO']);
+export const GpuTierId = z.enum([
+  'AMPERE_16',
+  'AMPERE_24',
+  'ADA_24',
+  'AMPERE_48',
+  'ADA_48_PRO',
+  'AMPERE_80',
+  'ADA_80_PRO',
+]);
 export type GpuTierId = z.infer<typeof GpuTierId>;
 
 export const Gpu = z.object({

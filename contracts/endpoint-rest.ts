@@ -4,17 +4,28 @@ import { Pod } from './pod';
 import { Template } from './template';
 
 const int = (field: string, min: number, max: number) =>
-  z.number({ error: `${field} must be a number` }).int({ error: `${field} must be an integer` })
-    .min(min, { error: `${field} must be at least ${min}` }).max(max, { error: `${field} must be at most ${max}` });
-const strings = (field: string) => z.array(z.string({ error: `${field} entries must be strings` }), { error: `${field} must be a list of strings` });
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be an integer` })
+    .min(min, { error: `${field} must be at least ${min}` })
+    .max(max, { error: `${field} must be at most ${max}` });
+const strings = (field: string) =>
+  z.array(z.string({ error: `${field} entries must be strings` }), { error: `${field} must be a list of strings` });
 
 /**
  * Body of `PATCH /v1/endpoints/{id}` and `POST /v1/endpoints/{id}/update` (RunPod's REST
  * reference, `EndpointUpdateInput`): only the given fields change.
  */
 export const RestEndpointUpdate = z.strictObject({
-  name: z.string({ error: 'name must be a string' }).min(1, { error: 'name must not be empty' }).max(191, { error: 'name must be at most 191 characters' }).optional(),
-  templateId: z.string({ error: 'templateId must be a string' }).min(1, { error: 'templateId must not be empty' }).optional(),
+  name: z
+    .string({ error: 'name must be a string' })
+    .min(1, { error: 'name must not be empty' })
+    .max(191, { error: 'name must be at most 191 characters' })
+    .optional(),
+  templateId: z
+    .string({ error: 'templateId must be a string' })
+    .min(1, { error: 'templateId must not be empty' })
+    .optional(),
   gpuTypeIds: strings('gpuTypeIds').min(1, { error: 'gpuTypeIds must name at least one GPU type' }).optional(),
   gpuCount: int('gpuCount', 1, 8).optional(),
   dataCenterIds: strings('dataCenterIds').optional(),
@@ -28,7 +39,9 @@ export const RestEndpointUpdate = z.strictObject({
   idleTimeout: int('idleTimeout', 1, 3600).optional(),
   networkVolumeId: z.string({ error: 'networkVolumeId must be a string' }).optional(),
   networkVolumeIds: strings('networkVolumeIds').optional(),
-  scalerType: z.enum(['QUEUE_DELAY', 'REQUEST_COUNT'], { error: 'scalerType must be QUEUE_DELAY or REQUEST_COUNT' }).optional(),
+  scalerType: z
+    .enum(['QUEUE_DELAY', 'REQUEST_COUNT'], { error: 'scalerType must be QUEUE_DELAY or REQUEST_COUNT' })
+    .optional(),
   scalerValue: int('scalerValue', 1, 1000).optional(),
   workersMax: int('workersMax', 0, 100).optional(),
   workersMin: int('workersMin', 0, 100).optional(),

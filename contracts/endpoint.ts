@@ -51,12 +51,12 @@ const int = (field: string, min: number, max: number) =>
     .max(max, { error: `${field} must be at most ${max}` });
 
 /** `gpuIds`: one GPU tier, or a comma-separated priority list of them. */
-export const GpuIds = z.string({ error: 'gpuIds must be a string' }).refine(
-  (v) => v.split(',').every((g) => GpuTierId.safeParse(g.trim()).success),
-  {
-    error: (iss) => `gpuIds: unknown GPU tier in ${JSON.stringify(iss.input)}; use one or more (comma-separated) of ${GpuTierId.options.join(', ')}`,
-  },
-);
+export const GpuIds = z
+  .string({ error: 'gpuIds must be a string' })
+  .refine((v) => v.split(',').every((g) => GpuTierId.safeParse(g.trim()).success), {
+    error: (iss) =>
+      `gpuIds: unknown GPU tier in ${JSON.stringify(iss.input)}; use one or more (comma-separated) of ${GpuTierId.options.join(', ')}`,
+  });
 
 /**
  * Input of `saveEndpoint`. Without `id` it creates (then `name`, `gpuIds` and `templateId` are
@@ -64,13 +64,24 @@ export const GpuIds = z.string({ error: 'gpuIds must be a string' }).refine(
  */
 export const EndpointInput = z.strictObject({
   id: z.string().min(1, { error: 'id must not be empty' }).optional(),
-  name: z.string({ error: 'name must be a string' }).min(1, { error: 'name must not be empty' }).max(191, { error: 'name must be at most 191 characters' }).optional(),
+  name: z
+    .string({ error: 'name must be a string' })
+    .min(1, { error: 'name must not be empty' })
+    .max(191, { error: 'name must be at most 191 characters' })
+    .optional(),
   gpuIds: GpuIds.optional(),
-  templateId: z.string({ error: 'templateId must be a string' }).min(1, { error: 'templateId must not be empty' }).optional(),
+  templateId: z
+    .string({ error: 'templateId must be a string' })
+    .min(1, { error: 'templateId must not be empty' })
+    .optional(),
   idleTimeout: int('idleTimeout', 1, 3600).optional(),
   locations: z.string({ error: 'locations must be a string' }).nullable().optional(),
-  flashBootType: z.enum(FlashBootType.options, { error: `flashBootType must be one of ${FlashBootType.options.join(', ')}` }).optional(),
-  scalerType: z.enum(ScalerType.options, { error: `scalerType must be one of ${ScalerType.options.join(', ')}` }).optional(),
+  flashBootType: z
+    .enum(FlashBootType.options, { error: `flashBootType must be one of ${FlashBootType.options.join(', ')}` })
+    .optional(),
+  scalerType: z
+    .enum(ScalerType.options, { error: `scalerType must be one of ${ScalerType.options.join(', ')}` })
+    .optional(),
   scalerValue: int('scalerValue', 1, 1000).optional(),
   workersMin: int('workersMin', 0, 100).optional(),
   workersMax: int('workersMax', 0, 100).optional(),
@@ -78,22 +89,47 @@ export const EndpointInput = z.strictObject({
   gpuCount: int('gpuCount', 1, 8).optional(),
   allowedCudaVersions: z.string({ error: 'allowedCudaVersions must be a string' }).nullable().optional(),
   /** Default executionTimeout of the endpoint's jobs in ms; 0 = the platform's default (600 s). */
-  executionTimeoutMs: z.number({ error: 'executionTimeoutMs must be a number' }).int({ error: 'executionTimeoutMs must be an integer' })
+  executionTimeoutMs: z
+    .number({ error: 'executionTimeoutMs must be a number' })
+    .int({ error: 'executionTimeoutMs must be an integer' })
     .refine((v) => v === 0 || (v >= LIMITS.executionTimeoutMinMs && v <= LIMITS.executionTimeoutMaxMs), {
       error: `executionTimeoutMs must be 0 (the default) or between ${LIMITS.executionTimeoutMinMs} and ${LIMITS.executionTimeoutMaxMs}`,
-    }).nullable().optional(),
-  minCudaVersion: z.string({ error: 'minCudaVersion must be a string' }).regex(/^(\d+\.\d+)?$/, { error: 'minCudaVersion must look like "12.8"' }).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+  minCudaVersion: z
+    .string({ error: 'minCudaVersion must be a string' })
+    .regex(/^(\d+\.\d+)?$/, { error: 'minCudaVersion must look like "12.8"' })
+    .nullable()
+    .optional(),
   workersPFBTarget: int('workersPFBTarget', 0, 100).nullable().optional(),
-  instanceIds: z.array(z.string({ error: 'instanceIds entries must be strings' }), { error: 'instanceIds must be a list of strings' }).nullable().optional(),
-  networkVolumeIds: z.array(z.strictObject({
-    networkVolumeId: z.string({ error: 'networkVolumeIds.networkVolumeId must be a string' }),
-    dataCenterId: z.string({ error: 'networkVolumeIds.dataCenterId must be a string' }).nullable().optional(),
-  }), { error: 'networkVolumeIds must be a list of {networkVolumeId, dataCenterId}' }).nullable().optional(),
+  instanceIds: z
+    .array(z.string({ error: 'instanceIds entries must be strings' }), {
+      error: 'instanceIds must be a list of strings',
+    })
+    .nullable()
+    .optional(),
+  networkVolumeIds: z
+    .array(
+      z.strictObject({
+        networkVolumeId: z.string({ error: 'networkVolumeIds.networkVolumeId must be a string' }),
+        dataCenterId: z.string({ error: 'networkVolumeIds.dataCenterId must be a string' }).nullable().optional(),
+      }),
+      { error: 'networkVolumeIds must be a list of {networkVolumeId, dataCenterId}' },
+    )
+    .nullable()
+    .optional(),
   flashEnvironmentId: z.string({ error: 'flashEnvironmentId must be a string' }).nullable().optional(),
   computeType: z.enum(['GPU', 'CPU'], { error: 'computeType must be GPU or CPU' }).nullable().optional(),
-  modelReferences: z.array(z.string({ error: 'modelReferences entries must be strings' })).nullable().optional(),
+  modelReferences: z
+    .array(z.string({ error: 'modelReferences entries must be strings' }))
+    .nullable()
+    .optional(),
   /** Only queue-based endpoints exist locally. */
-  type: z.literal('QB', { error: 'type: only queue-based ("QB") endpoints exist on the local platform' }).nullable().optional(),
+  type: z
+    .literal('QB', { error: 'type: only queue-based ("QB") endpoints exist on the local platform' })
+    .nullable()
+    .optional(),
   /** An inline template (GraphQL): created for the endpoint instead of naming one with templateId. */
   template: z.record(z.string(), z.unknown(), { error: 'template must be an object' }).nullable().optional(),
 });
@@ -121,7 +157,20 @@ export type EndpointPod = z.infer<typeof EndpointPod>;
 
 /** An endpoint as the GraphQL API returns it to the project's client (its fixed selection). */
 export const EndpointView = z.looseObject({
-  ...Endpoint.pick({ id: true, name: true, gpuIds: true, templateId: true, idleTimeout: true, flashBootType: true, scalerType: true, scalerValue: true, workersMin: true, workersMax: true, networkVolumeId: true, version: true }).shape,
+  ...Endpoint.pick({
+    id: true,
+    name: true,
+    gpuIds: true,
+    templateId: true,
+    idleTimeout: true,
+    flashBootType: true,
+    scalerType: true,
+    scalerValue: true,
+    workersMin: true,
+    workersMax: true,
+    networkVolumeId: true,
+    version: true,
+  }).shape,
   locations: z.string().nullable(),
   gpuCount: z.number().int(),
   pods: z.array(EndpointPod).optional(),

@@ -8,7 +8,6 @@ import { JobStatus, Policy, S3Config } from './queue';
  * query state, activity results). Plain JSON only; big outputs travel as references.
  */
 
-
 function isRegExp(source: string): boolean {
   try {
     new RegExp(source);
@@ -59,7 +58,10 @@ export const JobRetryOptions = z.strictObject({
    * Regular expressions (JavaScript syntax) over the job's error text: a match is never retried.
    * @default []
    */
-  nonRetryableErrorPatterns: z.array(z.string().min(1).max(500).refine(isRegExp, { error: 'not a valid regular expression' })).max(100).default([]),
+  nonRetryableErrorPatterns: z
+    .array(z.string().min(1).max(500).refine(isRegExp, { error: 'not a valid regular expression' }))
+    .max(100)
+    .default([]),
 });
 export type JobRetryOptions = z.infer<typeof JobRetryOptions>;
 
@@ -109,7 +111,12 @@ export const JobOptions = z.strictObject({
    * Outputs larger than this (JSON bytes) go to the results store, not into history.
    * @default 65536 (64 KiB)
    */
-  inlineOutputLimitBytes: z.number().int().min(0).max(1_000_000).default(64 * 1024),
+  inlineOutputLimitBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(64 * 1024),
   /**
    * Result retention the remote service applies after a `/run` job finishes.
    * @default 1800000 (30 min)

@@ -52,7 +52,8 @@ export const LIMITS = {
 } as const;
 
 /** Queue operations that carry a rate limit (spec: "Rate limits"). */
-export type RateLimitedOperation = 'runsync' | 'run' | 'status' | 'stream' | 'cancel' | 'purge-queue' | 'compat' | 'requests';
+export type RateLimitedOperation =
+  'runsync' | 'run' | 'status' | 'stream' | 'cancel' | 'purge-queue' | 'compat' | 'requests';
 
 /** Base limits per user, endpoint and operation: requests per 10 s window, and concurrent requests. */
 export const RATE_LIMITS: Record<RateLimitedOperation, { perWindow: number; concurrent: number | null }> = {

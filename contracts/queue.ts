@@ -20,7 +20,11 @@ const intMs = (name: string, min: number, max: number) =>
 
 /** Execution policy of a job; every field optional on the wire, defaults applied by {@link resolvePolicy}. */
 export const Policy = z.strictObject({
-  executionTimeout: intMs('policy.executionTimeout', LIMITS.executionTimeoutMinMs, LIMITS.executionTimeoutMaxMs).optional(),
+  executionTimeout: intMs(
+    'policy.executionTimeout',
+    LIMITS.executionTimeoutMinMs,
+    LIMITS.executionTimeoutMaxMs,
+  ).optional(),
   lowPriority: z.boolean({ error: 'policy.lowPriority must be a boolean' }).optional(),
   ttl: intMs('policy.ttl', LIMITS.ttlMinMs, LIMITS.ttlMaxMs).optional(),
 });

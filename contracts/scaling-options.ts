@@ -6,11 +6,19 @@ import { z } from 'zod';
 import { DRIFT_POLICIES, FALLBACK_MODES } from './names/scaling';
 
 /** A worker count field (0..100), its messages naming the field. */
-export const workers = (field: string) => z.number({ error: `${field} must be a number` }).int({ error: `${field} must be an integer` })
-  .min(0, { error: `${field} must be at least 0` }).max(100, { error: `${field} must be at most 100` });
+export const workers = (field: string) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be an integer` })
+    .min(0, { error: `${field} must be at least 0` })
+    .max(100, { error: `${field} must be at most 100` });
 /** A duration field in whole ms within [min, max], its messages naming the field. */
-export const ms = (field: string, min: number, max: number) => z.number({ error: `${field} must be a number (ms)` }).int({ error: `${field} must be whole ms` })
-  .min(min, { error: `${field} must be at least ${min} ms` }).max(max, { error: `${field} must be at most ${max} ms` });
+export const ms = (field: string, min: number, max: number) =>
+  z
+    .number({ error: `${field} must be a number (ms)` })
+    .int({ error: `${field} must be whole ms` })
+    .min(min, { error: `${field} must be at least ${min} ms` })
+    .max(max, { error: `${field} must be at most ${max} ms` });
 
 /** Step limits of a scale-up, like HPA's policies: at most +workers or +percent (the larger) per period. */
 export const ScaleUpOptions = z.strictObject({
@@ -24,16 +32,22 @@ export const ScaleUpOptions = z.strictObject({
 export type ScaleUpOptions = z.infer<typeof ScaleUpOptions>;
 
 /** What the scaler does when `/health` keeps failing (KEDA's fallback). */
-export const FallbackOptions = z.strictObject({
-  /** Failed samples in a row that start the fallback. @default 3 */
-  failureThreshold: z.number().int().min(1).max(1000).default(3),
-  /** `freeze`: keep the bounds as they are; `bounds`: move to `workersMin`/`workersMax` below. @default 'freeze' */
-  mode: z.enum(FALLBACK_MODES).default('freeze'),
-  workersMin: workers('fallback.workersMin').optional(),
-  workersMax: workers('fallback.workersMax').optional(),
-}).refine((f) => f.mode === 'freeze' || (f.workersMin !== undefined && f.workersMax !== undefined && f.workersMin <= f.workersMax), {
-  error: 'fallback mode "bounds" needs workersMin <= workersMax',
-});
+export const FallbackOptions = z
+  .strictObject({
+    /** Failed samples in a row that start the fallback. @default 3 */
+    failureThreshold: z.number().int().min(1).max(1000).default(3),
+    /** `freeze`: keep the bounds as they are; `bounds`: move to `workersMin`/`workersMax` below. @default 'freeze' */
+    mode: z.enum(FALLBACK_MODES).default('freeze'),
+    workersMin: workers('fallback.workersMin').optional(),
+    workersMax: workers('fallback.workersMax').optional(),
+  })
+  .refine(
+    (f) =>
+      f.mode === 'freeze' || (f.workersMin !== undefined && f.workersMax !== undefined && f.workersMin <= f.workersMax),
+    {
+      error: 'fallback mode "bounds" needs workersMin <= workersMax',
+    },
+  );
 export type FallbackOptions = z.infer<typeof FallbackOptions>;
 
 const scalingFields = {
@@ -86,7 +100,9 @@ const scalingFields = {
 };
 
 /** Options of one endpoint's scaler; every field has a documented default. */
-export const ScalingOptions = z.strictObject(scalingFields).refine((c) => c.floor <= c.ceiling, { error: 'floor must not exceed ceiling' });
+export const ScalingOptions = z
+  .strictObject(scalingFields)
+  .refine((c) => c.floor <= c.ceiling, { error: 'floor must not exceed ceiling' });
 export type ScalingOptions = z.infer<typeof ScalingOptions>;
 export type ScalingOptionsInput = z.input<typeof ScalingOptions>;
 /** The config the workflow runs with: {@link ScalingOptions} with every default filled in. */
@@ -95,8 +111,12 @@ export type ScalingConfig = ScalingOptions;
 /** Live changes of a running scaler (`configure` update): any field; `null` clears an optional one. */
 export const ScalingConfigure = z.strictObject({
   // Every field optional, without its default (an absent field stays as it is).
-  ...(Object.fromEntries(Object.entries(scalingFields).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.unwrap() : v).optional()])) as unknown as {
-    [K in keyof typeof scalingFields]: z.ZodOptional<z.ZodType<z.output<(typeof scalingFields)[K]>, z.input<(typeof scalingFields)[K]>>>
+  ...(Object.fromEntries(
+    Object.entries(scalingFields).map(([k, v]) => [k, (v instanceof z.ZodDefault ? v.unwrap() : v).optional()]),
+  ) as unknown as {
+    [K in keyof typeof scalingFields]: z.ZodOptional<
+      z.ZodType<z.output<(typeof scalingFields)[K]>, z.input<(typeof scalingFields)[K]>>
+    >;
   }),
   maxSpendPerHour: z.number().positive().nullable().optional(),
   pricePerHour: z.number().min(0).nullable().optional(),

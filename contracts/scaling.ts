@@ -9,11 +9,18 @@ import { DECISION_KINDS } from './names/scaling';
 import { ScalingOptions, ms, workers } from './scaling-options';
 
 export {
-  FallbackOptions, ScaleUpOptions, ScalerWorkflowInput, ScalingConfigure, ScalingOptions, type ScalingConfig, type ScalingOptionsInput,
+  FallbackOptions,
+  ScaleUpOptions,
+  ScalerWorkflowInput,
+  ScalingConfigure,
+  ScalingOptions,
+  type ScalingConfig,
+  type ScalingOptionsInput,
 } from './scaling-options';
 
 /** An endpoint's bounds: what the platform's own scaler moves workers between. */
-export const Bounds = z.strictObject({ workersMin: workers('workersMin'), workersMax: workers('workersMax') })
+export const Bounds = z
+  .strictObject({ workersMin: workers('workersMin'), workersMax: workers('workersMax') })
   .refine((b) => b.workersMin <= b.workersMax, { error: 'workersMin must not exceed workersMax' });
 export type Bounds = z.infer<typeof Bounds>;
 
@@ -33,25 +40,35 @@ export const HealthSample = z.strictObject({
 export type HealthSample = z.infer<typeof HealthSample>;
 
 /** A manual pin of the bounds that expires by itself. */
-export const OverrideInput = z.strictObject({
-  workersMin: workers('workersMin'),
-  workersMax: workers('workersMax'),
-  /** How long the pin holds, ms. */
-  forMs: ms('forMs', 1000, 30 * 86_400_000),
-}).refine((o) => o.workersMin <= o.workersMax, { error: 'workersMin must not exceed workersMax' });
+export const OverrideInput = z
+  .strictObject({
+    workersMin: workers('workersMin'),
+    workersMax: workers('workersMax'),
+    /** How long the pin holds, ms. */
+    forMs: ms('forMs', 1000, 30 * 86_400_000),
+  })
+  .refine((o) => o.workersMin <= o.workersMax, { error: 'workersMin must not exceed workersMax' });
 export type OverrideInput = z.infer<typeof OverrideInput>;
 /** An override in force: the pinned bounds until `until` (epoch ms). */
-export const Override = z.strictObject({ workersMin: z.number().int(), workersMax: z.number().int(), until: z.number() });
+export const Override = z.strictObject({
+  workersMin: z.number().int(),
+  workersMax: z.number().int(),
+  until: z.number(),
+});
 export type Override = z.infer<typeof Override>;
 
 /** A floor/ceiling window set by a schedule (or a person); `until` ends it (epoch ms), else it holds until replaced. */
-export const ScaleWindow = z.strictObject({
-  floor: workers('floor').optional(),
-  ceiling: workers('ceiling').optional(),
-  until: z.number().int().positive().optional(),
-  /** Who set it (a schedule's id), for the status. */
-  source: z.string().max(200).optional(),
-}).refine((w) => w.floor === undefined || w.ceiling === undefined || w.floor <= w.ceiling, { error: 'floor must not exceed ceiling' });
+export const ScaleWindow = z
+  .strictObject({
+    floor: workers('floor').optional(),
+    ceiling: workers('ceiling').optional(),
+    until: z.number().int().positive().optional(),
+    /** Who set it (a schedule's id), for the status. */
+    source: z.string().max(200).optional(),
+  })
+  .refine((w) => w.floor === undefined || w.ceiling === undefined || w.floor <= w.ceiling, {
+    error: 'floor must not exceed ceiling',
+  });
 export type ScaleWindow = z.infer<typeof ScaleWindow>;
 
 /** What a batch on the endpoint reports: its remaining work, its observed job duration, its deadline. */
@@ -61,7 +78,10 @@ export const BacklogReport = z.strictObject({
   /** Jobs not finished yet (queued, in flight, not submitted). */
   remaining: z.number().int().min(0),
   /** Observed (or expected) execution time of one job, ms. */
-  jobMs: z.number().positive().max(7 * 86_400_000),
+  jobMs: z
+    .number()
+    .positive()
+    .max(7 * 86_400_000),
   /** Epoch ms the work should be done by; without it the backlog asks for as many workers as jobs (within the ceiling). */
   deadline: z.number().int().positive().optional(),
   /** Jobs the batch keeps in flight at most: more workers than this for it would sit idle. */

@@ -38,27 +38,60 @@ export const TEMPLATE_DEFAULTS = {
 
 /** Body of `POST /v1/templates/{id}/update`: all optional, spec defaults applied on update. */
 export const TemplateUpdate = z.strictObject({
-  containerDiskInGb: z.number({ error: 'containerDiskInGb must be a number' }).int({ error: 'containerDiskInGb must be an integer' }).min(0).max(10_000).optional(),
+  containerDiskInGb: z
+    .number({ error: 'containerDiskInGb must be a number' })
+    .int({ error: 'containerDiskInGb must be an integer' })
+    .min(0)
+    .max(10_000)
+    .optional(),
   containerRegistryAuthId: z.string({ error: 'containerRegistryAuthId must be a string' }).optional(),
-  dockerEntrypoint: z.array(z.string({ error: 'dockerEntrypoint entries must be strings' }), { error: 'dockerEntrypoint must be an array of strings' }).optional(),
-  dockerStartCmd: z.array(z.string({ error: 'dockerStartCmd entries must be strings' }), { error: 'dockerStartCmd must be an array of strings' }).optional(),
+  dockerEntrypoint: z
+    .array(z.string({ error: 'dockerEntrypoint entries must be strings' }), {
+      error: 'dockerEntrypoint must be an array of strings',
+    })
+    .optional(),
+  dockerStartCmd: z
+    .array(z.string({ error: 'dockerStartCmd entries must be strings' }), {
+      error: 'dockerStartCmd must be an array of strings',
+    })
+    .optional(),
   env: Env.optional(),
-  imageName: z.string({ error: 'imageName must be a string' }).min(1, { error: 'imageName must not be empty' }).optional(),
+  imageName: z
+    .string({ error: 'imageName must be a string' })
+    .min(1, { error: 'imageName must not be empty' })
+    .optional(),
   isPublic: z.boolean({ error: 'isPublic must be a boolean' }).optional(),
-  name: z.string({ error: 'name must be a string' }).min(1, { error: 'name must not be empty' }).max(191, { error: 'name must be at most 191 characters' }).optional(),
+  name: z
+    .string({ error: 'name must be a string' })
+    .min(1, { error: 'name must not be empty' })
+    .max(191, { error: 'name must be at most 191 characters' })
+    .optional(),
   ports: z.array(Port, { error: 'ports must be an array of "<port>/<http|tcp>" strings' }).optional(),
   readme: z.string({ error: 'readme must be a string' }).optional(),
-  volumeInGb: z.number({ error: 'volumeInGb must be a number' }).int({ error: 'volumeInGb must be an integer' }).min(0).max(100_000).optional(),
+  volumeInGb: z
+    .number({ error: 'volumeInGb must be a number' })
+    .int({ error: 'volumeInGb must be an integer' })
+    .min(0)
+    .max(100_000)
+    .optional(),
   /** `""` (sent by the official tools) means the default, /workspace. */
-  volumeMountPath: z.string({ error: 'volumeMountPath must be a string' }).refine((v) => v === '' || v.startsWith('/'), { error: 'volumeMountPath must be an absolute path' }).optional(),
+  volumeMountPath: z
+    .string({ error: 'volumeMountPath must be a string' })
+    .refine((v) => v === '' || v.startsWith('/'), { error: 'volumeMountPath must be an absolute path' })
+    .optional(),
 });
 export type TemplateUpdate = z.infer<typeof TemplateUpdate>;
 
 /** Body of `POST /v1/templates` (create): `name` and `imageName` required. */
 export const TemplateCreate = TemplateUpdate.extend({
-  name: z.string({ error: 'name is required' }).min(1, { error: 'name must not be empty' }).max(191, { error: 'name must be at most 191 characters' }),
+  name: z
+    .string({ error: 'name is required' })
+    .min(1, { error: 'name must not be empty' })
+    .max(191, { error: 'name must be at most 191 characters' }),
   imageName: z.string({ error: 'imageName is required' }).min(1, { error: 'imageName must not be empty' }),
-  category: z.enum(TemplateCategory.options, { error: `category must be one of ${TemplateCategory.options.join(', ')}` }).optional(),
+  category: z
+    .enum(TemplateCategory.options, { error: `category must be one of ${TemplateCategory.options.join(', ')}` })
+    .optional(),
   isServerless: z.boolean({ error: 'isServerless must be a boolean' }).optional(),
 });
 export type TemplateCreate = z.infer<typeof TemplateCreate>;
@@ -116,7 +149,14 @@ export interface TemplateExtras {
   config: unknown;
 }
 
-export const TEMPLATE_EXTRAS_DEFAULTS: TemplateExtras = { advancedStart: false, startJupyter: false, startSsh: false, startScript: '', portsConfig: [], config: null };
+export const TEMPLATE_EXTRAS_DEFAULTS: TemplateExtras = {
+  advancedStart: false,
+  startJupyter: false,
+  startSsh: false,
+  startScript: '',
+  portsConfig: [],
+  config: null,
+};
 
 /** A template as the GraphQL API returns it (`PodTemplate`). */
 export const PodTemplate = z.looseObject({

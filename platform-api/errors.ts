@@ -69,8 +69,21 @@ export abstract class PlatformApiError extends Error implements PlatformApiError
 
   /** Plain JSON: safe for Temporal payload converters, logs and `ApplicationFailure` details. */
   toJSON(): PlatformApiErrorJSON {
-    const out: PlatformApiErrorJSON = { name: this.name, code: this.code, message: this.message, retryable: this.retryable };
-    const keys = ['status', 'operation', 'endpointId', 'jobId', 'body', 'retryAfterMs', 'mayHaveReachedServer'] as const;
+    const out: PlatformApiErrorJSON = {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+    };
+    const keys = [
+      'status',
+      'operation',
+      'endpointId',
+      'jobId',
+      'body',
+      'retryAfterMs',
+      'mayHaveReachedServer',
+    ] as const;
     for (const k of keys) if (this[k] !== undefined) Object.assign(out, { [k]: this[k] });
     if (this.cause !== undefined) out.cause = this.cause instanceof Error ? this.cause.message : String(this.cause);
     return out;
@@ -119,7 +132,11 @@ export class NetworkError extends PlatformApiError {
   readonly retryable = true;
   declare readonly mayHaveReachedServer: boolean;
 
-  constructor(message: string, ctx: PlatformApiErrorContext & { mayHaveReachedServer: boolean }, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    ctx: PlatformApiErrorContext & { mayHaveReachedServer: boolean },
+    options?: { cause?: unknown },
+  ) {
     super(message, ctx, options);
   }
 }

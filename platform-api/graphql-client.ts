@@ -16,18 +16,42 @@ export { GraphqlErrorItem, graphqlErrorField } from './graphql-errors';
 
 /** Names of the GraphQL operations, as used in error context. */
 export type GraphqlOperation =
-  | 'saveEndpoint' | 'listEndpoints' | 'deleteEndpoint' | 'updateEndpointTemplate' | 'saveTemplate' | 'listTemplates' | 'getTemplate'
-  | 'deleteTemplate' | 'publicTemplates' | 'account' | 'gpuTypes' | 'dataCenters';
+  | 'saveEndpoint'
+  | 'listEndpoints'
+  | 'deleteEndpoint'
+  | 'updateEndpointTemplate'
+  | 'saveTemplate'
+  | 'listTemplates'
+  | 'getTemplate'
+  | 'deleteTemplate'
+  | 'publicTemplates'
+  | 'account'
+  | 'gpuTypes'
+  | 'dataCenters';
 
 /** `myself` as runpodctl's `user` command selects it. */
 export const Account = z.looseObject({
-  id: z.string(), email: z.string().nullable(), clientBalance: z.number(), currentSpendPerHr: z.number(), spendLimit: z.number().nullable(),
-  notifyPodsStale: z.boolean(), notifyPodsGeneral: z.boolean(), notifyLowBalance: z.boolean(),
+  id: z.string(),
+  email: z.string().nullable(),
+  clientBalance: z.number(),
+  currentSpendPerHr: z.number(),
+  spendLimit: z.number().nullable(),
+  notifyPodsStale: z.boolean(),
+  notifyPodsGeneral: z.boolean(),
+  notifyLowBalance: z.boolean(),
 });
 export type Account = z.infer<typeof Account>;
-const GpuTypeView = z.looseObject({ id: z.string(), displayName: z.string(), memoryInGb: z.number(), secureCloud: z.boolean(), communityCloud: z.boolean() });
+const GpuTypeView = z.looseObject({
+  id: z.string(),
+  displayName: z.string(),
+  memoryInGb: z.number(),
+  secureCloud: z.boolean(),
+  communityCloud: z.boolean(),
+});
 const DataCenterView = z.looseObject({
-  id: z.string(), name: z.string(), location: z.string(),
+  id: z.string(),
+  name: z.string(),
+  location: z.string(),
   gpuAvailability: z.array(z.looseObject({ gpuTypeId: z.string(), displayName: z.string(), stockStatus: z.string() })),
 });
 
@@ -47,7 +71,8 @@ export interface GraphqlClientOptions {
 
 const POD = 'id desiredStatus slsVersion';
 const ENDPOINT = `id name gpuIds templateId idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount version pods { ${POD} }`;
-const TEMPLATE = 'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin advancedStart startJupyter startScript startSsh';
+const TEMPLATE =
+  'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin advancedStart startJupyter startScript startSsh';
 
 /** Client of one GraphQL URL. Safe for concurrent use. */
 export class GraphqlClient {
@@ -61,14 +86,26 @@ export class GraphqlClient {
   async saveEndpoint(input: EndpointInput): Promise<EndpointView> {
     const ctx = { operation: 'saveEndpoint' } as const;
     const checked = EndpointInput.safeParse(input);
-    if (!checked.success) throw new BadRequestError(`saveEndpoint: invalid input: ${checked.error.issues[0]!.message}`, { ...ctx, body: checked.error.issues });
+    if (!checked.success)
+      throw new BadRequestError(`saveEndpoint: invalid input: ${checked.error.issues[0]!.message}`, {
+        ...ctx,
+        body: checked.error.issues,
+      });
     if (input.id === undefined) {
       for (const f of ['name', 'gpuIds', 'templateId'] as const) {
-        if (input[f] === undefined) throw new BadRequestError(`saveEndpoint: ${f} is required to create an endpoint`, ctx);
+        if (input[f] === undefined)
+          throw new BadRequestError(`saveEndpoint: ${f} is required to create an endpoint`, ctx);
       }
     }
     const query = `mutation SaveEndpoint($input: EndpointInput!) { saveEndpoint(input: $input) { ${ENDPOINT} } }`;
-    return this.request('saveEndpoint', query, { input }, false, z.object({ saveEndpoint: EndpointView }), (d) => d.saveEndpoint);
+    return this.request(
+      'saveEndpoint',
+      query,
+      { input },
+      false,
+      z.object({ saveEndpoint: EndpointView }),
+      (d) => d.saveEndpoint,
+    );
   }
 
   /** `myself { endpoints { ... pods } serverlessDiscount }`: the caller's endpoints and discount. */
@@ -87,13 +124,27 @@ export class GraphqlClient {
   async updateEndpointTemplate(endpointId: string, templateId: string): Promise<EndpointView> {
     const query = `mutation Switch($input: UpdateEndpointTemplateInput) { updateEndpointTemplate(input: $input) { ${ENDPOINT} } }`;
     const schema = z.object({ updateEndpointTemplate: EndpointView });
-    return this.request('updateEndpointTemplate', query, { input: { endpointId, templateId } }, false, schema, (d) => d.updateEndpointTemplate);
+    return this.request(
+      'updateEndpointTemplate',
+      query,
+      { input: { endpointId, templateId } },
+      false,
+      schema,
+      (d) => d.updateEndpointTemplate,
+    );
   }
 
   /** `saveTemplate`: creates (no `id`) or modifies (with `id`: a rolling release of its endpoints) a template. */
   async saveTemplate(input: SaveTemplateInput): Promise<PodTemplate> {
     const query = `mutation SaveTemplate($input: SaveTemplateInput) { saveTemplate(input: $input) { ${TEMPLATE} } }`;
-    return this.request('saveTemplate', query, { input }, false, z.object({ saveTemplate: PodTemplate }), (d) => d.saveTemplate);
+    return this.request(
+      'saveTemplate',
+      query,
+      { input },
+      false,
+      z.object({ saveTemplate: PodTemplate }),
+      (d) => d.saveTemplate,
+    );
   }
 
   /** `myself { podTemplates }`: the caller's own templates. */
@@ -106,24 +157,48 @@ export class GraphqlClient {
   /** `podTemplate(id)`: one template the caller may read, or undefined. */
   async getTemplate(id: string): Promise<PodTemplate | undefined> {
     const query = `query Template($id: String!) { podTemplate(id: $id) { ${TEMPLATE} } }`;
-    return this.request('getTemplate', query, { id }, true, z.object({ podTemplate: PodTemplate.nullable() }), (d) => d.podTemplate ?? undefined);
+    return this.request(
+      'getTemplate',
+      query,
+      { id },
+      true,
+      z.object({ podTemplate: PodTemplate.nullable() }),
+      (d) => d.podTemplate ?? undefined,
+    );
   }
 
   /** `deleteTemplate(templateName)`: deletes one of the caller's templates; refused while an endpoint uses it. */
   async deleteTemplate(templateName: string): Promise<void> {
     const query = 'mutation DeleteTemplate($name: String) { deleteTemplate(templateName: $name) }';
-    await this.request('deleteTemplate', query, { name: templateName }, false, z.object({ deleteTemplate: z.null() }), () => undefined);
+    await this.request(
+      'deleteTemplate',
+      query,
+      { name: templateName },
+      false,
+      z.object({ deleteTemplate: z.null() }),
+      () => undefined,
+    );
   }
 
   /** `podTemplates(input)`: public templates, official (`isRunpod: true`) or community (`false`), as runpodctl's `template list` asks. */
-  async publicTemplates(filter: { isRunpod?: boolean; isServerless?: boolean; category?: string } = {}): Promise<PodTemplate[]> {
+  async publicTemplates(
+    filter: { isRunpod?: boolean; isServerless?: boolean; category?: string } = {},
+  ): Promise<PodTemplate[]> {
     const query = `query PodTemplates($input: PodTemplateInput) { podTemplates(input: $input) { ${TEMPLATE} } }`;
-    return this.request('publicTemplates', query, { input: filter }, true, z.object({ podTemplates: z.array(PodTemplate) }), (d) => d.podTemplates);
+    return this.request(
+      'publicTemplates',
+      query,
+      { input: filter },
+      true,
+      z.object({ podTemplates: z.array(PodTemplate) }),
+      (d) => d.podTemplates,
+    );
   }
 
   /** The caller's account (`myself`) with the fields runpodctl's `user` selects. */
   async account(): Promise<Account> {
-    const query = 'query { myself { id email clientBalance currentSpendPerHr spendLimit notifyPodsStale notifyPodsGeneral notifyLowBalance } }';
+    const query =
+      'query { myself { id email clientBalance currentSpendPerHr spendLimit notifyPodsStale notifyPodsGeneral notifyLowBalance } }';
     return this.request('account', query, {}, true, z.object({ myself: Account }), (d) => d.myself);
   }
 
@@ -136,7 +211,14 @@ export class GraphqlClient {
   /** `dataCenters` with runpodctl's `datacenter list` selection. */
   async dataCenters(): Promise<z.infer<typeof DataCenterView>[]> {
     const query = 'query { dataCenters { id name location gpuAvailability { gpuTypeId displayName stockStatus } } }';
-    return this.request('dataCenters', query, {}, true, z.object({ dataCenters: z.array(DataCenterView) }), (d) => d.dataCenters);
+    return this.request(
+      'dataCenters',
+      query,
+      {},
+      true,
+      z.object({ dataCenters: z.array(DataCenterView) }),
+      (d) => d.dataCenters,
+    );
   }
 
   async close(): Promise<void> {
@@ -144,8 +226,12 @@ export class GraphqlClient {
   }
 
   private async request<S extends z.ZodType, R>(
-    operation: GraphqlOperation, query: string, variables: Record<string, unknown>, idempotent: boolean,
-    schema: S, pick: (data: z.output<S>) => R,
+    operation: GraphqlOperation,
+    query: string,
+    variables: Record<string, unknown>,
+    idempotent: boolean,
+    schema: S,
+    pick: (data: z.output<S>) => R,
   ): Promise<R> {
     const ctx: PlatformApiErrorContext = { operation };
     const body = JSON.stringify({ query, variables });
@@ -155,7 +241,8 @@ export class GraphqlClient {
       } catch (e) {
         // 400/401 answers carry a GraphQL envelope: surface its message and code.
         const env = isPlatformApiError(e) ? Envelope.safeParse(e.body) : undefined;
-        if (isPlatformApiError(e) && env?.success && env.data.errors?.length) throw errorOf(env.data.errors, { ...ctx, status: e.status });
+        if (isPlatformApiError(e) && env?.success && env.data.errors?.length)
+          throw errorOf(env.data.errors, { ...ctx, status: e.status });
         throw e;
       }
     };
@@ -164,7 +251,10 @@ export class GraphqlClient {
     if (envelope.errors && envelope.errors.length > 0) throw errorOf(envelope.errors, { ...ctx, status: res.status });
     const data = schema.safeParse(envelope.data);
     if (!data.success) {
-      throw new InvalidResponseError(`${operation}: answer does not match the contract: ${data.error.issues[0]!.message}`, { ...ctx, status: res.status, body: envelope.data });
+      throw new InvalidResponseError(
+        `${operation}: answer does not match the contract: ${data.error.issues[0]!.message}`,
+        { ...ctx, status: res.status, body: envelope.data },
+      );
     }
     return pick(data.data);
   }

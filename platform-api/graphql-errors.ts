@@ -19,7 +19,10 @@ export const GraphqlErrorItem = z.looseObject({
 export type GraphqlErrorItem = z.infer<typeof GraphqlErrorItem>;
 
 /** A GraphQL answer: `data`, `errors`, or both. */
-export const Envelope = z.looseObject({ data: z.record(z.string(), z.unknown()).nullable().optional(), errors: z.array(GraphqlErrorItem).optional() });
+export const Envelope = z.looseObject({
+  data: z.record(z.string(), z.unknown()).nullable().optional(),
+  errors: z.array(GraphqlErrorItem).optional(),
+});
 
 /** The field a GraphQL error of the platform names (`extensions.field`), when the error carries one. */
 export function graphqlErrorField(e: unknown): string | undefined {

@@ -63,10 +63,17 @@ export interface HttpRequest {
 
 // Failures that happen before a single byte of the request can reach the server.
 const PRE_SEND_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 // A size-limit rejection is recognised by wording because the spec gives 400 with no error code.
-const SIZE_LIMIT_RE = /too large|too big|payload.*(limit|exceed|maximum)|(size|byte)s?.*(limit|exceed)|exceeds?.*\b(bytes|mb|size)\b/i;
+const SIZE_LIMIT_RE =
+  /too large|too big|payload.*(limit|exceed|maximum)|(size|byte)s?.*(limit|exceed)|exceeds?.*\b(bytes|mb|size)\b/i;
 const MAX_TEXT_BODY = 2048;
 
 /** Parses `Retry-After` (delta-seconds or HTTP date) into ms from `now`; undefined when absent or invalid. */
@@ -84,7 +91,8 @@ export function errorForStatus(status: number, body: unknown, ctx: PlatformApiEr
   const detail = parsed.success ? parsed.data.error : typeof body === 'string' && body ? body.slice(0, 200) : undefined;
   const c = { ...ctx, status, body };
   const msg = `${ctx.operation ?? 'request'} failed with HTTP ${status}${detail ? `: ${detail}` : ''}`;
-  if (status === 413 || (status === 400 && detail !== undefined && SIZE_LIMIT_RE.test(detail))) return new PayloadTooLargeError(msg, c);
+  if (status === 413 || (status === 400 && detail !== undefined && SIZE_LIMIT_RE.test(detail)))
+    return new PayloadTooLargeError(msg, c);
   if (status === 400) return new BadRequestError(msg, c);
   if (status === 401 || status === 403) return new UnauthorizedError(msg, c);
   if (status === 404) return new NotFoundError(msg, c);
@@ -141,14 +149,19 @@ export class HttpCore {
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.ownsDispatcher = opts.dispatcher === undefined;
     this.dispatcher =
-      opts.dispatcher ?? new Pool(u.origin, { connections: opts.connections ?? 64, keepAliveTimeout: opts.keepAliveTimeout ?? 4_000 });
+      opts.dispatcher ??
+      new Pool(u.origin, { connections: opts.connections ?? 64, keepAliveTimeout: opts.keepAliveTimeout ?? 4_000 });
   }
 
   /** Sends one request. Rejects with a typed error, or with the caller's abort reason when `signal` fires. */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(this.base + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { ...req.headers, accept: 'application/json', authorization: this.authorization };
+    const headers: Record<string, string> = {
+      ...req.headers,
+      accept: 'application/json',
+      authorization: this.authorization,
+    };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
 
     // One controller covers the whole exchange, body included; undici's own timeouts are off.
@@ -164,8 +177,13 @@ export class HttpCore {
     try {
       req.signal?.throwIfAborted();
       const res = await request(url, {
-        method: req.method, headers, body: req.body, signal: ac.signal, dispatcher: this.dispatcher,
-        headersTimeout: 0, bodyTimeout: 0,
+        method: req.method,
+        headers,
+        body: req.body,
+        signal: ac.signal,
+        dispatcher: this.dispatcher,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
       const body = decode(await res.body.text());
       if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -189,8 +207,14 @@ export class HttpCore {
     const codes = errorCodes(e);
     // Only a known pre-send failure proves the server never saw the request; everything else might have.
     const preSend = !timedOut && codes.some((c) => PRE_SEND_CODES.has(c));
-    const reason = timedOut ? `timed out after ${timeoutMs} ms` : (codes[0] ?? (e instanceof Error ? e.message : String(e)));
-    return new NetworkError(`${ctx.operation ?? 'request'} failed: ${reason}`, { ...ctx, mayHaveReachedServer: !preSend }, { cause: e });
+    const reason = timedOut
+      ? `timed out after ${timeoutMs} ms`
+      : (codes[0] ?? (e instanceof Error ? e.message : String(e)));
+    return new NetworkError(
+      `${ctx.operation ?? 'request'} failed: ${reason}`,
+      { ...ctx, mayHaveReachedServer: !preSend },
+      { cause: e },
+    );
   }
 
   /** Closes the own pool (a caller-supplied dispatcher is left open). */

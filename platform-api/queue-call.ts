@@ -13,8 +13,15 @@ import { parseResponse, segment } from './validate';
 
 // Rate-limit table rows per operation; retry and health have no row in the spec, so no budget.
 const BUDGET_ROW: Record<QueueOperation, RateLimitedOperation | null> = {
-  run: 'run', runsync: 'runsync', status: 'status', 'status-sync': 'status', stream: 'stream',
-  cancel: 'cancel', retry: null, 'purge-queue': 'purge-queue', health: null,
+  run: 'run',
+  runsync: 'runsync',
+  status: 'status',
+  'status-sync': 'status',
+  stream: 'stream',
+  cancel: 'cancel',
+  retry: null,
+  'purge-queue': 'purge-queue',
+  health: null,
 };
 // Submissions create a job per accepted request: see the retry rule in retry.ts.
 const NON_IDEMPOTENT: ReadonlySet<QueueOperation> = new Set(['run', 'runsync']);
@@ -48,25 +55,49 @@ export interface QueueTransport {
 }
 
 /** Sends `c` and returns its answer parsed with `schema` (a submission with an idempotency key gets `replayed`). */
-export async function sendQueueCall<S extends z.ZodType>({ http, budget, opts }: QueueTransport, c: QueueCall, schema: S): Promise<z.output<S>> {
+export async function sendQueueCall<S extends z.ZodType>(
+  { http, budget, opts }: QueueTransport,
+  c: QueueCall,
+  schema: S,
+): Promise<z.output<S>> {
   const ctx: PlatformApiErrorContext = { operation: c.operation, endpointId: c.endpointId, jobId: c.jobId };
   const path = `/${segment('endpointId', c.endpointId, ctx)}${c.tail(ctx)}`;
   const row = BUDGET_ROW[c.operation];
-  const req: HttpRequest = { method: c.method, path, query: c.query, body: c.body, headers: c.headers, timeoutMs: c.timeoutMs, signal: c.signal, ctx };
-  const acquire: AcquireOptions = { signal: c.signal, priority: c.priority, onWait: c.onBudgetWait, withdrawIf: c.withdrawIf };
+  const req: HttpRequest = {
+    method: c.method,
+    path,
+    query: c.query,
+    body: c.body,
+    headers: c.headers,
+    timeoutMs: c.timeoutMs,
+    signal: c.signal,
+    ctx,
+  };
+  const acquire: AcquireOptions = {
+    signal: c.signal,
+    priority: c.priority,
+    onWait: c.onBudgetWait,
+    withdrawIf: c.withdrawIf,
+  };
   const once = async () => {
     if (!row) return http.send(req);
-    return budget.run(row, c.endpointId, async () => {
-      try {
-        return await http.send(req);
-      } catch (err) {
-        // The service's window is fuller than this budget knows (other clients): every caller of
-        // the endpoint waits out the Retry-After together (paused before this slot is released),
-        // instead of each retrying on its own.
-        if (isPlatformApiError(err, 'RATE_LIMITED')) budget.pause(row, c.endpointId, err.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
-        throw err;
-      }
-    }, acquire);
+    return budget.run(
+      row,
+      c.endpointId,
+      async () => {
+        try {
+          return await http.send(req);
+        } catch (err) {
+          // The service's window is fuller than this budget knows (other clients): every caller of
+          // the endpoint waits out the Retry-After together (paused before this slot is released),
+          // instead of each retrying on its own.
+          if (isPlatformApiError(err, 'RATE_LIMITED'))
+            budget.pause(row, c.endpointId, err.retryAfterMs ?? DEFAULT_429_PAUSE_MS);
+          throw err;
+        }
+      },
+      acquire,
+    );
   };
   const res = await withRetry(once, {
     // A submission with an idempotency key creates one job however often it is sent.
@@ -77,7 +108,10 @@ export async function sendQueueCall<S extends z.ZodType>({ http, budget, opts }:
   });
   const parsed = parseResponse(schema, res, ctx);
   if (c.headers?.[IDEMPOTENCY_HEADERS.key] !== undefined && parsed !== null && typeof parsed === 'object') {
-    Object.defineProperty(parsed, 'replayed', { value: res.headers[IDEMPOTENCY_HEADERS.replayed] === 'true', enumerable: false });
+    Object.defineProperty(parsed, 'replayed', {
+      value: res.headers[IDEMPOTENCY_HEADERS.replayed] === 'true',
+      enumerable: false,
+    });
   }
   return parsed;
 }
@@ -88,7 +122,10 @@ export function per(o: CallOptions): Pick<QueueCall, 'signal' | 'priority' | 'on
 }
 
 /** The `idempotency-key` header of a submission, checked against the platform's length limit. */
-export function idempotencyHeaders(key: string | undefined, ctx: PlatformApiErrorContext): Record<string, string> | undefined {
+export function idempotencyHeaders(
+  key: string | undefined,
+  ctx: PlatformApiErrorContext,
+): Record<string, string> | undefined {
   if (key === undefined) return undefined;
   const max = LIMITS.idempotencyKeyMaxLength;
   if (typeof key !== 'string' || key.length === 0 || key.length > max) {

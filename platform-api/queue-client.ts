@@ -3,7 +3,17 @@
  * cancel, retry, purge and health. Every answer is validated against the contracts.
  */
 import { z } from 'zod';
-import { Health, JobAck, JobRecord, LIMITS, PurgeResult, StreamChunk, StreamResponse, type JobStatus, type JobSubmission } from '../contracts';
+import {
+  Health,
+  JobAck,
+  JobRecord,
+  LIMITS,
+  PurgeResult,
+  StreamChunk,
+  StreamResponse,
+  type JobStatus,
+  type JobSubmission,
+} from '../contracts';
 import { type PlatformApiErrorContext } from './errors';
 import { HttpCore } from './http';
 import { idempotencyHeaders, per, sendQueueCall, type QueueCall } from './queue-call';
@@ -11,7 +21,13 @@ import { type CallOptions, type QueueClientOptions, type SubmitOptions, type Sub
 import { RateBudget } from './rate-budget';
 import { checkTtlMs, checkWaitMs, encodeSubmission, segment } from './validate';
 
-export { type CallOptions, type QueueClientOptions, type QueueOperation, type SubmitOptions, type Submitted } from './queue-options';
+export {
+  type CallOptions,
+  type QueueClientOptions,
+  type QueueOperation,
+  type SubmitOptions,
+  type Submitted,
+} from './queue-options';
 
 /** Slack added to `wait` for the HTTP deadline of runsync / status-sync, so the server's own answer at `wait` arrives first. */
 export const SYNC_WAIT_MARGIN_MS = 10_000;
@@ -57,20 +73,39 @@ export class QueueClient {
    * POST `/runsync?wait=`: queues a job and waits up to `waitMs` (1000..300000; server default 90 s
    * when omitted). The record may still be IN_QUEUE / IN_PROGRESS when the wait ends: poll `status`.
    */
-  async runSync(endpointId: string, body: JobSubmission, opts: SubmitOptions & { waitMs?: number } = {}): Promise<Submitted<JobRecord>> {
+  async runSync(
+    endpointId: string,
+    body: JobSubmission,
+    opts: SubmitOptions & { waitMs?: number } = {},
+  ): Promise<Submitted<JobRecord>> {
     const ctx = { operation: 'runsync', endpointId } as const;
     const wait = opts.waitMs === undefined ? undefined : checkWaitMs(opts.waitMs, ctx);
     const encoded = encodeSubmission(body, 'runsync', ctx);
     const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
     const timeoutMs = (wait ?? LIMITS.runsyncWaitDefaultMs) + SYNC_WAIT_MARGIN_MS;
-    return this.call({ ...ctx, method: 'POST', tail: () => '/runsync', query: { wait }, body: encoded, headers, timeoutMs, ...per(opts) }, JobRecord);
+    return this.call(
+      {
+        ...ctx,
+        method: 'POST',
+        tail: () => '/runsync',
+        query: { wait },
+        body: encoded,
+        headers,
+        timeoutMs,
+        ...per(opts),
+      },
+      JobRecord,
+    );
   }
 
   /** GET `/status/{jobId}`; `ttlMs` also resets the job's TTL. NOT_FOUND once TTL or retention expired. */
   async status(endpointId: string, jobId: string, opts: CallOptions & { ttlMs?: number } = {}): Promise<JobRecord> {
     const ctx = { operation: 'status', endpointId, jobId } as const;
     const ttl = opts.ttlMs === undefined ? undefined : checkTtlMs(opts.ttlMs, ctx);
-    return this.call({ ...ctx, method: 'GET', tail: (c) => `/status/${segment('jobId', jobId, c)}`, query: { ttl }, ...per(opts) }, JobRecord);
+    return this.call(
+      { ...ctx, method: 'GET', tail: (c) => `/status/${segment('jobId', jobId, c)}`, query: { ttl }, ...per(opts) },
+      JobRecord,
+    );
   }
 
   /** GET `/status-sync/{jobId}?wait=`: like status, but the server holds the answer until terminal or `waitMs`. */
@@ -78,26 +113,38 @@ export class QueueClient {
     const ctx = { operation: 'status-sync', endpointId, jobId } as const;
     const wait = checkWaitMs(opts.waitMs, ctx);
     const tail = (c: PlatformApiErrorContext): string => `/status-sync/${segment('jobId', jobId, c)}`;
-    return this.call({ ...ctx, method: 'GET', tail, query: { wait }, timeoutMs: wait + SYNC_WAIT_MARGIN_MS, ...per(opts) }, JobRecord);
+    return this.call(
+      { ...ctx, method: 'GET', tail, query: { wait }, timeoutMs: wait + SYNC_WAIT_MARGIN_MS, ...per(opts) },
+      JobRecord,
+    );
   }
 
   /** GET `/stream/{jobId}`: new chunks. Accepts the `{status, stream}` envelope and a bare chunk array. */
   async stream(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<StreamResult> {
     const ctx = { operation: 'stream', endpointId, jobId } as const;
-    const answer = await this.call({ ...ctx, method: 'GET', tail: (c) => `/stream/${segment('jobId', jobId, c)}`, ...per(opts) }, StreamAnswer);
+    const answer = await this.call(
+      { ...ctx, method: 'GET', tail: (c) => `/stream/${segment('jobId', jobId, c)}`, ...per(opts) },
+      StreamAnswer,
+    );
     return Array.isArray(answer) ? { stream: answer } : answer;
   }
 
   /** POST `/cancel/{jobId}` with `{}`. */
   async cancel(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<JobAck> {
     const ctx = { operation: 'cancel', endpointId, jobId } as const;
-    return this.call({ ...ctx, method: 'POST', tail: (c) => `/cancel/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) }, JobAck);
+    return this.call(
+      { ...ctx, method: 'POST', tail: (c) => `/cancel/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) },
+      JobAck,
+    );
   }
 
   /** POST `/retry/{jobId}` with `{}`: re-queues a FAILED / TIMED_OUT job under the same id. */
   async retry(endpointId: string, jobId: string, opts: CallOptions = {}): Promise<JobAck> {
     const ctx = { operation: 'retry', endpointId, jobId } as const;
-    return this.call({ ...ctx, method: 'POST', tail: (c) => `/retry/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) }, JobAck);
+    return this.call(
+      { ...ctx, method: 'POST', tail: (c) => `/retry/${segment('jobId', jobId, c)}`, body: '{}', ...per(opts) },
+      JobAck,
+    );
   }
 
   /** POST `/purge-queue` with `{}`: removes queued (not running) jobs. */

@@ -5,7 +5,8 @@ import { type RateBudget, type RateBudgetOptions } from './rate-budget';
 import { type RetryEvent, type RetryOptions } from './retry';
 
 /** Names of the queue operations, as used in error context and retry events. */
-export type QueueOperation = 'run' | 'runsync' | 'status' | 'status-sync' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health';
+export type QueueOperation =
+  'run' | 'runsync' | 'status' | 'status-sync' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health';
 
 /** Options of the queue client (`QueueClient`, ./queue-client). */
 export interface QueueClientOptions {

@@ -123,7 +123,8 @@ export class RateBudget {
         reject(o.signal?.reason as Error);
       };
       const w: Waiter = {
-        priority: o.priority ?? DEFAULT_PRIORITY, since: performance.now(),
+        priority: o.priority ?? DEFAULT_PRIORITY,
+        since: performance.now(),
         grant: () => {
           o.signal?.removeEventListener('abort', onAbort);
           const waited = performance.now() - w.since;
@@ -150,7 +151,12 @@ export class RateBudget {
   }
 
   /** Runs `fn` inside the budget of `operation` on `endpointId`. */
-  async run<T>(operation: RateLimitedOperation, endpointId: string, fn: () => Promise<T>, opts: AcquireOptions | AbortSignal = {}): Promise<T> {
+  async run<T>(
+    operation: RateLimitedOperation,
+    endpointId: string,
+    fn: () => Promise<T>,
+    opts: AcquireOptions | AbortSignal = {},
+  ): Promise<T> {
     const release = await this.acquire(operation, endpointId, opts);
     try {
       return await fn();

@@ -6,7 +6,16 @@
  */
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { Pod, RestEndpoint, RestEndpointCreate, RestEndpointUpdate, Template, TemplateCreate, TemplateUpdate, type PodIncludes } from '../contracts';
+import {
+  Pod,
+  RestEndpoint,
+  RestEndpointCreate,
+  RestEndpointUpdate,
+  Template,
+  TemplateCreate,
+  TemplateUpdate,
+  type PodIncludes,
+} from '../contracts';
 import { BadRequestError, type PlatformApiErrorContext } from './errors';
 import { HttpCore, type HttpRequest } from './http';
 import { withRetry, type RetryOptions } from './retry';
@@ -14,8 +23,19 @@ import { parseResponse, segment } from './validate';
 
 /** Names of the REST operations, as used in error context. */
 export type RestOperation =
-  | 'getPod' | 'listPods' | 'createTemplate' | 'getTemplate' | 'listTemplates' | 'updateTemplate' | 'patchTemplate' | 'deleteTemplate'
-  | 'listEndpoints' | 'getEndpoint' | 'createEndpoint' | 'updateEndpoint' | 'deleteEndpoint';
+  | 'getPod'
+  | 'listPods'
+  | 'createTemplate'
+  | 'getTemplate'
+  | 'listTemplates'
+  | 'updateTemplate'
+  | 'patchTemplate'
+  | 'deleteTemplate'
+  | 'listEndpoints'
+  | 'getEndpoint'
+  | 'createEndpoint'
+  | 'updateEndpoint'
+  | 'deleteEndpoint';
 
 /** Options of {@link RestClient}. */
 export interface RestClientOptions {
@@ -40,14 +60,19 @@ const INCLUDE_PARAMS: Record<keyof PodIncludes, string> = {
 };
 
 function includeQuery(include: PodIncludes): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(INCLUDE_PARAMS).map(([k, param]) => [param, include[k as keyof PodIncludes] ? 'true' : undefined]));
+  return Object.fromEntries(
+    Object.entries(INCLUDE_PARAMS).map(([k, param]) => [param, include[k as keyof PodIncludes] ? 'true' : undefined]),
+  );
 }
 
 function encodeBody<S extends z.ZodType>(schema: S, body: unknown, ctx: PlatformApiErrorContext): string {
   const r = schema.safeParse(body);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new BadRequestError(`${ctx.operation}: invalid body: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`, { ...ctx, body: r.error.issues });
+    throw new BadRequestError(
+      `${ctx.operation}: invalid body: ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`,
+      { ...ctx, body: r.error.issues },
+    );
   }
   return JSON.stringify(body);
 }
@@ -63,7 +88,11 @@ export class RestClient {
   /** `GET /pods/{podId}` (a serverless worker too: `include.workers` only widens lists). */
   async getPod(podId: string, include: PodIncludes = {}): Promise<Pod> {
     const ctx = { operation: 'getPod' } as const;
-    return this.call({ method: 'GET', path: `/pods/${segment('podId', podId, ctx)}`, query: includeQuery(include), ctx }, true, Pod);
+    return this.call(
+      { method: 'GET', path: `/pods/${segment('podId', podId, ctx)}`, query: includeQuery(include), ctx },
+      true,
+      Pod,
+    );
   }
 
   /** `GET /pods`: the caller's pods (locally all are serverless workers: pass `include.workers`). */
@@ -76,18 +105,30 @@ export class RestClient {
   /** `POST /templates`: a new template of the caller (names are unique). */
   async createTemplate(body: TemplateCreate): Promise<Template> {
     const ctx = { operation: 'createTemplate' } as const;
-    return this.call({ method: 'POST', path: '/templates', body: encodeBody(TemplateCreate, body, ctx), ctx }, false, Template);
+    return this.call(
+      { method: 'POST', path: '/templates', body: encodeBody(TemplateCreate, body, ctx), ctx },
+      false,
+      Template,
+    );
   }
 
   /** `GET /templates/{templateId}`. */
   async getTemplate(templateId: string): Promise<Template> {
     const ctx = { operation: 'getTemplate' } as const;
-    return this.call({ method: 'GET', path: `/templates/${segment('templateId', templateId, ctx)}`, ctx }, true, Template);
+    return this.call(
+      { method: 'GET', path: `/templates/${segment('templateId', templateId, ctx)}`, ctx },
+      true,
+      Template,
+    );
   }
 
   /** `GET /templates`: the caller's own templates. */
   async listTemplates(): Promise<Template[]> {
-    return this.call({ method: 'GET', path: '/templates', ctx: { operation: 'listTemplates' } }, true, z.array(Template));
+    return this.call(
+      { method: 'GET', path: '/templates', ctx: { operation: 'listTemplates' } },
+      true,
+      z.array(Template),
+    );
   }
 
   /**
@@ -112,38 +153,68 @@ export class RestClient {
   /** `DELETE /templates/{templateId}` (runpodctl `template delete`): refused while an endpoint uses it. */
   async deleteTemplate(templateId: string): Promise<void> {
     const ctx = { operation: 'deleteTemplate' } as const;
-    await withRetry(() => this.http.send({ method: 'DELETE', path: `/templates/${segment('templateId', templateId, ctx)}`, ctx }), { idempotent: false, retry: this.opts.retry });
+    await withRetry(
+      () => this.http.send({ method: 'DELETE', path: `/templates/${segment('templateId', templateId, ctx)}`, ctx }),
+      { idempotent: false, retry: this.opts.retry },
+    );
   }
 
   /** `GET /endpoints` (runpodctl `serverless list`): the caller's endpoints. */
   async listEndpoints(include: Pick<PodIncludes, 'template' | 'workers'> = {}): Promise<RestEndpoint[]> {
     const ctx = { operation: 'listEndpoints' } as const;
-    return this.call({ method: 'GET', path: '/endpoints', query: includeQuery(include), ctx }, true, z.array(RestEndpoint));
+    return this.call(
+      { method: 'GET', path: '/endpoints', query: includeQuery(include), ctx },
+      true,
+      z.array(RestEndpoint),
+    );
   }
 
   /** `GET /endpoints/{endpointId}` (runpodctl `serverless get`). */
-  async getEndpoint(endpointId: string, include: Pick<PodIncludes, 'template' | 'workers'> = {}): Promise<RestEndpoint> {
+  async getEndpoint(
+    endpointId: string,
+    include: Pick<PodIncludes, 'template' | 'workers'> = {},
+  ): Promise<RestEndpoint> {
     const ctx = { operation: 'getEndpoint' } as const;
-    return this.call({ method: 'GET', path: `/endpoints/${segment('endpointId', endpointId, ctx)}`, query: includeQuery(include), ctx }, true, RestEndpoint);
+    return this.call(
+      {
+        method: 'GET',
+        path: `/endpoints/${segment('endpointId', endpointId, ctx)}`,
+        query: includeQuery(include),
+        ctx,
+      },
+      true,
+      RestEndpoint,
+    );
   }
 
   /** `POST /endpoints`: a new endpoint on a serverless template (`templateId` required). */
   async createEndpoint(body: RestEndpointCreate): Promise<RestEndpoint> {
     const ctx = { operation: 'createEndpoint' } as const;
-    return this.call({ method: 'POST', path: '/endpoints', body: encodeBody(RestEndpointCreate, body, ctx), ctx }, false, RestEndpoint);
+    return this.call(
+      { method: 'POST', path: '/endpoints', body: encodeBody(RestEndpointCreate, body, ctx), ctx },
+      false,
+      RestEndpoint,
+    );
   }
 
   /** `PATCH /endpoints/{endpointId}` (runpodctl `serverless update`): only the given fields change. */
   async updateEndpoint(endpointId: string, body: RestEndpointUpdate): Promise<RestEndpoint> {
     const ctx = { operation: 'updateEndpoint' } as const;
     const path = `/endpoints/${segment('endpointId', endpointId, ctx)}`;
-    return this.call({ method: 'PATCH', path, body: encodeBody(RestEndpointUpdate, body, ctx), ctx }, true, RestEndpoint);
+    return this.call(
+      { method: 'PATCH', path, body: encodeBody(RestEndpointUpdate, body, ctx), ctx },
+      true,
+      RestEndpoint,
+    );
   }
 
   /** `DELETE /endpoints/{endpointId}` (runpodctl `serverless delete`): scales it down and deletes it. */
   async deleteEndpoint(endpointId: string): Promise<void> {
     const ctx = { operation: 'deleteEndpoint' } as const;
-    await withRetry(() => this.http.send({ method: 'DELETE', path: `/endpoints/${segment('endpointId', endpointId, ctx)}`, ctx }), { idempotent: false, retry: this.opts.retry });
+    await withRetry(
+      () => this.http.send({ method: 'DELETE', path: `/endpoints/${segment('endpointId', endpointId, ctx)}`, ctx }),
+      { idempotent: false, retry: this.opts.retry },
+    );
   }
 
   async close(): Promise<void> {

@@ -76,7 +76,11 @@ export function isSafeToRetry(error: unknown, idempotent: boolean): boolean {
 }
 
 /** Full-jitter backoff: uniform in [0, min(maxDelayMs, baseDelayMs * 2^(attempt-1))]. */
-export function backoffDelay(attempt: number, opts: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  opts: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>,
+  random = Math.random,
+): number {
   const cap = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * (cap + 1));
 }

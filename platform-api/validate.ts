@@ -24,7 +24,10 @@ export function encodeSubmission(body: unknown, operation: 'run' | 'runsync', ct
   const parsed = JobSubmission.safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues;
-    throw new BadRequestError(`invalid ${operation} body: ${describeIssues(issues)}`, { ...ctx, body: plainIssues(issues) });
+    throw new BadRequestError(`invalid ${operation} body: ${describeIssues(issues)}`, {
+      ...ctx,
+      body: plainIssues(issues),
+    });
   }
   const json = JSON.stringify(body);
   const limit = operation === 'run' ? LIMITS.runPayloadBytes : LIMITS.runsyncPayloadBytes;
@@ -61,17 +64,28 @@ export function segment(name: string, value: string, ctx: PlatformApiErrorContex
 }
 
 /** Validates a 2xx answer with a contract schema; failures become INVALID_RESPONSE. */
-export function parseResponse<S extends z.ZodType>(schema: S, res: HttpResponse, ctx: PlatformApiErrorContext): z.output<S> {
+export function parseResponse<S extends z.ZodType>(
+  schema: S,
+  res: HttpResponse,
+  ctx: PlatformApiErrorContext,
+): z.output<S> {
   if (res.notJson || res.body === undefined) {
-    throw new InvalidResponseError(`${ctx.operation ?? 'request'}: expected a JSON body`, { ...ctx, status: res.status, body: res.body });
+    throw new InvalidResponseError(`${ctx.operation ?? 'request'}: expected a JSON body`, {
+      ...ctx,
+      status: res.status,
+      body: res.body,
+    });
   }
   const parsed = schema.safeParse(res.body);
   if (!parsed.success) {
-    throw new InvalidResponseError(`${ctx.operation ?? 'request'}: answer does not match the contract: ${describeIssues(parsed.error.issues)}`, {
-      ...ctx,
-      status: res.status,
-      body: { issues: plainIssues(parsed.error.issues) },
-    });
+    throw new InvalidResponseError(
+      `${ctx.operation ?? 'request'}: answer does not match the contract: ${describeIssues(parsed.error.issues)}`,
+      {
+        ...ctx,
+        status: res.status,
+        body: { issues: plainIssues(parsed.error.issues) },
+      },
+    );
   }
   return parsed.data;
 }

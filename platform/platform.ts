@@ -141,7 +141,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     void engine.persisted().then(() => webhooks.send(url, record));
   });
   const services: PlatformServices = {
-    clock, users, registry, engine, pool, logger,
+    clock,
+    users,
+    registry,
+    engine,
+    pool,
+    logger,
     limiter: new RateLimiter(options.rateLimits),
     takeWaitMs: options.takeWaitMs ?? 20_000,
     streamHoldMs: options.streamHoldMs ?? 1000,
@@ -159,19 +164,25 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
 
   let closing: Promise<void> | undefined;
   return {
-    ...services, url, apiKey: key, user, examples, db,
+    ...services,
+    url,
+    apiKey: key,
+    user,
+    examples,
+    db,
     sweep: () => void sweeper.runOnce(),
-    close: () => (closing ??= (async () => {
-      sweeper.stop();
-      webhooks.close();
-      await pool.close();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
-      engine.flush();
-      db.close();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        sweeper.stop();
+        webhooks.close();
+        await pool.close();
+        await new Promise<void>((r) => {
+          server.close(() => r());
+          server.closeAllConnections();
+        });
+        engine.flush();
+        db.close();
+      })()),
   };
 }
 

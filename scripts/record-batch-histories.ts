@@ -30,8 +30,16 @@ interface Scenario {
 const scenarios: Scenario[] = [
   {
     name: 'mixed',
-    lines: (dir) => Array.from({ length: 40 }, (_, i) =>
-      i === 3 ? '{broken' : i % 10 === 1 ? { kind: 'fail', message: `no ${i}` } : i % 10 === 2 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
+    lines: (dir) =>
+      Array.from({ length: 40 }, (_, i) =>
+        i === 3
+          ? '{broken'
+          : i % 10 === 1
+            ? { kind: 'fail', message: `no ${i}` }
+            : i % 10 === 2
+              ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } }
+              : { kind: 'echo', i },
+      ),
     options: { concurrency: 8, retry: { maxAttempts: 2, initialBackoffMs: 50 } },
     expect: 'BAD_INPUT:1 COMPLETED:35 FAILED:4',
   },
@@ -71,42 +79,89 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'per-job-workflows',
-    lines: (dir) => Array.from({ length: 20 }, (_, i) =>
-      i === 4 ? '[1]' : i % 7 === 2 ? { kind: 'fail', message: `no ${i}` } : i % 7 === 3 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
-    options: { perJobWorkflows: true, concurrency: 4, childrenPerRun: 12, retry: { maxAttempts: 2, initialBackoffMs: 50 } },
+    lines: (dir) =>
+      Array.from({ length: 20 }, (_, i) =>
+        i === 4
+          ? '[1]'
+          : i % 7 === 2
+            ? { kind: 'fail', message: `no ${i}` }
+            : i % 7 === 3
+              ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } }
+              : { kind: 'echo', i },
+      ),
+    options: {
+      perJobWorkflows: true,
+      concurrency: 4,
+      childrenPerRun: 12,
+      retry: { maxAttempts: 2, initialBackoffMs: 50 },
+    },
     expect: 'BAD_INPUT:1 COMPLETED:16 FAILED:3',
   },
   {
     name: 'per-job-retry-failed',
-    lines: (dir) => Array.from({ length: 10 }, (_, i) =>
-      i === 3 ? { kind: 'fail', message: 'no 3' } : i % 4 === 1 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
+    lines: (dir) =>
+      Array.from({ length: 10 }, (_, i) =>
+        i === 3
+          ? { kind: 'fail', message: 'no 3' }
+          : i % 4 === 1
+            ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } }
+            : { kind: 'echo', i },
+      ),
     options: { perJobWorkflows: true, concurrency: 3, retry: { maxAttempts: 1 } },
     retryFailed: true,
     expect: 'COMPLETED:9 FAILED:1',
   },
   {
     name: 'retry-failed',
-    lines: (dir) => Array.from({ length: 20 }, (_, i) =>
-      i === 3 ? { kind: 'fail', message: 'no 3' } : i % 5 === 1 ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } } : { kind: 'echo', i }),
+    lines: (dir) =>
+      Array.from({ length: 20 }, (_, i) =>
+        i === 3
+          ? { kind: 'fail', message: 'no 3' }
+          : i % 5 === 1
+            ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `c${i}`) } }
+            : { kind: 'echo', i },
+      ),
     options: { concurrency: 4, retry: { maxAttempts: 1 } },
     retryFailed: true,
     expect: 'COMPLETED:19 FAILED:1',
   },
 ];
 
-async function record(s: Stack, batch: BatchClient, endpointId: string, work: string, sc: Scenario): Promise<{ files: [string, string][]; line: string }> {
+async function record(
+  s: Stack,
+  batch: BatchClient,
+  endpointId: string,
+  work: string,
+  sc: Scenario,
+): Promise<{ files: [string, string][]; line: string }> {
   const dir = join(work, sc.name);
   mkdirSync(dir, { recursive: true });
   const source = join(dir, 'in.jsonl');
-  writeFileSync(source, sc.lines(dir).map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  const id = await batch.start({ id: `history-${sc.name}-${Date.now()}`, endpointId, source, outDir: join(dir, 'out'), options: sc.options });
+  writeFileSync(
+    source,
+    sc
+      .lines(dir)
+      .map((l) => (typeof l === 'string' ? l : JSON.stringify(l)))
+      .join('\n') + '\n',
+  );
+  const id = await batch.start({
+    id: `history-${sc.name}-${Date.now()}`,
+    endpointId,
+    source,
+    outDir: join(dir, 'out'),
+    options: sc.options,
+  });
   await sc.during?.(batch, id);
   if (sc.retryFailed) {
     await batch.result(id);
     await batch.retryFailed(id);
   }
   const got = await batch.result(id).then(
-    (r) => Object.entries(r.counts.byStatus).sort().map(([k, v]) => `${k}:${v}`).join(' '),
+    (r) =>
+      Object.entries(r.counts.byStatus)
+        .sort()
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
     (err: unknown) => failureType(err) ?? String(err),
   );
   if (got !== sc.expect) throw new Error(`${sc.name}: expected ${sc.expect}, got ${got}`);
@@ -127,7 +182,8 @@ async function record(s: Stack, batch: BatchClient, endpointId: string, work: st
 async function main(): Promise<void> {
   const only = onlyArg();
   const unknown = only?.filter((n) => !scenarios.some((sc) => sc.name === n)) ?? [];
-  if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; there are ${scenarios.map((sc) => sc.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`no scenario ${unknown.join(', ')}; there are ${scenarios.map((sc) => sc.name).join(', ')}`);
   const chosen = only ? scenarios.filter((sc) => only.includes(sc.name)) : scenarios;
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const work = mkdtempSync(join(tmpdir(), 'sluice-batch-histories-'));
@@ -135,7 +191,12 @@ async function main(): Promise<void> {
   const stop = () => void s.dispose().finally(() => process.exit(130));
   process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
-    const endpointId = addEndpoint(s.platform, { name: 'mixed', command: exampleCommand('mixed'), workersMin: 2, workersMax: 4 }).id;
+    const endpointId = addEndpoint(s.platform, {
+      name: 'mixed',
+      command: exampleCommand('mixed'),
+      workersMin: 2,
+      workersMax: 4,
+    }).id;
     const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
     const runs = await Promise.allSettled(chosen.map((sc) => record(s, batch, endpointId, work, sc)));
     for (const r of runs) console.log(r.status === 'fulfilled' ? r.value.line : `FAILED ${String(r.reason)}`);
@@ -147,7 +208,8 @@ async function main(): Promise<void> {
     for (const r of runs) {
       if (r.status !== 'fulfilled') continue;
       for (const [f, json] of r.value.files) {
-        if (existsSync(join(outDir, f))) console.log(`${f}: kept (a recorded history is never overwritten; delete it first to record it again)`);
+        if (existsSync(join(outDir, f)))
+          console.log(`${f}: kept (a recorded history is never overwritten; delete it first to record it again)`);
         else writeFileSync(join(outDir, f), json);
       }
     }

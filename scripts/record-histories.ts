@@ -22,31 +22,66 @@ interface Scenario {
   /** The result's status and attempts (`how:status`), or the failure type. */
   expect: string;
 }
-interface Ids { parked: string; counter(): string }
+interface Ids {
+  parked: string;
+  counter(): string;
+}
 
 const scenarios: Scenario[] = [
-  { name: 'webhook-completed', start: (s) => ({ endpointId: s.platform.examples.echo!.id, input: { hello: 'replay' } }), expect: 'COMPLETED submit:COMPLETED' },
   {
-    name: 'poll-completed',
-    start: (s) => ({ endpointId: s.platform.examples.sleep!.id, input: { ms: 1500 }, options: { completion: 'poll', polling: { initialIntervalMs: 200 } } }),
+    name: 'webhook-completed',
+    start: (s) => ({ endpointId: s.platform.examples.echo!.id, input: { hello: 'replay' } }),
     expect: 'COMPLETED submit:COMPLETED',
   },
-  { name: 'runsync-completed', start: (s) => ({ endpointId: s.platform.examples.echo!.id, input: { quick: true }, options: { syncWaitMs: 5000 } }), expect: 'COMPLETED submit:COMPLETED' },
-  { name: 'stream-completed', start: (s) => ({ endpointId: s.platform.examples.stream!.id, input: { chunks: 5, delayMs: 50 }, options: { stream: true } }), expect: 'COMPLETED submit:COMPLETED' },
+  {
+    name: 'poll-completed',
+    start: (s) => ({
+      endpointId: s.platform.examples.sleep!.id,
+      input: { ms: 1500 },
+      options: { completion: 'poll', polling: { initialIntervalMs: 200 } },
+    }),
+    expect: 'COMPLETED submit:COMPLETED',
+  },
+  {
+    name: 'runsync-completed',
+    start: (s) => ({ endpointId: s.platform.examples.echo!.id, input: { quick: true }, options: { syncWaitMs: 5000 } }),
+    expect: 'COMPLETED submit:COMPLETED',
+  },
+  {
+    name: 'stream-completed',
+    start: (s) => ({
+      endpointId: s.platform.examples.stream!.id,
+      input: { chunks: 5, delayMs: 50 },
+      options: { stream: true },
+    }),
+    expect: 'COMPLETED submit:COMPLETED',
+  },
   {
     name: 'flaky-retried',
-    start: (s, ids) => ({ endpointId: s.platform.examples.flaky!.id, input: { counterFile: ids.counter(), failTimes: 1 }, options: { retry: { initialBackoffMs: 100 } } }),
+    start: (s, ids) => ({
+      endpointId: s.platform.examples.flaky!.id,
+      input: { counterFile: ids.counter(), failTimes: 1 },
+      options: { retry: { initialBackoffMs: 100 } },
+    }),
     expect: 'COMPLETED submit:FAILED retry:COMPLETED',
   },
   {
     // The platform keeps results 3 s, the backoff waits 4 s: `/retry` is refused and the job resubmitted.
     name: 'retry-refused-resubmitted',
-    start: (s, ids) => ({ endpointId: s.platform.examples.flaky!.id, input: { counterFile: ids.counter(), failTimes: 1 }, options: { retry: { initialBackoffMs: 4000 } } }),
+    start: (s, ids) => ({
+      endpointId: s.platform.examples.flaky!.id,
+      input: { counterFile: ids.counter(), failTimes: 1 },
+      options: { retry: { initialBackoffMs: 4000 } },
+    }),
     expect: 'COMPLETED submit:FAILED resubmit:COMPLETED',
   },
   {
     name: 'all-attempts-failed',
-    start: (s, ids) => ({ endpointId: s.platform.examples.flaky!.id, input: { counterFile: ids.counter(), failTimes: 5 }, options: { retry: { maxAttempts: 3, initialBackoffMs: 100 } } }),
+    start: (s, ids) => ({
+      endpointId: s.platform.examples.flaky!.id,
+      input: { counterFile: ids.counter(), failTimes: 5 },
+      options: { retry: { maxAttempts: 3, initialBackoffMs: 100 } },
+    }),
     expect: 'FAILED submit:FAILED retry:FAILED retry:FAILED',
   },
   {
@@ -58,7 +93,11 @@ const scenarios: Scenario[] = [
     },
     expect: 'CANCELLED',
   },
-  { name: 'endpoint-not-found', start: () => ({ endpointId: 'nosuchendpoint', input: {} }), expect: 'ENDPOINT_NOT_FOUND' },
+  {
+    name: 'endpoint-not-found',
+    start: () => ({ endpointId: 'nosuchendpoint', input: {} }),
+    expect: 'ENDPOINT_NOT_FOUND',
+  },
 ];
 
 const summary = (r: JobWorkflowResult) => [r.status, ...r.attempts.map((a) => `${a.how}:${a.status}`)].join(' ');
@@ -72,7 +111,11 @@ async function record(s: Stack, ids: Ids, sc: Scenario): Promise<{ file: string;
   });
   if (got !== sc.expect) throw new Error(`${sc.name}: expected ${sc.expect}, got ${got}`);
   const history = await s.env.client.workflow.getHandle(id).fetchHistory();
-  return { file: `${sc.name}.json`, json: `${historyToJSON(history)}\n`, line: `${sc.name}: ${history.events?.length} events (${got})` };
+  return {
+    file: `${sc.name}.json`,
+    json: `${historyToJSON(history)}\n`,
+    line: `${sc.name}: ${history.events?.length} events (${got})`,
+  };
 }
 
 async function main(): Promise<void> {
@@ -83,7 +126,10 @@ async function main(): Promise<void> {
   const stop = () => void s.dispose().finally(() => process.exit(130));
   process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
-    const ids: Ids = { parked: addEndpoint(s.platform, { name: 'parked', command: ['false'], workersMax: 0 }).id, counter: () => join(counters, `count-${n++}`) };
+    const ids: Ids = {
+      parked: addEndpoint(s.platform, { name: 'parked', command: ['false'], workersMax: 0 }).id,
+      counter: () => join(counters, `count-${n++}`),
+    };
     // Every run settles before the stack stops, failed or not; files are written only if all passed.
     const runs = await Promise.allSettled(scenarios.map((sc) => record(s, ids, sc)));
     for (const r of runs) console.log(r.status === 'fulfilled' ? r.value.line : `FAILED ${String(r.reason)}`);

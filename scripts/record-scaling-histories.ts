@@ -19,20 +19,38 @@ import { historyToJSON } from '../test/workflows/history-json';
 
 const outDir = join(__dirname, '..', 'test', 'workflows', 'histories', 'scaling');
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
-interface Ctx { s: Stack; scaling: ScalingClient; gql: GraphqlClient; proxy: HealthProxy; ep: string }
+interface Ctx {
+  s: Stack;
+  scaling: ScalingClient;
+  gql: GraphqlClient;
+  proxy: HealthProxy;
+  ep: string;
+}
 
-const quick: ScalingOptionsInput = { intervalMs: 300, stabilizationWindowMs: 1500, cooldownMs: 2500, minWriteGapMs: 500, ceiling: 4 };
+const quick: ScalingOptionsInput = {
+  intervalMs: 300,
+  stabilizationWindowMs: 1500,
+  cooldownMs: 2500,
+  minWriteGapMs: 500,
+  ceiling: 4,
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ticks = async (c: Ctx, n: number) => {
   const from = (await c.scaling.status(c.ep)).ticks;
   await eventually(async () => (await c.scaling.status(c.ep)).ticks >= from + n, 20_000);
 };
 const jobs = async (c: Ctx, n: number, ms: number) => {
-  for (let i = 0; i < n; i++) await call(c.s.platform.url, 'POST', `/v2/${c.ep}/run`, { key: c.s.platform.apiKey, body: { input: { ms } } });
+  for (let i = 0; i < n; i++)
+    await call(c.s.platform.url, 'POST', `/v2/${c.ep}/run`, { key: c.s.platform.apiKey, body: { input: { ms } } });
 };
 
 /** One representative run: its config, what happens during it (it is stopped at the end), and the decision kinds it must show. */
-interface Scenario { name: string; config: ScalingOptionsInput; during(c: Ctx): Promise<void>; expect: string[] }
+interface Scenario {
+  name: string;
+  config: ScalingOptionsInput;
+  during(c: Ctx): Promise<void>;
+  expect: string[];
+}
 
 const scenarios: Scenario[] = [
   {
@@ -41,7 +59,10 @@ const scenarios: Scenario[] = [
     during: async (c) => {
       await ticks(c, 1);
       await jobs(c, 4, 800);
-      await eventually(async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'deactivate'), 20_000);
+      await eventually(
+        async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'deactivate'),
+        20_000,
+      );
     },
     expect: ['start', 'activate', 'scale-down', 'deactivate', 'restore'],
   },
@@ -52,7 +73,10 @@ const scenarios: Scenario[] = [
     during: async (c) => {
       await ticks(c, 1);
       await jobs(c, 4, 800);
-      await eventually(async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'deactivate'), 20_000);
+      await eventually(
+        async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'deactivate'),
+        20_000,
+      );
     },
     expect: ['start', 'activate', 'scale-down', 'deactivate', 'restore'],
   },
@@ -66,11 +90,17 @@ const scenarios: Scenario[] = [
       await c.scaling.clearOverride(c.ep);
       await c.scaling.pause(c.ep);
       await ticks(c, 1);
-      if ((await c.scaling.status(c.ep)).decisions.at(-1)?.kind !== 'paused') throw new Error('messages: the scaler did not pause');
+      if ((await c.scaling.status(c.ep)).decisions.at(-1)?.kind !== 'paused')
+        throw new Error('messages: the scaler did not pause');
       await c.scaling.resume(c.ep);
       await c.scaling.configure(c.ep, { headroom: 2, maxSpendPerHour: 100 });
       await c.scaling.setWindow(c.ep, { floor: 1, ceiling: 3, until: Date.now() + 1000, source: 'replay' });
-      await c.scaling.reportBacklog(c.ep, { source: 'batch/replay', remaining: 20, jobMs: 500, deadline: Date.now() + 5000 });
+      await c.scaling.reportBacklog(c.ep, {
+        source: 'batch/replay',
+        remaining: 20,
+        jobMs: 500,
+        deadline: Date.now() + 5000,
+      });
       await c.scaling.reportBacklog(c.ep, { source: 'batch/replay', remaining: 0, jobMs: 500 }, { wait: false });
       await c.scaling.override(c.ep, { workersMin: 1, workersMax: 1, forMs: 1000 });
       await ticks(c, 2);
@@ -106,7 +136,10 @@ const scenarios: Scenario[] = [
     during: async (c) => {
       await ticks(c, 2);
       await c.gql.saveEndpoint({ id: c.ep, workersMin: 0, workersMax: 3 });
-      await eventually(async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'drift-reassert'), 20_000);
+      await eventually(
+        async () => (await c.scaling.status(c.ep)).decisions.some((d) => d.kind === 'drift-reassert'),
+        20_000,
+      );
     },
     expect: ['start', 'drift-reassert', 'restore'],
   },
@@ -118,8 +151,16 @@ const scenarios: Scenario[] = [
       const dir = mkdtempSync(join(tmpdir(), 'sluice-replay-batch-'));
       writeFileSync(join(dir, 'in.jsonl'), Array.from({ length: 12 }, () => '{"input":{"ms":300}}\n').join(''));
       const batch = new BatchClient({ client: c.s.env.client, resultsDir: c.s.resultsDir });
-      const id = await batch.start({ endpointId: c.ep, source: join(dir, 'in.jsonl'), outDir: dir, options: { concurrency: 4, deadline: Date.now() + 20_000 } });
-      await eventually(async () => (await c.scaling.status(c.ep)).backlogs.some((b) => b.pulled && b.jobMs !== undefined), 20_000);
+      const id = await batch.start({
+        endpointId: c.ep,
+        source: join(dir, 'in.jsonl'),
+        outDir: dir,
+        options: { concurrency: 4, deadline: Date.now() + 20_000 },
+      });
+      await eventually(
+        async () => (await c.scaling.status(c.ep)).backlogs.some((b) => b.pulled && b.jobMs !== undefined),
+        20_000,
+      );
       await batch.result(id);
       await eventually(async () => (await c.scaling.status(c.ep)).backlogs.length === 0, 20_000);
       await ticks(c, 2);
@@ -134,7 +175,8 @@ async function record(c: Ctx, sc: Scenario): Promise<[string, string][]> {
   const last = await c.scaling.stop(c.ep);
   const kinds = new Set(last?.decisions.map((d) => d.kind));
   const missing = sc.expect.filter((k) => !kinds.has(k as never));
-  if (missing.length > 0) throw new Error(`${sc.name}: no ${missing.join(', ')} decision (got ${[...kinds].join(', ')})`);
+  if (missing.length > 0)
+    throw new Error(`${sc.name}: no ${missing.join(', ')} decision (got ${[...kinds].join(', ')})`);
   const files: [string, string][] = [];
   const d = await c.s.env.client.workflow.getHandle(wid).describe();
   let runId: string | undefined = d.raw.workflowExecutionInfo?.firstRunId || d.runId;
@@ -151,19 +193,28 @@ async function main(): Promise<void> {
   const force = args.includes('--force');
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined;
   const chosen = scenarios.filter((sc) => !only || only.includes(sc.name));
-  if (chosen.length === 0) throw new Error(`no scenario named ${only?.join(', ')}; known: ${scenarios.map((x) => x.name).join(', ')}`);
+  if (chosen.length === 0)
+    throw new Error(`no scenario named ${only?.join(', ')}; known: ${scenarios.map((x) => x.name).join(', ')}`);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   let proxy: HealthProxy | undefined;
-  const s = await orchestratorStack({ daemon: async (p) => {
-    proxy = await healthProxy(p.url);
-    return { SLUICE_QUEUE_URL: `${proxy.url}/v2` };
-  } });
+  const s = await orchestratorStack({
+    daemon: async (p) => {
+      proxy = await healthProxy(p.url);
+      return { SLUICE_QUEUE_URL: `${proxy.url}/v2` };
+    },
+  });
   const gql = new GraphqlClient({ url: `${s.platform.url}/graphql`, apiKey: s.platform.apiKey });
   try {
     const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
     mkdirSync(outDir, { recursive: true });
     for (const sc of chosen) {
-      const ep = addEndpoint(s.platform, { name: `replay-${sc.name}`, command: exampleCommand('sleep'), workersMin: 0, workersMax: 1, idleTimeout: 1 }).id;
+      const ep = addEndpoint(s.platform, {
+        name: `replay-${sc.name}`,
+        command: exampleCommand('sleep'),
+        workersMin: 0,
+        workersMax: 1,
+        idleTimeout: 1,
+      }).id;
       const files = await record({ s, scaling, gql, proxy: proxy!, ep }, sc);
       for (const [f, json] of files) {
         if (existsSync(join(outDir, f)) && !force) console.log(`${f}: exists, kept (--force replaces it)`);

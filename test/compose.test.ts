@@ -8,13 +8,34 @@ import { loadConfig } from '../worker/config';
 // No Docker engine here: the compose file is parsed and checked against what the code expects.
 const root = join(__dirname, '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { image?: string; build?: string; command?: string[]; entrypoint?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition?: string }>; ports?: string[]; expose?: string[]; container_name?: string }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      build?: string;
+      command?: string[];
+      entrypoint?: string[];
+      environment?: Record<string, string>;
+      depends_on?: Record<string, { condition?: string }>;
+      ports?: string[];
+      expose?: string[];
+      container_name?: string;
+    }
+  >;
   volumes: Record<string, unknown>;
 };
 
 describe('docker-compose.yml', () => {
   it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform and the daemons', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['daemon', 'minio', 'minio-init', 'platform', 'postgresql', 'temporal', 'temporal-ui']);
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'daemon',
+      'minio',
+      'minio-init',
+      'platform',
+      'postgresql',
+      'temporal',
+      'temporal-ui',
+    ]);
     expect(compose.services.temporal!.environment!.DB).toBe('postgres12');
     expect(compose.services.temporal!.environment!.POSTGRES_SEEDS).toBe('postgresql');
     for (const s of ['postgresql', 'temporal', 'temporal-ui']) expect(compose.services[s]!.image).toMatch(/:\d+\.\d+/);

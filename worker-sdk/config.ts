@@ -25,7 +25,10 @@ export interface WorkerConfig {
   pingIntervalMs: number;
 }
 
-const optionalText = z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.string().trim().optional());
+const optionalText = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+  z.string().trim().optional(),
+);
 
 const EnvSchema = z.object({
   [WORKER_ENV.takeUrl]: optionalText,
@@ -55,7 +58,8 @@ function checkUrl(name: string, url: string): void {
   } catch {
     throw new ConfigError(`${name} is not a valid URL: ${url}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL: ${url}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an http(s) URL: ${url}`);
 }
 
 /**
@@ -78,7 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): WorkerConfig | undefined {
   const doneUrlTemplate = substitute(done, '$RUNPOD_POD_ID', podId);
   checkUrl(WORKER_ENV.doneUrl, substitute(doneUrlTemplate, '$ID', 'job'));
 
-  const stream = e[WORKER_ENV.streamUrl] ?? (done.includes('/job-done/') ? done.replace('/job-done/', '/job-stream/') : undefined);
+  const stream =
+    e[WORKER_ENV.streamUrl] ?? (done.includes('/job-done/') ? done.replace('/job-done/', '/job-stream/') : undefined);
   const streamUrlTemplate = stream === undefined ? undefined : substitute(stream, '$RUNPOD_POD_ID', podId);
   if (streamUrlTemplate !== undefined) checkUrl(WORKER_ENV.streamUrl, substitute(streamUrlTemplate, '$ID', 'job'));
 
@@ -109,4 +114,5 @@ export function appendQuery(url: string, params: Record<string, string>): string
 }
 
 /** Fills `$ID` of a done/stream URL template with a job id. */
-export const jobUrl = (template: string, jobId: string): string => substitute(template, '$ID', encodeURIComponent(jobId));
+export const jobUrl = (template: string, jobId: string): string =>
+  substitute(template, '$ID', encodeURIComponent(jobId));

@@ -56,11 +56,17 @@ export function errorMessage(err: unknown): string {
 /** A terse description for logs: message plus the system error code when there is one. */
 export function describeError(err: unknown): string {
   const msg = errorMessage(err);
-  const code = err instanceof Error ? ((err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code) : undefined;
+  const code =
+    err instanceof Error
+      ? ((err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code)
+      : undefined;
   return typeof code === 'string' && !msg.includes(code) ? `${msg} (${code})` : msg;
 }
 
 /** One line from schema issues: `path: problem; ...` (path `input` when at the root). */
-export function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], root = 'input'): string {
+export function formatIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  root = 'input',
+): string {
   return issues.map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : root}: ${i.message}`).join('; ');
 }

@@ -85,7 +85,13 @@ async function streamOut(
  * Runs one job to the end and posts its result through `sink`. Never rejects. When `controller`
  * aborts, the handler is abandoned (its signal tells it to stop) and nothing more is posted.
  */
-export async function executeJob(raw: TakenJob, controller: AbortController, handler: Handler<unknown>, sink: JobSink, opts: ExecuteOptions): Promise<void> {
+export async function executeJob(
+  raw: TakenJob,
+  controller: AbortController,
+  handler: Handler<unknown>,
+  sink: JobSink,
+  opts: ExecuteOptions,
+): Promise<void> {
   const { signal } = controller;
   const started = Date.now();
   let finished = false;
@@ -108,12 +114,17 @@ export async function executeJob(raw: TakenJob, controller: AbortController, han
   log('info', 'job started', { jobId: raw.id });
   let outcome: JobOutcome;
   try {
-    const ran = await raceAbort(Promise.resolve().then(() => handler(job)), signal);
+    const ran = await raceAbort(
+      Promise.resolve().then(() => handler(job)),
+      signal,
+    );
     if (ran.aborted) outcome = { kind: 'stopped' };
     else if (isStreamResult(ran.value)) outcome = await streamOut(ran.value, raw.id, signal, sink, opts);
     else outcome = { kind: 'done', body: resultBody(ran.value), isStream: false };
   } catch (err) {
-    outcome = signal.aborted ? { kind: 'stopped' } : { kind: 'done', body: { error: errorMessage(err) }, isStream: false };
+    outcome = signal.aborted
+      ? { kind: 'stopped' }
+      : { kind: 'done', body: { error: errorMessage(err) }, isStream: false };
     if (!signal.aborted) log('warn', 'handler failed', { jobId: raw.id, error: errorMessage(err) });
   }
   finished = true;

@@ -67,7 +67,11 @@ class LocalSink implements JobSink {
  * (`{"output": ...}` or `{"error": ...}`; a stream's chunks become the output array) as one JSON
  * line on stdout. Returns whether the job succeeded.
  */
-export async function runLocal(handler: Handler<unknown>, argJson: string | undefined, signal?: AbortSignal): Promise<boolean> {
+export async function runLocal(
+  handler: Handler<unknown>,
+  argJson: string | undefined,
+  signal?: AbortSignal,
+): Promise<boolean> {
   let raw: TakenJob;
   try {
     raw = await loadTestJob(argJson);

@@ -17,17 +17,26 @@ export function pingUrlFor(base: string, jobIds: readonly string[]): string {
 }
 
 /** Whether the heartbeat runs: it needs the ping URL, `RUNPOD_POD_ID` and the API key. */
-export const pingEnabled = (cfg: WorkerConfig): boolean => cfg.pingUrl !== undefined && cfg.podIdFromEnv && cfg.apiKey !== undefined;
+export const pingEnabled = (cfg: WorkerConfig): boolean =>
+  cfg.pingUrl !== undefined && cfg.podIdFromEnv && cfg.apiKey !== undefined;
 
 /** Pings at once, then every `pingIntervalMs`, until `halt` aborts. Never rejects. */
-export async function pingLoop(cfg: WorkerConfig, transport: Transport, runner: Runner, halt: AbortSignal): Promise<void> {
+export async function pingLoop(
+  cfg: WorkerConfig,
+  transport: Transport,
+  runner: Runner,
+  halt: AbortSignal,
+): Promise<void> {
   const base = cfg.pingUrl;
   if (base === undefined || !pingEnabled(cfg)) return;
   let failures = 0;
   while (!halt.aborted) {
     const started = Date.now();
     try {
-      const res = await transport.send('GET', pingUrlFor(base, runner.runningIds()), { signal: halt, timeoutMs: 2 * cfg.pingIntervalMs });
+      const res = await transport.send('GET', pingUrlFor(base, runner.runningIds()), {
+        signal: halt,
+        timeoutMs: 2 * cfg.pingIntervalMs,
+      });
       if (res.status >= 400 && failures++ % 10 === 0) log('warn', 'ping refused', { status: res.status, failures });
       else if (res.status < 400) failures = 0;
     } catch (err) {

@@ -92,7 +92,10 @@ export class Runner {
     if (!parsed.success) {
       const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
       const noInput = typeof body === 'object' && body !== null && (body as { input?: unknown }).input === undefined;
-      const error = noInput && typeof id === 'string' ? 'job has no input' : `invalid job: ${formatIssues(parsed.error.issues, 'job')}`;
+      const error =
+        noInput && typeof id === 'string'
+          ? 'job has no input'
+          : `invalid job: ${formatIssues(parsed.error.issues, 'job')}`;
       log('error', 'job-take returned an invalid job', { jobId: id, error });
       // With an id the job can be failed rather than left to time out.
       if (typeof id === 'string' && !this.running.has(id)) {
@@ -122,7 +125,10 @@ export class Runner {
     log('info', 'waiting for running jobs', { jobIds: this.runningIds(), graceMs });
     const all = (): Promise<unknown> => Promise.all([...this.running.values()].map((j) => j.done));
     const timer = new AbortController();
-    const finished = await Promise.race([all().then(() => true), sleep(Math.max(0, graceMs), timer.signal).then(() => false)]);
+    const finished = await Promise.race([
+      all().then(() => true),
+      sleep(Math.max(0, graceMs), timer.signal).then(() => false),
+    ]);
     timer.abort();
     if (finished) return true;
     log('warn', 'grace period over, abandoning running jobs', { jobIds: this.runningIds() });

@@ -29,7 +29,10 @@ function finish(code: number, exitProcess: boolean): void {
  * Unless `exitProcess: false`, the process then exits (0, or 1 when the test job failed).
  * Rejects with {@link ConfigError} on a malformed environment or options.
  */
-export async function serve<I = Record<string, unknown>>(handler: Handler<I>, options: ServeOptions = {}): Promise<void> {
+export async function serve<I = Record<string, unknown>>(
+  handler: Handler<I>,
+  options: ServeOptions = {},
+): Promise<void> {
   const run = handler as unknown as Handler<unknown>;
   const env = options.env ?? process.env;
   const exitProcess = options.exitProcess ?? true;
@@ -46,7 +49,9 @@ export async function serve<I = Record<string, unknown>>(handler: Handler<I>, op
 
   const transport = new Transport(cfg.apiKey);
   const sink = new HttpSink(cfg, transport);
-  const runner = new Runner(cfg, transport, sink, run, concurrency, { returnAggregateStream: options.returnAggregateStream ?? false });
+  const runner = new Runner(cfg, transport, sink, run, concurrency, {
+    returnAggregateStream: options.returnAggregateStream ?? false,
+  });
   const stopping = new AbortController();
   const halt = new AbortController();
 

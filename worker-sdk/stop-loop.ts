@@ -44,7 +44,8 @@ export async function stopLoop(url: string, transport: Transport, runner: Runner
       }
     } catch (err) {
       if (halt.aborted) break;
-      if (!(err instanceof RequestTimeoutError) && failures++ % 30 === 0) log('warn', 'job-stop failed', { error: describeError(err), failures });
+      if (!(err instanceof RequestTimeoutError) && failures++ % 30 === 0)
+        log('warn', 'job-stop failed', { error: describeError(err), failures });
       waitMs = MIN_IDLE_CYCLE_MS;
     }
     await sleep(waitMs, halt);

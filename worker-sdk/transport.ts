@@ -44,7 +44,8 @@ export class Transport {
       const text = await res.body.text();
       return { status: res.statusCode, text };
     } catch (err) {
-      if (timeout.aborted && !opts.signal?.aborted) throw new RequestTimeoutError(`${method} timed out after ${opts.timeoutMs} ms`);
+      if (timeout.aborted && !opts.signal?.aborted)
+        throw new RequestTimeoutError(`${method} timed out after ${opts.timeoutMs} ms`);
       throw err;
     }
   }
@@ -53,7 +54,12 @@ export class Transport {
    * POSTs a JSON payload: up to 3 attempts on 5xx or network errors (1 s, then 2 s apart); a 4xx
    * drops it. Returns whether it was accepted. Never throws.
    */
-  async deliver(url: string, payload: string, fields: Record<string, unknown>, headers?: Record<string, string>): Promise<boolean> {
+  async deliver(
+    url: string,
+    payload: string,
+    fields: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       let failure: string;
       try {

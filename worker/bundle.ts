@@ -38,7 +38,10 @@ export function sourceHash(root = projectRoot): string {
 export async function workflowBundle(cacheDir = join(projectRoot, 'dist')): Promise<{ code: string }> {
   const file = join(cacheDir, `workflow-bundle-${sourceHash()}.js`);
   if (existsSync(file)) return { code: readFileSync(file, 'utf8') };
-  const { code } = await bundleWorkflowCode({ workflowsPath: join(projectRoot, 'workflows', 'index.ts'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(projectRoot, 'workflows', 'index.ts'),
+    logger: quietLogger,
+  });
   mkdirSync(cacheDir, { recursive: true });
   // Written aside and renamed: processes bundling at once never read a half-written file.
   const tmp = `${file}.${process.pid}.tmp`;

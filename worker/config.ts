@@ -5,7 +5,11 @@ import { parseS3Url } from '../activities/store/open';
 import { ConfigError } from './errors';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const port = z.coerce.number({ error: 'must be a port number from 0 to 65535' }).int({ error: 'must be a port number from 0 to 65535' }).min(0).max(65535);
+const port = z.coerce
+  .number({ error: 'must be a port number from 0 to 65535' })
+  .int({ error: 'must be a port number from 0 to 65535' })
+  .min(0)
+  .max(65535);
 const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** What is wrong with a results store URL (`s3://bucket/prefix`, `file:///dir` or a directory), if anything. */
@@ -18,21 +22,28 @@ export function resultsUrlProblem(value: string): string | undefined {
     }
     return undefined;
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('file://')) return 'must be s3://bucket/prefix, file:///dir or a directory path';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('file://'))
+    return 'must be s3://bucket/prefix, file:///dir or a directory path';
   return undefined;
 }
 
-const resultsUrl = z.string().min(1).superRefine((v, ctx) => {
-  const problem = resultsUrlProblem(v);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+const resultsUrl = z
+  .string()
+  .min(1)
+  .superRefine((v, ctx) => {
+    const problem = resultsUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /**
  * What every client of Temporal and the service needs: the daemon and the CLI read the same
  * variables (the standard `TEMPORAL_*` ones, so a cluster or Temporal Cloud works unchanged).
  */
 const connection = {
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' }).default('localhost:7233'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, { error: 'must be host:port' })
+    .default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   /** TLS on the Temporal connection; defaults to on when an API key is set (Temporal Cloud). */
@@ -69,7 +80,12 @@ const DaemonSchema = z.object({
   /** Where Temporal's runtime serves Prometheus metrics (merged into the daemon's /metrics). */
   SLUICE_TEMPORAL_METRICS_PORT: port.default(9464),
   /** First fallback poll of a webhook wait, ms. */
-  SLUICE_WEBHOOK_FALLBACK_MS: z.coerce.number({ error: 'must be a number' }).int().min(100).max(86_400_000).default(30_000),
+  SLUICE_WEBHOOK_FALLBACK_MS: z.coerce
+    .number({ error: 'must be a number' })
+    .int()
+    .min(100)
+    .max(86_400_000)
+    .default(30_000),
   /**
    * Multiplies the client's rate budget (the spec's base limits, e.g. `/run` 1,000 per 10 s per
    * endpoint): above 1 when the endpoint's dynamic limit is known to be higher. Unset, each daemon
@@ -78,7 +94,12 @@ const DaemonSchema = z.object({
    * @default unset (the shared budget)
    */
   SLUICE_RATE_SCALE: z.coerce.number({ error: 'must be a number' }).positive().max(1000).optional(),
-  SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000).default(200),
+  SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce
+    .number({ error: 'must be a number' })
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(200),
   SLUICE_SHUTDOWN_GRACE_MS: z.coerce.number({ error: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
 });
 
@@ -92,7 +113,11 @@ export type ClientSettingName = keyof ClientConfig;
 export const CLIENT_SETTINGS = Object.keys(connection) as ClientSettingName[];
 
 /** Variables whose values are never printed whole. */
-export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['TEMPORAL_API_KEY', 'SLUICE_API_KEY', 'SLUICE_WEBHOOK_SECRET']);
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'TEMPORAL_API_KEY',
+  'SLUICE_API_KEY',
+  'SLUICE_WEBHOOK_SECRET',
+]);
 
 /** `****` and the last four characters of a secret (nothing of a short one). */
 export function maskSecret(value: string): string {
@@ -106,19 +131,28 @@ function parse<S extends z.ZodObject>(schema: S, env: Record<string, string | un
     if (v !== undefined && v !== '') picked[key] = v;
   }
   const r = schema.safeParse(picked);
-  const issues = r.success ? [] : r.error.issues.map((issue) => {
-    const variable = String(issue.path[0] ?? 'environment');
-    return { variable, message: issue.code === 'invalid_type' && picked[variable] === undefined ? 'is required' : issue.message };
-  });
+  const issues = r.success
+    ? []
+    : r.error.issues.map((issue) => {
+        const variable = String(issue.path[0] ?? 'environment');
+        return {
+          variable,
+          message: issue.code === 'invalid_type' && picked[variable] === undefined ? 'is required' : issue.message,
+        };
+      });
   if (picked.TEMPORAL_TLS_CLIENT_CERT_PATH && !picked.TEMPORAL_TLS_CLIENT_KEY_PATH) {
-    issues.push({ variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', message: 'is required with TEMPORAL_TLS_CLIENT_CERT_PATH' });
+    issues.push({
+      variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+      message: 'is required with TEMPORAL_TLS_CLIENT_CERT_PATH',
+    });
   }
   if (issues.length > 0 || !r.success) throw new ConfigError(issues);
   return r.data;
 }
 
 /** The results store a configuration names: SLUICE_RESULTS_URL, else SLUICE_RESULTS_DIR. */
-export const resultsUrlOf = (c: Pick<ClientConfig, 'SLUICE_RESULTS_URL' | 'SLUICE_RESULTS_DIR'>): string => c.SLUICE_RESULTS_URL ?? c.SLUICE_RESULTS_DIR;
+export const resultsUrlOf = (c: Pick<ClientConfig, 'SLUICE_RESULTS_URL' | 'SLUICE_RESULTS_DIR'>): string =>
+  c.SLUICE_RESULTS_URL ?? c.SLUICE_RESULTS_DIR;
 
 /** Parses the daemon's environment; every missing or bad variable is named at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): DaemonConfig {

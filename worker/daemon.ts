@@ -70,8 +70,15 @@ async function openStore(config: DaemonConfig): Promise<ObjectStore> {
     return store;
   } catch (err) {
     await store?.close().catch(() => undefined);
-    const hint = url.startsWith('s3://') ? ' (endpoint and credentials: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)' : '';
-    throw new ConfigError([{ variable, message: `the results store ${url} cannot be used: ${(err as Error).message || (err as Error).name}${hint}` }]);
+    const hint = url.startsWith('s3://')
+      ? ' (endpoint and credentials: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'
+      : '';
+    throw new ConfigError([
+      {
+        variable,
+        message: `the results store ${url} cannot be used: ${(err as Error).message || (err as Error).name}${hint}`,
+      },
+    ]);
   }
 }
 
@@ -85,20 +92,36 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
   const live: { hub?: WebhookHub; worker?: Worker } = {};
   const server = createDaemonServer({
-    hub: () => live.hub, metrics, logger, ready: () => live.worker?.getState() === 'RUNNING',
+    hub: () => live.hub,
+    metrics,
+    logger,
+    ready: () => live.worker?.getState() === 'RUNNING',
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
   });
-  await new Promise<void>((r, j) => server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r));
+  await new Promise<void>((r, j) =>
+    server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
+  );
   const addr = server.address() as AddressInfo;
   const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
 
   // One budget per daemon: every batch step and job activity of every workflow submits through it.
   const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
-  const queue = new QueueClient({ baseUrl: config.SLUICE_QUEUE_URL, apiKey: config.SLUICE_API_KEY, rateBudget: budget });
-  const rest = new RestClient({ baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL), apiKey: config.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
+  const queue = new QueueClient({
+    baseUrl: config.SLUICE_QUEUE_URL,
+    apiKey: config.SLUICE_API_KEY,
+    rateBudget: budget,
+  });
+  const rest = new RestClient({
+    baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL),
+    apiKey: config.SLUICE_API_KEY,
+    retry: { maxAttempts: 2 },
+  });
   const price = endpointPrice(rest);
   // The scaler reads and writes bounds over GraphQL (saveEndpoint).
-  const graphql = new GraphqlClient({ url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL), apiKey: config.SLUICE_API_KEY });
+  const graphql = new GraphqlClient({
+    url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL),
+    apiKey: config.SLUICE_API_KEY,
+  });
   const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config);
   const client = o.client ?? own!.client;
   const connection = o.connection ?? (await connectWorker(config));
@@ -107,7 +130,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   // Batch webhooks go to the results store, where any daemon's step takes them.
   const inbox = new StoreInbox({ store, daemonId: `${identity}-${randomBytes(3).toString('hex')}` });
   const hub = (live.hub = new WebhookHub({
-    secret: await sharedWebhookSecret(config.SLUICE_WEBHOOK_SECRET, store), publicUrl: config.SLUICE_PUBLIC_URL ?? url, client, store, queue, logger, metrics, inbox,
+    secret: await sharedWebhookSecret(config.SLUICE_WEBHOOK_SECRET, store),
+    publicUrl: config.SLUICE_PUBLIC_URL ?? url,
+    client,
+    store,
+    queue,
+    logger,
+    metrics,
+    inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
   const worker = (live.worker = await Worker.create({
@@ -117,16 +147,25 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
     activities: {
-      ...createJobActivities({ queue, store, hub, metrics }), ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
+      ...createJobActivities({ queue, store, hub, metrics }),
+      ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
       ...createScalingActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
-  const share = config.SLUICE_RATE_SCALE === undefined
-    ? startRateShare({ client, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.SLUICE_TASK_QUEUE, identity, budget, logger })
-    : undefined;
+  const share =
+    config.SLUICE_RATE_SCALE === undefined
+      ? startRateShare({
+          client,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue: config.SLUICE_TASK_QUEUE,
+          identity,
+          budget,
+          logger,
+        })
+      : undefined;
   /** The stop begins (a close, or the worker ended by itself): the server may be gone, which is no error now. */
   const stopping = (): void => {
     temporalStopping();
@@ -149,9 +188,22 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     await own?.close();
     await store.close();
   });
-  logger.info({ url, taskQueue: config.SLUICE_TASK_QUEUE, temporal: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE }, 'daemon running');
+  logger.info(
+    {
+      url,
+      taskQueue: config.SLUICE_TASK_QUEUE,
+      temporal: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+    },
+    'daemon running',
+  );
   return {
-    url, hub, metrics, done, budget, ...(share ? { share } : {}),
+    url,
+    hub,
+    metrics,
+    done,
+    budget,
+    ...(share ? { share } : {}),
     close: async () => {
       stopping();
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -44,7 +44,13 @@ export class HeldWaits {
   /** Holds a wait until its webhook comes, its fallback poll sees the job end, or it goes away. */
   hold(k: string, reg: AwaitRegistration): void {
     const now = Date.now();
-    this.pending.set(k, { ...reg, nextPollAt: now + this.o.fallbackFirstMs, pollEveryMs: this.o.fallbackFirstMs, nextBeatAt: now + this.o.heartbeatEveryMs, busy: false });
+    this.pending.set(k, {
+      ...reg,
+      nextPollAt: now + this.o.fallbackFirstMs,
+      pollEveryMs: this.o.fallbackFirstMs,
+      nextBeatAt: now + this.o.heartbeatEveryMs,
+      busy: false,
+    });
   }
 
   /** The wait held under `k`, no longer held (the caller completes it). */
@@ -123,12 +129,17 @@ export class HeldWaits {
     } catch (err) {
       if (isPlatformApiError(err, 'NOT_FOUND')) {
         this.pending.delete(k);
-        const failure = ApplicationFailure.create({ type: FailureType.JOB_EXPIRED, message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`, nonRetryable: true });
+        const failure = ApplicationFailure.create({
+          type: FailureType.JOB_EXPIRED,
+          message: `job ${p.remoteJobId} no longer exists on the service (its ttl expired)`,
+          nonRetryable: true,
+        });
         await this.o.client.activity.fail(p.taskToken, failure).catch(() => undefined);
         return;
       }
       // A wait no longer held (cleared on a stop, or ended meanwhile) needs no poll: no news.
-      if (this.pending.get(k) === p) this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
+      if (this.pending.get(k) === p)
+        this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
     } finally {
       p.pollEveryMs = Math.min(this.o.fallbackMaxMs, p.pollEveryMs * 2);
       p.nextPollAt = Date.now() + p.pollEveryMs;

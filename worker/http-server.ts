@@ -33,7 +33,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   // Handed on to Temporal, which writes it out again: a value nested deeper than the platform's limit is refused.
-  if (jsonDeeperThan(value, LIMITS.jsonDepth)) throw new Error(`body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep`);
+  if (jsonDeeperThan(value, LIMITS.jsonDepth))
+    throw new Error(`body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep`);
   return value;
 }
 
@@ -65,7 +66,8 @@ export function createDaemonServer(d: DaemonHttpDeps): Server {
         return send(res, 200, {});
       }
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
-      if (req.method === 'GET' && path === '/readyz') return d.ready() ? send(res, 200, { ready: true }) : send(res, 503, { ready: false });
+      if (req.method === 'GET' && path === '/readyz')
+        return d.ready() ? send(res, 200, { ready: true }) : send(res, 503, { ready: false });
       if (req.method === 'GET' && path === '/metrics') {
         let text = await d.metrics.registry.metrics();
         if (d.temporalMetricsUrl) {

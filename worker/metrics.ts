@@ -5,10 +5,30 @@ import { type StoreStats } from '../activities/store/object-store';
 /** sluice's own Prometheus metrics; Temporal's runtime metrics are appended at scrape time. */
 export class DaemonMetrics implements ActivityMetrics {
   readonly registry = new Registry();
-  private readonly calls = new Counter({ name: 'sluice_http_calls_total', help: 'HTTP calls to the serverless service, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [this.registry] });
-  private readonly limited = new Counter({ name: 'sluice_http_rate_limited_total', help: '429 answers from the service, by operation', labelNames: ['operation'], registers: [this.registry] });
-  private readonly jobs = new Counter({ name: 'sluice_remote_jobs_total', help: 'Remote jobs seen finishing, by status and how the orchestrator learnt it', labelNames: ['status', 'via'], registers: [this.registry] });
-  private readonly webhooks = new Counter({ name: 'sluice_webhooks_total', help: 'Webhook calls received, by result', labelNames: ['result'], registers: [this.registry] });
+  private readonly calls = new Counter({
+    name: 'sluice_http_calls_total',
+    help: 'HTTP calls to the serverless service, by operation and outcome',
+    labelNames: ['operation', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly limited = new Counter({
+    name: 'sluice_http_rate_limited_total',
+    help: '429 answers from the service, by operation',
+    labelNames: ['operation'],
+    registers: [this.registry],
+  });
+  private readonly jobs = new Counter({
+    name: 'sluice_remote_jobs_total',
+    help: 'Remote jobs seen finishing, by status and how the orchestrator learnt it',
+    labelNames: ['status', 'via'],
+    registers: [this.registry],
+  });
+  private readonly webhooks = new Counter({
+    name: 'sluice_webhooks_total',
+    help: 'Webhook calls received, by result',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'sluice_completion_notice_seconds',
     help: 'Time from a completion notice (webhook) to the waiting activity being completed',
@@ -20,10 +40,18 @@ export class DaemonMetrics implements ActivityMetrics {
   /** The results store's own counters, read at scrape time (see {@link observeStore}). */
   private store?: StoreStats;
   private readonly storeRequests = new Counter({
-    name: 'sluice_store_requests_total', help: 'Requests of the results store to its backend (S3 commands, or filesystem calls), by operation', labelNames: ['op'], registers: [this.registry],
+    name: 'sluice_store_requests_total',
+    help: 'Requests of the results store to its backend (S3 commands, or filesystem calls), by operation',
+    labelNames: ['op'],
+    registers: [this.registry],
     collect: () => this.collectStore(),
   });
-  private readonly storeBytes = new Counter({ name: 'sluice_store_bytes_total', help: 'Bytes the results store wrote and read, by direction', labelNames: ['dir'], registers: [this.registry] });
+  private readonly storeBytes = new Counter({
+    name: 'sluice_store_bytes_total',
+    help: 'Bytes the results store wrote and read, by direction',
+    labelNames: ['dir'],
+    registers: [this.registry],
+  });
 
   constructor() {
     // prom-client's names already start with process_ / nodejs_: the prefix is sluice_ alone.

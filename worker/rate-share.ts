@@ -43,14 +43,24 @@ const TASK_QUEUE_KIND_NORMAL = 1;
 const TASK_QUEUE_TYPE_ACTIVITY = 2;
 
 /** Live daemons polling `taskQueue` for activities, by distinct identity; `identity` always included. */
-export async function liveDaemons(client: Client, namespace: string, taskQueue: string, identity: string, liveMs: number): Promise<number> {
+export async function liveDaemons(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  identity: string,
+  liveMs: number,
+): Promise<number> {
   const res = await client.workflowService.describeTaskQueue({
-    namespace, taskQueue: { name: taskQueue, kind: TASK_QUEUE_KIND_NORMAL }, taskQueueType: TASK_QUEUE_TYPE_ACTIVITY,
+    namespace,
+    taskQueue: { name: taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: TASK_QUEUE_TYPE_ACTIVITY,
   });
   const since = Date.now() - liveMs;
   const live = new Set([identity]);
   for (const p of res.pollers ?? []) {
-    const at = p.lastAccessTime ? Number(p.lastAccessTime.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime.nanos ?? 0) / 1e6) : 0;
+    const at = p.lastAccessTime
+      ? Number(p.lastAccessTime.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime.nanos ?? 0) / 1e6)
+      : 0;
     if (p.identity && at >= since) live.add(p.identity);
   }
   return live.size;

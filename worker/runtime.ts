@@ -6,7 +6,8 @@ import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel, type 
  * transport. Once the process is stopping these say only that the server stopped first (e.g. a
  * `pkill -INT` or a Ctrl-C reached it too).
  */
-const UNREACHABLE = /\bUnavailable\b|tcp connect error|connection refused|transport error|broken pipe|connection reset|channel (has been )?(shut down|closed)/i;
+const UNREACHABLE =
+  /\bUnavailable\b|tcp connect error|connection refused|transport error|broken pipe|connection reset|channel (has been )?(shut down|closed)/i;
 
 /** Whether this process stops: set by {@link temporalStopping}. */
 let stopping = false;
@@ -24,7 +25,9 @@ export function temporalStopping(): void {
 export function saysUnreachable(message: string, meta?: LogMetadata): boolean {
   if (UNREACHABLE.test(message)) return true;
   if (!meta) return false;
-  return Object.values(meta).some((v) => (typeof v === 'string' ? UNREACHABLE.test(v) : v instanceof Error && UNREACHABLE.test(v.message)));
+  return Object.values(meta).some((v) =>
+    typeof v === 'string' ? UNREACHABLE.test(v) : v instanceof Error && UNREACHABLE.test(v.message),
+  );
 }
 
 /** Temporal's default logger (stderr), without the unreachable-server lines once the process stops. */
@@ -39,7 +42,10 @@ class StoppingAwareLogger extends DefaultLogger {
  * Installs Temporal's runtime once per process: its log output at WARN and above, and its
  * Prometheus metrics on `127.0.0.1:<metricsPort>` (0: none). Returns the metrics URL.
  */
-export function installTemporalRuntime(metricsPort: number, level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'WARN'): string | undefined {
+export function installTemporalRuntime(
+  metricsPort: number,
+  level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'WARN',
+): string | undefined {
   const bindAddress = metricsPort > 0 ? `127.0.0.1:${metricsPort}` : undefined;
   Runtime.install({
     logger: new StoppingAwareLogger(level),

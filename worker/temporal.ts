@@ -4,7 +4,16 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor }
 import { NativeConnection } from '@temporalio/worker';
 import { type DaemonConfig } from './config';
 
-type TemporalConfig = Pick<DaemonConfig, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_API_KEY' | 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CLIENT_CERT_PATH' | 'TEMPORAL_TLS_CLIENT_KEY_PATH' | 'TEMPORAL_TLS_SERVER_NAME'>;
+type TemporalConfig = Pick<
+  DaemonConfig,
+  | 'TEMPORAL_ADDRESS'
+  | 'TEMPORAL_NAMESPACE'
+  | 'TEMPORAL_API_KEY'
+  | 'TEMPORAL_TLS'
+  | 'TEMPORAL_TLS_CLIENT_CERT_PATH'
+  | 'TEMPORAL_TLS_CLIENT_KEY_PATH'
+  | 'TEMPORAL_TLS_SERVER_NAME'
+>;
 
 /** TLS settings from the standard variables: on with an API key (Temporal Cloud) unless TEMPORAL_TLS=false. */
 export function tlsOptions(c: TemporalConfig) {
@@ -13,7 +22,12 @@ export function tlsOptions(c: TemporalConfig) {
   return {
     ...(c.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: c.TEMPORAL_TLS_SERVER_NAME } : {}),
     ...(c.TEMPORAL_TLS_CLIENT_CERT_PATH && c.TEMPORAL_TLS_CLIENT_KEY_PATH
-      ? { clientCertPair: { crt: readFileSync(c.TEMPORAL_TLS_CLIENT_CERT_PATH), key: readFileSync(c.TEMPORAL_TLS_CLIENT_KEY_PATH) } }
+      ? {
+          clientCertPair: {
+            crt: readFileSync(c.TEMPORAL_TLS_CLIENT_CERT_PATH),
+            key: readFileSync(c.TEMPORAL_TLS_CLIENT_KEY_PATH),
+          },
+        }
       : {}),
   };
 }
@@ -56,25 +70,29 @@ export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
     address: c.TEMPORAL_ADDRESS,
     ...(tls ? { tls } : {}),
     ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
-    interceptors: [makeGrpcRetryInterceptor({
-      retryableDecider: (attempt, status) => !closed && (!stopping || attempt < STOPPING_ATTEMPTS) && retry.retryableDecider(attempt, status),
-      delayFunction: (attempt, status) => {
-        const ms = retry.delayFunction(attempt, status);
-        retriesUntil = Math.max(retriesUntil, Date.now() + ms);
-        return ms;
-      },
-    })],
+    interceptors: [
+      makeGrpcRetryInterceptor({
+        retryableDecider: (attempt, status) =>
+          !closed && (!stopping || attempt < STOPPING_ATTEMPTS) && retry.retryableDecider(attempt, status),
+        delayFunction: (attempt, status) => {
+          const ms = retry.delayFunction(attempt, status);
+          retriesUntil = Math.max(retriesUntil, Date.now() + ms);
+          return ms;
+        },
+      }),
+    ],
   });
   let closing: Promise<void> | undefined;
   return {
     client: new Client({ connection, namespace: c.TEMPORAL_NAMESPACE }),
     stop: () => void (stopping = true),
-    close: () => (closing ??= (async () => {
-      stopping = true;
-      // Every scheduled retry fires (50 ms: its call starts) before the close; none is scheduled after it.
-      while (Date.now() < retriesUntil + 50) await new Promise((r) => setTimeout(r, retriesUntil + 50 - Date.now()));
-      closed = true;
-      await connection.close();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        stopping = true;
+        // Every scheduled retry fires (50 ms: its call starts) before the close; none is scheduled after it.
+        while (Date.now() < retriesUntil + 50) await new Promise((r) => setTimeout(r, retriesUntil + 50 - Date.now()));
+        closed = true;
+        await connection.close();
+      })()),
   };
 }

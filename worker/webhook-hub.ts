@@ -54,7 +54,8 @@ interface Early {
 /** How long an early webhook is offered again by activity id to a wait held by another daemon, ms. */
 const EARLY_OFFER_MS = 120_000;
 
-const key = (workflowId: string, remoteJobId: string, retries: number): string => `${workflowId}\u0000${remoteJobId}#${retries}`;
+const key = (workflowId: string, remoteJobId: string, retries: number): string =>
+  `${workflowId}\u0000${remoteJobId}#${retries}`;
 
 /**
  * Completes webhook-mode waits. The webhook URL of a job carries its workflow id and an HMAC of
@@ -70,8 +71,14 @@ export class WebhookHub implements CompletionHub {
 
   constructor(private readonly o: WebhookHubOptions) {
     this.held = new HeldWaits({
-      client: o.client, store: o.store, queue: o.queue, logger: o.logger, metrics: o.metrics,
-      fallbackFirstMs: o.fallbackFirstMs ?? 30_000, fallbackMaxMs: o.fallbackMaxMs ?? 300_000, heartbeatEveryMs: o.heartbeatEveryMs ?? 10_000,
+      client: o.client,
+      store: o.store,
+      queue: o.queue,
+      logger: o.logger,
+      metrics: o.metrics,
+      fallbackFirstMs: o.fallbackFirstMs ?? 30_000,
+      fallbackMaxMs: o.fallbackMaxMs ?? 300_000,
+      heartbeatEveryMs: o.heartbeatEveryMs ?? 10_000,
     });
     this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
@@ -116,13 +123,27 @@ export class WebhookHub implements CompletionHub {
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(workflowId, record.id, retries);
     // A big output is stored first; an activity registering meanwhile is found among the held waits below.
-    const outcome = await toOutcome(record, { ...run, retries, inlineLimit, store: this.o.store, via: 'webhook', metrics: this.o.metrics });
+    const outcome = await toOutcome(record, {
+      ...run,
+      retries,
+      inlineLimit,
+      store: this.o.store,
+      via: 'webhook',
+      metrics: this.o.metrics,
+    });
     const p = this.held.take(k);
     if (p) {
       await this.held.complete(p, outcome);
     } else {
       // Kept first (synchronously), so an activity registering meanwhile finds it.
-      const e: Early = { outcome, at: started, workflowId, activityId: awaitActivityId(record.id, retries), nextTryAt: 0, busy: false };
+      const e: Early = {
+        outcome,
+        at: started,
+        workflowId,
+        activityId: awaitActivityId(record.id, retries),
+        nextTryAt: 0,
+        busy: false,
+      };
       this.early.set(k, e);
       // Not started yet, or already done: the entry serves the activity if it registers here, and is
       // offered again by activity id for a while, in case it starts on another daemon.

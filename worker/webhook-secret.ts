@@ -21,6 +21,9 @@ export async function sharedWebhookSecret(configured: string | undefined, store:
   if (legacy && legacy.toString('utf8').trim()) return legacy.toString('utf8').trim();
   await store.create(WEBHOOK_SECRET_KEY, { secret: randomBytes(32).toString('base64url') });
   const kept = (await store.get(WEBHOOK_SECRET_KEY)) as { secret?: unknown };
-  if (typeof kept?.secret !== 'string' || kept.secret.length < 16) throw new Error(`${store.url}/${WEBHOOK_SECRET_KEY} holds no usable secret: remove it or set SLUICE_WEBHOOK_SECRET`);
+  if (typeof kept?.secret !== 'string' || kept.secret.length < 16)
+    throw new Error(
+      `${store.url}/${WEBHOOK_SECRET_KEY} holds no usable secret: remove it or set SLUICE_WEBHOOK_SECRET`,
+    );
   return kept.secret;
 }

@@ -16,7 +16,10 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64url');
 
 /** Builds and verifies webhook URLs under `publicUrl` (`/hooks/<scope>/<inlineLimit>/<signature>`), signed with `secret`. */
 export class WebhookUrls {
-  constructor(private readonly secret: string, private readonly publicUrl: string) {}
+  constructor(
+    private readonly secret: string,
+    private readonly publicUrl: string,
+  ) {}
 
   /** The URL of a job of the run (outputs up to `inlineLimit` bytes inline). */
   job(run: RunScope, inlineLimit: number): string {
@@ -33,10 +36,20 @@ export class WebhookUrls {
     const scope = Buffer.from(encodedScope, 'base64url').toString();
     const [workflowId, runId, kind, ...rest] = scope.split('\n');
     const limit = Number(inlineLimit);
-    if (!workflowId || !runId || (kind !== undefined && kind !== 'batch') || rest.length > 0 || !Number.isInteger(limit) || limit < 0) return undefined;
+    if (
+      !workflowId ||
+      !runId ||
+      (kind !== undefined && kind !== 'batch') ||
+      rest.length > 0 ||
+      !Number.isInteger(limit) ||
+      limit < 0
+    )
+      return undefined;
     const want = Buffer.from(this.sign(scope, limit));
     const got = Buffer.from(signature);
-    return want.length === got.length && timingSafeEqual(want, got) ? { run: { workflowId, runId }, inlineLimit: limit, batch: kind === 'batch' } : undefined;
+    return want.length === got.length && timingSafeEqual(want, got)
+      ? { run: { workflowId, runId }, inlineLimit: limit, batch: kind === 'batch' }
+      : undefined;
   }
 
   private url(scope: string, inlineLimit: number): string {

@@ -5,7 +5,16 @@
  */
 import { ApplicationFailure, ChildWorkflowFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
 import { FailureType, JOB_END_FAILURE, batchIdOf } from '../contracts/names';
-import type { BatchConfigure, BatchCounts, BatchOutcomeStatus, BatchState, BatchWorkflowInput, JobWorkflowInput, JobWorkflowResult, WaitReason } from '../contracts';
+import type {
+  BatchConfigure,
+  BatchCounts,
+  BatchOutcomeStatus,
+  BatchState,
+  BatchWorkflowInput,
+  JobWorkflowInput,
+  JobWorkflowResult,
+  WaitReason,
+} from '../contracts';
 import type { ChildFinal } from '../activities/batch/children';
 import type { Cursor, LineRef } from '../activities/batch/types';
 import { emptyCounts } from './batch-ledger';
@@ -47,12 +56,23 @@ export interface Running {
 }
 
 export function newChildLedger(): ChildLedger {
-  return { cursor: { line: 0, offset: 0 }, eof: false, pending: [], finals: [], counts: emptyCounts(), execMs: 0, seq: 0, lastErrors: [] };
+  return {
+    cursor: { line: 0, offset: 0 },
+    eof: false,
+    pending: [],
+    finals: [],
+    counts: emptyCounts(),
+    execMs: 0,
+    seq: 0,
+    lastErrors: [],
+  };
 }
 
 export function initialControls(o: BatchWorkflowInput['options']): Controls {
   return {
-    paused: false, cancelling: false, concurrency: o.concurrency,
+    paused: false,
+    cancelling: false,
+    concurrency: o.concurrency,
     ...(o.keyLimit !== undefined ? { keyLimit: o.keyLimit } : {}),
     ...(o.maxCost !== undefined ? { maxCost: o.maxCost } : {}),
     ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
@@ -94,12 +114,25 @@ export function pickStarts(d: ChildLedger, running: Map<number, Running>, c: Con
 export function childInput(input: BatchWorkflowInput, ref: LineRef): JobWorkflowInput {
   const o = input.options;
   return {
-    endpointId: input.endpointId, input: {},
+    endpointId: input.endpointId,
+    input: {},
     options: {
-      retry: o.retry, completion: o.completion, polling: o.polling, stream: false, syncWaitMs: 0,
-      inlineOutputLimitBytes: 0, resultRetentionMs: o.resultRetentionMs,
+      retry: o.retry,
+      completion: o.completion,
+      polling: o.polling,
+      stream: false,
+      syncWaitMs: 0,
+      inlineOutputLimitBytes: 0,
+      resultRetentionMs: o.resultRetentionMs,
     },
-    line: { source: input.source, index: ref.i, offset: ref.o, length: ref.l, format: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}) },
+    line: {
+      source: input.source,
+      index: ref.i,
+      offset: ref.o,
+      length: ref.l,
+      format: o.inputFormat,
+      ...(o.policy ? { policy: o.policy } : {}),
+    },
   };
 }
 
@@ -117,7 +150,12 @@ export function finalize(d: ChildLedger, f: ChildFinal, execMs = 0, retries = 0)
 }
 
 /** The outcome of a child that returned or failed with its job's result; with its spend and retries. */
-export function finalOfResult(ref: LineRef, run: Running, r: JobWorkflowResult, now: number): { f: ChildFinal; execMs: number; retries: number } {
+export function finalOfResult(
+  ref: LineRef,
+  run: Running,
+  r: JobWorkflowResult,
+  now: number,
+): { f: ChildFinal; execMs: number; retries: number } {
   const ids = [...new Set(r.attempts.map((a) => a.remoteJobId))];
   const f: ChildFinal = { i: ref.i, s: r.status as BatchOutcomeStatus, a: r.attempts.length, ids, t0: run.t0, t1: now };
   if (r.error !== undefined) f.e = r.error.slice(0, 2000);
@@ -135,11 +173,17 @@ export function finalOfResult(ref: LineRef, run: Running, r: JobWorkflowResult, 
 }
 
 /** The outcome of a child that failed: its job's result when it carries one, else CANCELLED, JOB_EXPIRED or FAILED. */
-export function finalOfFailure(ref: LineRef, run: Running, err: unknown, now: number): { f: ChildFinal; execMs: number; retries: number } {
+export function finalOfFailure(
+  ref: LineRef,
+  run: Running,
+  err: unknown,
+  now: number,
+): { f: ChildFinal; execMs: number; retries: number } {
   const cause = err instanceof ChildWorkflowFailure ? err.cause : err;
   const app = appFailure(cause);
   const ends: string[] = Object.values(JOB_END_FAILURE);
-  if (app?.type && ends.includes(app.type) && isResult(app.details?.[0])) return finalOfResult(ref, run, app.details[0], now);
+  if (app?.type && ends.includes(app.type) && isResult(app.details?.[0]))
+    return finalOfResult(ref, run, app.details[0], now);
   let s: BatchOutcomeStatus = 'FAILED';
   if (isCancellation(err) || isCancellation(cause)) s = 'CANCELLED';
   else if (app?.type === FailureType.JOB_EXPIRED) s = FailureType.JOB_EXPIRED;
@@ -158,10 +202,16 @@ function appFailure(err: unknown): ApplicationFailure | undefined {
   return undefined;
 }
 
-const isResult = (v: unknown): v is JobWorkflowResult => typeof v === 'object' && v !== null && 'status' in v && Array.isArray((v as { attempts?: unknown }).attempts);
+const isResult = (v: unknown): v is JobWorkflowResult =>
+  typeof v === 'object' && v !== null && 'status' in v && Array.isArray((v as { attempts?: unknown }).attempts);
 
 /** Why no child starts right now. */
-export function waitingOf(d: ChildLedger, running: Map<number, Running>, c: Controls, blockers: WaitReason[]): WaitReason[] {
+export function waitingOf(
+  d: ChildLedger,
+  running: Map<number, Running>,
+  c: Controls,
+  blockers: WaitReason[],
+): WaitReason[] {
   const why = [...blockers];
   const more = !d.eof || d.pending.length > 0;
   if (more && running.size >= windowOf(c)) why.push('window-full');
@@ -172,23 +222,55 @@ export function waitingOf(d: ChildLedger, running: Map<number, Running>, c: Cont
 
 /** The `batchState` query of this mode: the same shape as the bulk mode's. */
 export function childState(a: {
-  input: BatchWorkflowInput; workflowId: string; d: ChildLedger; running: number; c: Controls; phase: BatchState['phase'];
-  waiting: WaitReason[]; total: number; startedAt: number; runs: number; pricePerHour?: number; endedAt?: number; now: number;
+  input: BatchWorkflowInput;
+  workflowId: string;
+  d: ChildLedger;
+  running: number;
+  c: Controls;
+  phase: BatchState['phase'];
+  waiting: WaitReason[];
+  total: number;
+  startedAt: number;
+  runs: number;
+  pricePerHour?: number;
+  endedAt?: number;
+  now: number;
   /** A retry-failed run; once it is done, the counts over every input of the batch. */
-  retry?: { attempt: number; of: string }; overall?: { total: number; byStatus: BatchCounts['byStatus'] };
+  retry?: { attempt: number; of: string };
+  overall?: { total: number; byStatus: BatchCounts['byStatus'] };
 }): BatchState {
   const { d, c } = a;
   const secs = Math.max(1, (a.now - a.startedAt) / 1000);
   const completeRate = d.counts.done / secs;
   const left = a.total - d.counts.done;
   const spend = a.pricePerHour !== undefined ? (d.execMs / 3_600_000) * a.pricePerHour : 0;
-  const phase = c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
+  const phase =
+    c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
   const s: BatchState = {
-    batchId: batchIdOf(a.workflowId), endpointId: a.input.endpointId, phase,
-    counts: { ...d.counts, inFlight: a.running, waitingRetry: 0, total: a.total, ...(a.overall ? { total: a.overall.total, done: a.overall.total, byStatus: a.overall.byStatus } : {}) },
-    waiting: a.waiting, spend,
-    submitRate: d.counts.submitted / secs, completeRate, startedAt: a.startedAt, lastErrors: d.lastErrors, runs: a.runs, outDir: a.input.outDir,
-    options: { concurrency: c.concurrency, ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}), ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}), ...(c.deadline !== undefined ? { deadline: c.deadline } : {}) },
+    batchId: batchIdOf(a.workflowId),
+    endpointId: a.input.endpointId,
+    phase,
+    counts: {
+      ...d.counts,
+      inFlight: a.running,
+      waitingRetry: 0,
+      total: a.total,
+      ...(a.overall ? { total: a.overall.total, done: a.overall.total, byStatus: a.overall.byStatus } : {}),
+    },
+    waiting: a.waiting,
+    spend,
+    submitRate: d.counts.submitted / secs,
+    completeRate,
+    startedAt: a.startedAt,
+    lastErrors: d.lastErrors,
+    runs: a.runs,
+    outDir: a.input.outDir,
+    options: {
+      concurrency: c.concurrency,
+      ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}),
+      ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}),
+      ...(c.deadline !== undefined ? { deadline: c.deadline } : {}),
+    },
   };
   if (a.pricePerHour !== undefined) s.pricePerHour = a.pricePerHour;
   if (a.retry) s.retry = { ...a.retry, inputs: a.total, byStatus: d.counts.byStatus };

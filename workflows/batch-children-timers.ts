@@ -11,7 +11,10 @@ export class LoopTimers {
   private deadline: number | undefined = undefined;
 
   /** `wake` tells the loop that a timer fired. */
-  constructor(private readonly flushMs: number, private readonly wake: () => void) {}
+  constructor(
+    private readonly flushMs: number,
+    private readonly wake: () => void,
+  ) {}
 
   /** Starts the write period's timer unless one runs. */
   armFlush(): void {

@@ -4,8 +4,17 @@
  * state query as the bulk mode. Only positions, counters and small summaries enter history.
  */
 import {
-  CancellationScope, CancelledFailure, ChildWorkflowCancellationType, ParentClosePolicy, allHandlersFinished, condition, continueAsNew, proxyActivities,
-  setHandler, startChild, workflowInfo,
+  CancellationScope,
+  CancelledFailure,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { NON_RETRYABLE, batchChildId } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
@@ -15,15 +24,31 @@ import { finishRun, selectFailed, unsentReason } from './batch-finish';
 import { submitBlockers } from './batch-plan';
 import { LoopTimers } from './batch-children-timers';
 import {
-  childInput, childState, configure, finalOfFailure, finalOfResult, finalize, initialControls, newChildLedger, pickStarts, waitingOf, windowOf,
-  type ChildrenCarry, type Running,
+  childInput,
+  childState,
+  configure,
+  finalOfFailure,
+  finalOfResult,
+  finalize,
+  initialControls,
+  newChildLedger,
+  pickStarts,
+  waitingOf,
+  windowOf,
+  type ChildrenCarry,
+  type Running,
 } from './batch-children-ledger';
 import { jobWorkflow } from './job';
 import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './batch-messages';
 
 const acts = proxyActivities<BatchActivities>({
   startToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+  },
 });
 
 /** Outcomes written together at most, and at least this often while children finish. */
@@ -57,11 +82,24 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   const timers = new LoopTimers(FLUSH_MS, () => events++);
 
   const spend = (): number => (pricePerHour !== undefined ? (d.execMs / 3_600_000) * pricePerHour : 0);
-  const state = (): BatchState => childState({
-    input, workflowId, d, running: running.size, c: controls, phase, waiting, total, startedAt, runs, now: Date.now(),
-    ...(pricePerHour !== undefined ? { pricePerHour } : {}), ...(end.at !== undefined ? { endedAt: end.at } : {}),
-    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt, of: input.retryOf.runId } } : {}), ...(retried.overall ? { overall: retried.overall } : {}),
-  });
+  const state = (): BatchState =>
+    childState({
+      input,
+      workflowId,
+      d,
+      running: running.size,
+      c: controls,
+      phase,
+      waiting,
+      total,
+      startedAt,
+      runs,
+      now: Date.now(),
+      ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+      ...(end.at !== undefined ? { endedAt: end.at } : {}),
+      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt, of: input.retryOf.runId } } : {}),
+      ...(retried.overall ? { overall: retried.overall } : {}),
+    });
   setHandler(batchStateQuery, state);
   // No child starts after pause answers (children already started go on, and submit their job).
   setHandler(pauseUpdate, () => {
@@ -89,7 +127,11 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   /** Starts the child of `ref` in its own scope (cancelled with the batch); its end becomes the input's outcome. */
   const launch = (ref: LineRef): void => {
     const scope = new CancellationScope();
-    const entry: Running & { scope: CancellationScope } = { t0: Date.now(), scope, ...(ref.k !== undefined ? { k: ref.k } : {}) };
+    const entry: Running & { scope: CancellationScope } = {
+      t0: Date.now(),
+      scope,
+      ...(ref.k !== undefined ? { k: ref.k } : {}),
+    };
     running.set(ref.i, entry);
     d.counts.submitted++;
     const ended = (r: { f: Parameters<typeof finalize>[1]; execMs: number; retries: number }): void => {
@@ -98,20 +140,34 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
       timers.armFlush();
       events++;
     };
-    void scope.run(async () => {
-      const child = await startChild(jobWorkflow, {
-        workflowId: batchChildId(workflowId, ref.i), args: [childInput(input, ref)],
-        // Terminating the batch cancels its children (and so their remote jobs).
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL, cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      });
-      entry.cr = child.firstExecutionRunId;
-      return child.result();
-    }).then((r) => ended(finalOfResult(ref, entry, r, Date.now())), (err: unknown) => ended(finalOfFailure(ref, entry, err, Date.now())));
+    void scope
+      .run(async () => {
+        const child = await startChild(jobWorkflow, {
+          workflowId: batchChildId(workflowId, ref.i),
+          args: [childInput(input, ref)],
+          // Terminating the batch cancels its children (and so their remote jobs).
+          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+          cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        });
+        entry.cr = child.firstExecutionRunId;
+        return child.result();
+      })
+      .then(
+        (r) => ended(finalOfResult(ref, entry, r, Date.now())),
+        (err: unknown) => ended(finalOfFailure(ref, entry, err, Date.now())),
+      );
   };
 
   const write = async (): Promise<void> => {
     const batch = d.finals.slice(0, FLUSH_AT);
-    const res = await acts.writeChildOutcomes({ run, seq: d.seq, endpointId: input.endpointId, source: input.source, write: batch, ...(pricePerHour === undefined ? { wantPrice: true } : {}) });
+    const res = await acts.writeChildOutcomes({
+      run,
+      seq: d.seq,
+      endpointId: input.endpointId,
+      source: input.source,
+      write: batch,
+      ...(pricePerHour === undefined ? { wantPrice: true } : {}),
+    });
     d.seq++;
     d.finals.splice(0, batch.length);
     timers.flushDue = false;
@@ -120,7 +176,11 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
 
   await CancellationScope.nonCancellable(async () => {
     if (!carry) {
-      const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
+      const opened = await acts.openBatch({
+        endpointId: input.endpointId,
+        source: input.source,
+        ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
+      });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
       if (input.retryOf) total = await selectFailed(run, input.outDir, input.retryOf);
@@ -146,8 +206,16 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         started += starts.length;
         if (!d.eof && running.size < windowOf(controls) && d.pending.length < MAX_PENDING) {
           const page = await acts.readChildLines({
-            run, ...(input.retryOf ? { subset: true } : {}), endpointId: input.endpointId, source: input.source, from: d.cursor, lines: Math.min(PAGE, MAX_PENDING - d.pending.length), inputFormat: o.inputFormat,
-            ...(o.policy ? { policy: o.policy } : {}), ...(o.keyPath ? { keyPath: o.keyPath } : {}), ...(pricePerHour === undefined ? { wantPrice: true } : {}),
+            run,
+            ...(input.retryOf ? { subset: true } : {}),
+            endpointId: input.endpointId,
+            source: input.source,
+            from: d.cursor,
+            lines: Math.min(PAGE, MAX_PENDING - d.pending.length),
+            inputFormat: o.inputFormat,
+            ...(o.policy ? { policy: o.policy } : {}),
+            ...(o.keyPath ? { keyPath: o.keyPath } : {}),
+            ...(pricePerHour === undefined ? { wantPrice: true } : {}),
           });
           d.counts.read += page.refs.length + page.bad.length;
           d.cursor = page.cursor;
@@ -168,7 +236,14 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
         if (controls.cancelling || !more || blockers.some((b) => b !== 'paused')) break;
         if (rollover) {
           await condition(allHandlersFinished);
-          const next: ChildrenCarry = { children: d, controls, startedAt, runs, total, ...(pricePerHour !== undefined ? { pricePerHour } : {}) };
+          const next: ChildrenCarry = {
+            children: d,
+            controls,
+            startedAt,
+            runs,
+            total,
+            ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+          };
           return continueAsNew<Sig>(input, next);
         }
       }
@@ -180,11 +255,24 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   // The end: every line never started is NOT_SUBMITTED (or BAD_INPUT), the outcome files are written.
   phase = 'finishing';
   const reason = unsentReason(controls, spend(), Date.now());
-  const fin = await finishRun({
-    run, seq: d.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
-    write: [], deferred: d.pending, cursor: d.cursor, eof: d.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
-    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
-  }, d.counts);
+  const fin = await finishRun(
+    {
+      run,
+      seq: d.seq++,
+      source: input.source,
+      inputFormat: o.inputFormat,
+      ...(o.policy ? { policy: o.policy } : {}),
+      outDir: input.outDir,
+      write: [],
+      deferred: d.pending,
+      cursor: d.cursor,
+      eof: d.eof,
+      reason,
+      state: { ...state(), phase: 'done', endedAt: Date.now() },
+      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
+    },
+    d.counts,
+  );
   d.pending = [];
   if (fin.overall) retried.overall = fin.overall;
   phase = 'done';

@@ -12,11 +12,20 @@ import { submitBlockers, type Controls } from './batch-plan';
 const finishing = proxyActivities<BatchActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '60 seconds',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+  },
 });
 
 /** A retry-failed run: selects the failed lines of the batch it re-runs (kept for its reads); returns how many. */
-export async function selectFailed(run: RunScope, outDir: string, retryOf: NonNullable<BatchWorkflowInput['retryOf']>): Promise<number> {
+export async function selectFailed(
+  run: RunScope,
+  outDir: string,
+  retryOf: NonNullable<BatchWorkflowInput['retryOf']>,
+): Promise<number> {
   const { attempt, includeCancelled } = retryOf;
   return (await finishing.selectFailed({ run, outDir, attempt, includeCancelled })).selected;
 }
@@ -28,7 +37,10 @@ export const unsentReason = (controls: Controls, spent: number, now: number): st
 /** Finishes the batch (not cancellable); the lines the finish wrote NOT_SUBMITTED or BAD_INPUT join `counts`. */
 export async function finishRun(req: FinishRequest, counts: BatchCounts): Promise<FinishResult> {
   const fin = await CancellationScope.nonCancellable(() => finishing.finishBatch(req));
-  for (const [status, n] of [['NOT_SUBMITTED', fin.notSubmitted], ['BAD_INPUT', fin.badInput]] as const) {
+  for (const [status, n] of [
+    ['NOT_SUBMITTED', fin.notSubmitted],
+    ['BAD_INPUT', fin.badInput],
+  ] as const) {
     if (n > 0) counts.byStatus[status] = (counts.byStatus[status] ?? 0) + n;
   }
   counts.done += fin.notSubmitted + fin.badInput;

@@ -56,18 +56,43 @@ export interface LedgerData {
 }
 
 export const emptyCounts = (): BatchCounts => ({
-  read: 0, submitted: 0, inFlight: 0, waitingRetry: 0, done: 0, byStatus: {}, retries: 0, rateLimited: 0, duplicatesAvoided: 0,
+  read: 0,
+  submitted: 0,
+  inFlight: 0,
+  waitingRetry: 0,
+  done: 0,
+  byStatus: {},
+  retries: 0,
+  rateLimited: 0,
+  duplicatesAvoided: 0,
 });
 
 export function newLedger(): LedgerData {
-  return { cursor: { line: 0, offset: 0 }, eof: false, inFlight: [], deferred: [], waiting: [], finals: [], counts: emptyCounts(), execMs: 0, seq: 0, lastErrors: [] };
+  return {
+    cursor: { line: 0, offset: 0 },
+    eof: false,
+    inFlight: [],
+    deferred: [],
+    waiting: [],
+    finals: [],
+    counts: emptyCounts(),
+    execMs: 0,
+    seq: 0,
+    lastErrors: [],
+  };
 }
 
 const RETENTION_MARGIN_MS = 60_000;
 const MAX_POLL_MS = 300_000;
 
 /** Applies what a step did to the ledger; returns nothing, mutates `d`. */
-export function applyStep(d: LedgerData, res: StepResult, now: number, o: BatchWorkflowInput['options'], seq: number): void {
+export function applyStep(
+  d: LedgerData,
+  res: StepResult,
+  now: number,
+  o: BatchWorkflowInput['options'],
+  seq: number,
+): void {
   const fallback = o.completion === 'poll' ? o.polling.initialIntervalMs : o.webhookFallbackMs;
   if (res.read) {
     d.counts.read += res.read.cursor.line - d.cursor.line;
@@ -75,9 +100,23 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: BatchW
     d.eof = res.read.eof;
   }
   const submittedIdx = new Set(res.submitted.map((s) => s.i));
-  d.deferred = d.deferred.filter((l) => !submittedIdx.has(l.i)).concat(res.deferred.filter((l) => !d.deferred.some((x) => x.i === l.i)));
+  d.deferred = d.deferred
+    .filter((l) => !submittedIdx.has(l.i))
+    .concat(res.deferred.filter((l) => !d.deferred.some((x) => x.i === l.i)));
   for (const s of res.submitted) {
-    d.inFlight.push({ i: s.i, o: s.o, l: s.l, ...(s.k !== undefined ? { k: s.k } : {}), id: s.id, a: 1, r: 0, ids: [s.id], t0: now, p: now + fallback, pe: fallback });
+    d.inFlight.push({
+      i: s.i,
+      o: s.o,
+      l: s.l,
+      ...(s.k !== undefined ? { k: s.k } : {}),
+      id: s.id,
+      a: 1,
+      r: 0,
+      ids: [s.id],
+      t0: now,
+      p: now + fallback,
+      pe: fallback,
+    });
     d.counts.submitted++;
     if (s.dup) d.counts.duplicatesAvoided++;
   }
@@ -93,7 +132,19 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: BatchW
     }
     d.waiting = d.waiting.filter((x) => x !== w);
     const ids = w.ids.includes(r.id) ? w.ids : [...w.ids, r.id];
-    d.inFlight.push({ i: w.i, o: w.o, l: w.l, ...(w.k !== undefined ? { k: w.k } : {}), id: r.id, a: w.a, r: r.how === 'retry' ? w.r + 1 : 0, ids, t0: w.t0, p: now + fallback, pe: fallback });
+    d.inFlight.push({
+      i: w.i,
+      o: w.o,
+      l: w.l,
+      ...(w.k !== undefined ? { k: w.k } : {}),
+      id: r.id,
+      a: w.a,
+      r: r.how === 'retry' ? w.r + 1 : 0,
+      ids,
+      t0: w.t0,
+      p: now + fallback,
+      pe: fallback,
+    });
     d.counts.retries++;
   }
   for (const id of res.cancelled) {
@@ -108,7 +159,17 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: BatchW
     const f = d.inFlight.find((x) => x.id === id);
     if (!f) continue;
     d.inFlight = d.inFlight.filter((x) => x !== f);
-    finalize(d, { i: f.i, s: FailureType.JOB_EXPIRED, a: f.a, ids: f.ids, e: `job ${f.id} no longer exists on the service (its ttl expired)`, t0: f.t0, t1: now, o: f.o, l: f.l });
+    finalize(d, {
+      i: f.i,
+      s: FailureType.JOB_EXPIRED,
+      a: f.a,
+      ids: f.ids,
+      e: `job ${f.id} no longer exists on the service (its ttl expired)`,
+      t0: f.t0,
+      t1: now,
+      o: f.o,
+      l: f.l,
+    });
   }
   // Jobs polled and found still running: poll again later, less often.
   const polled = new Set(res.polledRunning ?? []);
@@ -129,16 +190,42 @@ function complete(d: LedgerData, c: Completion, now: number, o: BatchWorkflowInp
     d.execMs += c.x;
     d.execN = (d.execN ?? 0) + 1;
   }
-  const retryable = (c.s === 'FAILED' || c.s === 'TIMED_OUT') && o.retry.retryOn.includes(c.s) && !neverRetried(c, o.retry) && f.a < o.retry.maxAttempts && !f.c;
+  const retryable =
+    (c.s === 'FAILED' || c.s === 'TIMED_OUT') &&
+    o.retry.retryOn.includes(c.s) &&
+    !neverRetried(c, o.retry) &&
+    f.a < o.retry.maxAttempts &&
+    !f.c;
   if (retryable) {
     const backoff = Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (f.a - 1));
     const last: Waiting['last'] = { s: c.s };
     if (c.e !== undefined) last.e = c.e;
     if (c.et !== undefined) last.et = c.et;
-    d.waiting.push({ i: f.i, o: f.o, l: f.l, ...(f.k !== undefined ? { k: f.k } : {}), id: f.id, a: f.a + 1, r: f.r, ids: f.ids, t0: f.t0, at: now + backoff, until: now + o.resultRetentionMs - RETENTION_MARGIN_MS, last });
+    d.waiting.push({
+      i: f.i,
+      o: f.o,
+      l: f.l,
+      ...(f.k !== undefined ? { k: f.k } : {}),
+      id: f.id,
+      a: f.a + 1,
+      r: f.r,
+      ids: f.ids,
+      t0: f.t0,
+      at: now + backoff,
+      until: now + o.resultRetentionMs - RETENTION_MARGIN_MS,
+      last,
+    });
     return;
   }
-  const fin: Final = { i: f.i, s: c.s as BatchOutcomeStatus, a: f.a, ids: f.ids, t0: f.t0, t1: now, c: { seq, n: c.n } };
+  const fin: Final = {
+    i: f.i,
+    s: c.s as BatchOutcomeStatus,
+    a: f.a,
+    ids: f.ids,
+    t0: f.t0,
+    t1: now,
+    c: { seq, n: c.n },
+  };
   if (c.e !== undefined) fin.e = c.e;
   if (c.et !== undefined) fin.et = c.et;
   if (c.x !== undefined) fin.x = c.x;
@@ -171,7 +258,16 @@ export function finalize(d: LedgerData, f: Final): void {
 /** Jobs finished as failed while waiting to be retried end as their last run when the batch stops retrying. */
 export function abandonWaiting(d: LedgerData, now: number): void {
   for (const w of d.waiting) {
-    const f: Final = { i: w.i, s: w.last.s as BatchOutcomeStatus, a: w.a - 1, ids: w.ids, t0: w.t0, t1: now, o: w.o, l: w.l };
+    const f: Final = {
+      i: w.i,
+      s: w.last.s as BatchOutcomeStatus,
+      a: w.a - 1,
+      ids: w.ids,
+      t0: w.t0,
+      t1: now,
+      o: w.o,
+      l: w.l,
+    };
     if (w.last.e !== undefined) f.e = w.last.e;
     if (w.last.et !== undefined) f.et = w.last.et;
     finalize(d, f);

@@ -24,7 +24,10 @@ const MAX_WAIT_MS = 5000;
 /** How long a step keeps refilling the window itself. */
 const REFILL_MS = 1000;
 
-export type StepPlan = Omit<StepRequest, 'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook' | 'priority'>;
+export type StepPlan = Omit<
+  StepRequest,
+  'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook' | 'priority'
+>;
 
 /** Whether the batch may submit, and if not why. */
 export function submitBlockers(c: Controls, spend: number, now: number): WaitReason[] {
@@ -35,7 +38,13 @@ export function submitBlockers(c: Controls, spend: number, now: number): WaitRea
   return why;
 }
 
-export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, spend: number, now: number): { plan: StepPlan; waiting: WaitReason[] } {
+export function planStep(
+  d: LedgerData,
+  input: BatchWorkflowInput,
+  c: Controls,
+  spend: number,
+  now: number,
+): { plan: StepPlan; waiting: WaitReason[] } {
   const o = input.options;
   const waiting: WaitReason[] = [];
   const blockers = c.cancelling ? [] : submitBlockers(c, spend, now);
@@ -44,7 +53,8 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   let room = Math.max(0, c.concurrency - d.inFlight.length);
   const keys = keyCounts(d);
   const keyLimit = c.keyLimit;
-  const hasKeyRoom = (k: string | undefined) => keyLimit === undefined || k === undefined || (keys.get(k) ?? 0) < keyLimit;
+  const hasKeyRoom = (k: string | undefined) =>
+    keyLimit === undefined || k === undefined || (keys.get(k) ?? 0) < keyLimit;
   const take = (k: string | undefined) => {
     room--;
     if (k !== undefined) keys.set(k, (keys.get(k) ?? 0) + 1);
@@ -78,16 +88,37 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   // Without key caps or a cost cap, a step also refills the window itself as jobs complete
   // (webhooks only), up to the deadline.
   const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
-  const refill = submitting && !d.eof && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+  const refill =
+    submitting &&
+    !d.eof &&
+    keyLimit === undefined &&
+    c.maxCost === undefined &&
+    o.completion === 'webhook' &&
+    refillMs > 0;
   if (submitting && !d.eof && (room > 0 || refill) && deferredRoom > 0) {
     const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, room * 2) : room);
-    read = { from: d.cursor, lines, room: Math.min(room, MAX_ORDERS), keyCounts: Object.fromEntries(keys), ...(o.keyPath ? { keyPath: o.keyPath } : {}), ...(keyLimit !== undefined ? { keyLimit } : {}) };
+    read = {
+      from: d.cursor,
+      lines,
+      room: Math.min(room, MAX_ORDERS),
+      keyCounts: Object.fromEntries(keys),
+      ...(o.keyPath ? { keyPath: o.keyPath } : {}),
+      ...(keyLimit !== undefined ? { keyLimit } : {}),
+    };
   }
   if (room <= 0 && submitting && (!d.eof || d.deferred.length > 0)) waiting.push('window-full');
   if (d.eof && d.deferred.length === 0 && d.waiting.length === 0) waiting.push('input-done');
 
-  const cancel = c.cancelling ? d.inFlight.filter((f) => !f.c).slice(0, MAX_ORDERS).map((f) => f.id) : [];
-  const poll = d.inFlight.filter((f) => f.p <= now).slice(0, MAX_ORDERS).map((f) => f.id);
+  const cancel = c.cancelling
+    ? d.inFlight
+        .filter((f) => !f.c)
+        .slice(0, MAX_ORDERS)
+        .map((f) => f.id)
+    : [];
+  const poll = d.inFlight
+    .filter((f) => f.p <= now)
+    .slice(0, MAX_ORDERS)
+    .map((f) => f.id);
 
   // Wait for completions only when nothing else can move: then until the next poll or retry is due.
   const busy = retry.length + submit.length + cancel.length + poll.length > 0 || read !== undefined;
@@ -100,6 +131,14 @@ export function planStep(d: LedgerData, input: BatchWorkflowInput, c: Controls, 
   const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
   // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
   const more = submitting && (!d.eof || d.deferred.length > 0);
-  const plan: StepPlan = { write, read, submit, retry, cancel, poll, collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) } };
+  const plan: StepPlan = {
+    write,
+    read,
+    submit,
+    retry,
+    cancel,
+    poll,
+    collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) },
+  };
   return { plan: more ? { ...plan, more } : plan, waiting };
 }

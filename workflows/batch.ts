@@ -4,7 +4,14 @@
  * continue-as-new without losing a message; the outcome files at the end.
  */
 import {
-  CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo,
+  CancellationScope,
+  CancelledFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { NON_RETRYABLE } from '../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, WaitReason } from '../contracts';
@@ -32,7 +39,12 @@ export interface BatchCarry {
 const acts = proxyActivities<BatchActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+  },
 });
 
 /** Bytes of step inputs and results one run may hold before it continues as new. */
@@ -46,7 +58,9 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   const run = { workflowId, runId };
   const ledger = carry?.ledger ?? newLedger();
   const controls: Controls = carry?.controls ?? {
-    paused: false, cancelling: false, concurrency: o.concurrency,
+    paused: false,
+    cancelling: false,
+    concurrency: o.concurrency,
     ...(o.keyLimit !== undefined ? { keyLimit: o.keyLimit } : {}),
     ...(o.maxCost !== undefined ? { maxCost: o.maxCost } : {}),
     ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
@@ -71,17 +85,50 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
     const completeRate = ledger.counts.done / secs;
     const left = total - ledger.counts.done;
     const s: BatchState = {
-      batchId: workflowId.replace(/^batch\//, ''), endpointId: input.endpointId, phase: controls.cancelling && phase === 'running' ? 'cancelling' : controls.paused && phase === 'running' ? 'paused' : phase,
-      counts: retried.overall ? { ...ledger.counts, total: retried.overall.total, done: retried.overall.total, byStatus: retried.overall.byStatus } : { ...ledger.counts, total }, waiting, spend: spend(), submitRate: ledger.counts.submitted / secs, completeRate, startedAt,
-      lastErrors: ledger.lastErrors, runs, outDir: input.outDir,
-      options: { concurrency: controls.concurrency, ...(controls.keyLimit !== undefined ? { keyLimit: controls.keyLimit } : {}), ...(controls.maxCost !== undefined ? { maxCost: controls.maxCost } : {}), ...(controls.deadline !== undefined ? { deadline: controls.deadline } : {}) },
+      batchId: workflowId.replace(/^batch\//, ''),
+      endpointId: input.endpointId,
+      phase:
+        controls.cancelling && phase === 'running'
+          ? 'cancelling'
+          : controls.paused && phase === 'running'
+            ? 'paused'
+            : phase,
+      counts: retried.overall
+        ? {
+            ...ledger.counts,
+            total: retried.overall.total,
+            done: retried.overall.total,
+            byStatus: retried.overall.byStatus,
+          }
+        : { ...ledger.counts, total },
+      waiting,
+      spend: spend(),
+      submitRate: ledger.counts.submitted / secs,
+      completeRate,
+      startedAt,
+      lastErrors: ledger.lastErrors,
+      runs,
+      outDir: input.outDir,
+      options: {
+        concurrency: controls.concurrency,
+        ...(controls.keyLimit !== undefined ? { keyLimit: controls.keyLimit } : {}),
+        ...(controls.maxCost !== undefined ? { maxCost: controls.maxCost } : {}),
+        ...(controls.deadline !== undefined ? { deadline: controls.deadline } : {}),
+      },
     };
     if (pricePerHour !== undefined) s.pricePerHour = pricePerHour;
-    if (input.retryOf) s.retry = { attempt: input.retryOf.attempt, of: input.retryOf.runId, inputs: total, byStatus: ledger.counts.byStatus };
+    if (input.retryOf)
+      s.retry = {
+        attempt: input.retryOf.attempt,
+        of: input.retryOf.runId,
+        inputs: total,
+        byStatus: ledger.counts.byStatus,
+      };
     if (completeRate > 0 && left > 0 && phase === 'running') s.eta = now + (left / completeRate) * 1000;
     // The mean over the executions whose time the service reported (a ledger carried from an older run: over the outcomes).
     if (ledger.execN) s.avgExecutionMs = ledger.execMs / ledger.execN;
-    else if (ledger.counts.done > 0 && ledger.execMs > 0) s.avgExecutionMs = ledger.execMs / Math.max(1, ledger.counts.done - (ledger.counts.byStatus.BAD_INPUT ?? 0));
+    else if (ledger.counts.done > 0 && ledger.execMs > 0)
+      s.avgExecutionMs = ledger.execMs / Math.max(1, ledger.counts.done - (ledger.counts.byStatus.BAD_INPUT ?? 0));
     if (end.at !== undefined) s.endedAt = end.at;
     return s;
   };
@@ -121,7 +168,11 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
 
   await CancellationScope.nonCancellable(async () => {
     if (!carry) {
-      const opened = await acts.openBatch({ endpointId: input.endpointId, source: input.source, ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}) });
+      const opened = await acts.openBatch({
+        endpointId: input.endpointId,
+        source: input.source,
+        ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
+      });
       total = opened.total;
       pricePerHour = opened.pricePerHour;
       if (input.retryOf) total = await selectFailed(run, input.outDir, input.retryOf);
@@ -133,7 +184,12 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       const canSubmit = !controls.cancelling && submitBlockers(controls, spend(), now).length === 0;
       const moreToSubmit = canSubmit && (!ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0);
       if (!moreToSubmit && ledger.inFlight.length === 0 && ledger.finals.length === 0) {
-        if (!controls.paused || controls.cancelling || (ledger.eof && ledger.deferred.length === 0 && ledger.waiting.length === 0)) break;
+        if (
+          !controls.paused ||
+          controls.cancelling ||
+          (ledger.eof && ledger.deferred.length === 0 && ledger.waiting.length === 0)
+        )
+          break;
         // Paused with nothing in flight: wait for a message instead of stepping.
         waiting = ['paused'];
         await condition(() => !controls.paused || controls.cancelling);
@@ -143,13 +199,22 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       if (steps >= o.stepsPerRun || historyBytes > HISTORY_BUDGET_BYTES || workflowInfo().continueAsNewSuggested) {
         if (!controls.cancelling) {
           await condition(allHandlersFinished);
-          const next: BatchCarry = { ledger, controls, startedAt, runs, total, ...(pricePerHour !== undefined ? { pricePerHour } : {}) };
+          const next: BatchCarry = {
+            ledger,
+            controls,
+            startedAt,
+            runs,
+            total,
+            ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+          };
           return continueAsNew<typeof batchWorkflow>(input, next);
         }
       }
       const { plan, waiting: why } = planStep(ledger, input, controls, spend(), now);
       waiting = [...why, ...held];
-      const idle = !plan.read && plan.write.length + plan.submit.length + plan.retry.length + plan.cancel.length + plan.poll.length === 0;
+      const idle =
+        !plan.read &&
+        plan.write.length + plan.submit.length + plan.retry.length + plan.cancel.length + plan.poll.length === 0;
       if (idle && ledger.inFlight.length === 0) {
         // Only retries waiting for their backoff: sleep until the first is due (or a message comes).
         const next = Math.min(...ledger.waiting.map((w) => w.at), controls.deadline ?? Infinity);
@@ -161,9 +226,17 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
       stepping = true;
       try {
         const res = await acts.batchStep({
-          run, seq, endpointId: input.endpointId, source: input.source, inputFormat: o.inputFormat, webhook: o.completion === 'webhook',
-          ...(pricePerHour === undefined ? { wantPrice: true } : {}), ...(input.retryOf ? { subset: true } : {}),
-          ...(o.policy ? { policy: o.policy } : {}), ...(o.priority !== undefined ? { priority: o.priority } : {}), ...plan,
+          run,
+          seq,
+          endpointId: input.endpointId,
+          source: input.source,
+          inputFormat: o.inputFormat,
+          webhook: o.completion === 'webhook',
+          ...(pricePerHour === undefined ? { wantPrice: true } : {}),
+          ...(input.retryOf ? { subset: true } : {}),
+          ...(o.policy ? { policy: o.policy } : {}),
+          ...(o.priority !== undefined ? { priority: o.priority } : {}),
+          ...plan,
         });
         ledger.finals.splice(0, plan.write.length);
         historyBytes += JSON.stringify(plan).length + JSON.stringify(res).length;
@@ -182,11 +255,24 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   abandonWaiting(ledger, Date.now());
   syncCounts(ledger);
   const reason = unsentReason(controls, spend(), Date.now());
-  const fin = await finishRun({
-    run, seq: ledger.seq++, source: input.source, inputFormat: o.inputFormat, ...(o.policy ? { policy: o.policy } : {}), outDir: input.outDir,
-    write: ledger.finals, deferred: ledger.deferred, cursor: ledger.cursor, eof: ledger.eof, reason, state: { ...state(), phase: 'done', endedAt: Date.now() },
-    ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
-  }, ledger.counts);
+  const fin = await finishRun(
+    {
+      run,
+      seq: ledger.seq++,
+      source: input.source,
+      inputFormat: o.inputFormat,
+      ...(o.policy ? { policy: o.policy } : {}),
+      outDir: input.outDir,
+      write: ledger.finals,
+      deferred: ledger.deferred,
+      cursor: ledger.cursor,
+      eof: ledger.eof,
+      reason,
+      state: { ...state(), phase: 'done', endedAt: Date.now() },
+      ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
+    },
+    ledger.counts,
+  );
   ledger.finals = [];
   ledger.deferred = [];
   if (fin.overall) retried.overall = fin.overall;

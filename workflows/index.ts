@@ -2,6 +2,15 @@
 export { jobWorkflow, stateQuery } from './job';
 export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch';
 export {
-  scalerWorkflow, scalerStateQuery, overrideUpdate, clearOverrideUpdate, pauseScalerUpdate, resumeScalerUpdate, configureScalerUpdate, setWindowUpdate, backlogUpdate, backlogSignal,
+  scalerWorkflow,
+  scalerStateQuery,
+  overrideUpdate,
+  clearOverrideUpdate,
+  pauseScalerUpdate,
+  resumeScalerUpdate,
+  configureScalerUpdate,
+  setWindowUpdate,
+  backlogUpdate,
+  backlogSignal,
 } from './scaling';
 export { scaleWindowWorkflow } from './scale-window';

@@ -1,11 +1,28 @@
 import {
-  type ActivityOptions, ActivityFailure, ApplicationFailure, CancellationScope, defineQuery, isCancellation, patched, proxyActivities, setHandler, sleep, workflowInfo,
+  type ActivityOptions,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  defineQuery,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { LIMITS } from '../contracts/limits';
-import { FailureType, JOB_END_FAILURE, JOB_PATCHES, JOB_QUERIES, NON_RETRYABLE, RETENTION_MARGIN_MS, awaitActivityId, drainActivityId } from '../contracts/names';
-import type {
-  Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome,
-} from '../contracts/job';
+import {
+  FailureType,
+  JOB_END_FAILURE,
+  JOB_PATCHES,
+  JOB_QUERIES,
+  NON_RETRYABLE,
+  RETENTION_MARGIN_MS,
+  awaitActivityId,
+  drainActivityId,
+} from '../contracts/names';
+import type { Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome } from '../contracts/job';
 import type { JobActivities, RunRef } from '../activities/job-activities';
 
 /** Query of a job workflow's live state. */
@@ -13,7 +30,13 @@ export const stateQuery = defineQuery<JobWorkflowState>(JOB_QUERIES.state);
 
 const short = proxyActivities<JobActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 20, nonRetryableErrorTypes: [...NON_RETRYABLE] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+  },
 });
 
 /**
@@ -25,7 +48,13 @@ const short = proxyActivities<JobActivities>({
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   const o = input.options;
   const { workflowId, firstExecutionRunId: runId } = workflowInfo();
-  const state: JobWorkflowState = { phase: 'submitting', endpointId: input.endpointId, attempt: 0, attempts: [], streamChunks: 0 };
+  const state: JobWorkflowState = {
+    phase: 'submitting',
+    endpointId: input.endpointId,
+    attempt: 0,
+    attempts: [],
+    streamChunks: 0,
+  };
   setHandler(stateQuery, () => state);
 
   const polling = o.completion === 'poll' && !o.stream;
@@ -40,7 +69,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
           maximumInterval: o.polling.maxIntervalMs,
           nonRetryableErrorTypes: [...NON_RETRYABLE],
         }
-      : { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...NON_RETRYABLE] },
+      : {
+          initialInterval: '1s',
+          backoffCoefficient: 2,
+          maximumInterval: '30s',
+          nonRetryableErrorTypes: [...NON_RETRYABLE],
+        },
   };
   /** Waits with a fixed activity id (`await/<job>/<retries>`): the webhook receiver completes it by that id. */
   const waitFor = (ref: RunRef): Promise<RemoteOutcome> => {
@@ -63,11 +97,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       if (remote && last && Date.now() < last.observedAt + retention - RETENTION_MARGIN_MS) {
         state.phase = 'retrying';
         try {
-          await CancellationScope.nonCancellable(() => short.retryRemoteJob({ endpointId: input.endpointId, remoteJobId: remote!.id }));
+          await CancellationScope.nonCancellable(() =>
+            short.retryRemoteJob({ endpointId: input.endpointId, remoteJobId: remote!.id }),
+          );
           remote = { ...remote, retries: remote.retries + 1 };
           how = 'retry';
         } catch (err) {
-          if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === FailureType.RETRY_REFUSED)) throw err;
+          if (!(
+            err instanceof ActivityFailure &&
+            err.cause instanceof ApplicationFailure &&
+            err.cause.type === FailureType.RETRY_REFUSED
+          ))
+            throw err;
           remote = undefined;
         }
       } else {
@@ -78,8 +119,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         // Never cancel a submission half-way: the remote job id must be known to cancel the job.
         const submitted = await CancellationScope.nonCancellable(() =>
           short.submitJob({
-            workflowId, runId, attempt: n, endpointId: input.endpointId, input: input.input, policy: input.policy, s3Config: input.s3Config, ...(input.line ? { line: input.line } : {}),
-            webhook: o.completion === 'webhook' && !o.stream, syncWaitMs: o.stream ? 0 : o.syncWaitMs, inlineLimit: o.inlineOutputLimitBytes,
+            workflowId,
+            runId,
+            attempt: n,
+            endpointId: input.endpointId,
+            input: input.input,
+            policy: input.policy,
+            s3Config: input.s3Config,
+            ...(input.line ? { line: input.line } : {}),
+            webhook: o.completion === 'webhook' && !o.stream,
+            syncWaitMs: o.stream ? 0 : o.syncWaitMs,
+            inlineLimit: o.inlineOutputLimitBytes,
           }),
         );
         remote = { id: submitted.remoteJobId, retries: 0, sync: o.syncWaitMs > 0 && !o.stream };
@@ -88,12 +138,22 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       state.remoteJobId = remote.id;
       state.status = 'IN_QUEUE';
       state.phase = 'waiting';
-      outcome ??= await waitFor({ workflowId, runId, endpointId: input.endpointId, remoteJobId: remote.id, retries: remote.retries, inlineLimit: o.inlineOutputLimitBytes });
+      outcome ??= await waitFor({
+        workflowId,
+        runId,
+        endpointId: input.endpointId,
+        remoteJobId: remote.id,
+        retries: remote.retries,
+        inlineLimit: o.inlineOutputLimitBytes,
+      });
       last = outcome;
       state.status = outcome.status;
       state.streamChunks += outcome.streamChunks ?? 0;
       state.attempts.push(attemptOf(n, how, startedAt, outcome));
-      const retryable = (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') && o.retry.retryOn.includes(outcome.status) && !neverRetried(outcome, o.retry);
+      const retryable =
+        (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') &&
+        o.retry.retryOn.includes(outcome.status) &&
+        !neverRetried(outcome, o.retry);
       if (!retryable || n >= o.retry.maxAttempts) break;
       state.phase = 'backing-off';
       await sleep(Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (n - 1)));
@@ -116,7 +176,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   const type = JOB_END_FAILURE[result.status as keyof typeof JOB_END_FAILURE] ?? FailureType.JOB_FAILED;
   const n = result.attempts.length;
   throw ApplicationFailure.create({
-    type, nonRetryable: true, details: [result],
+    type,
+    nonRetryable: true,
+    details: [result],
     message: `job ended ${result.status} after ${n} attempt${n === 1 ? '' : 's'}${result.error ? `: ${result.error.slice(0, 500)}` : ''}`,
   });
 }

@@ -10,7 +10,13 @@ import type { ScaleWindowActivities } from '../activities/scale-window-activitie
 const act = proxyActivities<ScaleWindowActivities>({
   // The scaler answers the update once a tick applied the window (a tick is a few calls).
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '15s', maximumAttempts: 6, nonRetryableErrorTypes: [...NON_RETRYABLE, SCALING_FAILURES.notConfigured] },
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '15s',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: [...NON_RETRYABLE, SCALING_FAILURES.notConfigured],
+  },
 });
 
 /** Applies one firing of a scale schedule; a window with a length ends `forMs` after the firing. */

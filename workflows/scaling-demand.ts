@@ -31,35 +31,52 @@ export function observedJobMs(samples: HealthSample[]): number | undefined {
 }
 
 /** Workers the load of one sample asks for: per worker, or to drain the queue within the target delay. */
-export function loadRecommendation(s: HealthSample, c: ScalingConfig, jobMs: number | undefined): { rec: number; why: string } {
+export function loadRecommendation(
+  s: HealthSample,
+  c: ScalingConfig,
+  jobMs: number | undefined,
+): { rec: number; why: string } {
   const load = s.inQueue + s.inProgress;
   if (c.targetQueueDelayMs !== undefined && jobMs !== undefined) {
     const rec = s.inProgress + Math.ceil((s.inQueue * jobMs) / c.targetQueueDelayMs);
-    return { rec, why: `${s.inQueue} queued x ${secs(jobMs)} a job within ${secs(c.targetQueueDelayMs)} + ${s.inProgress} in progress` };
+    return {
+      rec,
+      why: `${s.inQueue} queued x ${secs(jobMs)} a job within ${secs(c.targetQueueDelayMs)} + ${s.inProgress} in progress`,
+    };
   }
   return { rec: Math.ceil(load / c.targetPerWorker), why: `${load} jobs / ${c.targetPerWorker} per worker` };
 }
 
 /** Workers the batches' backlogs ask for to finish by their deadlines. */
-export function backlogRecommendation(backlogs: Backlog[], c: ScalingConfig, now: number, cap: number): { rec: number; why: string[] } {
+export function backlogRecommendation(
+  backlogs: Backlog[],
+  c: ScalingConfig,
+  now: number,
+  cap: number,
+): { rec: number; why: string[] } {
   let rec = 0;
   const why: string[] = [];
   for (const b of backlogs) {
     // Workers beyond the jobs a batch keeps in flight would sit idle.
     const window = (n: number): number => Math.min(n, b.concurrency ?? Infinity);
-    const windowed = (n: number): string => (b.concurrency !== undefined && n > b.concurrency ? `${b.concurrency} (its window)` : `${n}`);
+    const windowed = (n: number): string =>
+      b.concurrency !== undefined && n > b.concurrency ? `${b.concurrency} (its window)` : `${n}`;
     if (b.deadline === undefined || b.jobMs === undefined) {
       const need = Math.ceil(b.remaining / c.targetPerWorker);
       rec += window(need);
-      why.push(`backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${windowed(need)}`);
+      why.push(
+        `backlog ${b.source}: ${b.remaining} jobs, ${b.deadline === undefined ? 'no deadline' : 'job time unknown yet'}: ${windowed(need)}`,
+      );
       continue;
     }
     const left = b.deadline - now;
     const need = left <= 0 ? cap : Math.ceil((b.remaining * b.jobMs) / left);
     rec += window(need);
-    why.push(left <= 0
-      ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${windowed(cap)})`
-      : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${windowed(need)}${window(need) > cap ? ` (deadline cannot be met within ${cap})` : ''}`);
+    why.push(
+      left <= 0
+        ? `backlog ${b.source}: deadline passed with ${b.remaining} jobs left: all allowed (${windowed(cap)})`
+        : `backlog ${b.source}: ${b.remaining} jobs x ${secs(b.jobMs)} in ${secs(left)}: ${windowed(need)}${window(need) > cap ? ` (deadline cannot be met within ${cap})` : ''}`,
+    );
   }
   return { rec, why };
 }

@@ -3,8 +3,24 @@
  * messages (override, pause, schedule window, batch backlogs), the bounds the endpoint should have
  * and why, in words. Pure and deterministic: the workflow and the table test call it alike.
  */
-import type { Backlog, Bounds, Decision, DecisionKind, HealthSample, Override, ScaleWindow, ScalingConfig } from '../contracts/scaling';
-import { backlogRecommendation, liveBacklogs, loadRecommendation, observedJobMs, secs, windowAt } from './scaling-demand';
+import type {
+  Backlog,
+  Bounds,
+  Decision,
+  DecisionKind,
+  HealthSample,
+  Override,
+  ScaleWindow,
+  ScalingConfig,
+} from '../contracts/scaling';
+import {
+  backlogRecommendation,
+  liveBacklogs,
+  loadRecommendation,
+  observedJobMs,
+  secs,
+  windowAt,
+} from './scaling-demand';
 
 /** What the policy remembers between ticks (carried across continue-as-new). */
 export interface PolicyMemory {
@@ -43,8 +59,12 @@ const fmt = (b: Bounds): string => `${b.workersMin}..${b.workersMax}`;
 export function decide(i: PolicyInput): Decision {
   const { now, config: c, memory: m } = i;
   const base = { at: now, target: m.target, recommendation: m.target, spendCapBinding: false, fallbackActive: false };
-  const hold = (kind: DecisionKind, reason: string, bounds: Bounds = i.bounds, extra: Partial<Decision> = {}): Decision =>
-    ({ ...base, kind, reason, bounds, write: !same(bounds, i.bounds), ...extra });
+  const hold = (
+    kind: DecisionKind,
+    reason: string,
+    bounds: Bounds = i.bounds,
+    extra: Partial<Decision> = {},
+  ): Decision => ({ ...base, kind, reason, bounds, write: !same(bounds, i.bounds), ...extra });
 
   // Explicit actions first: a pin holds until it expires, pause stops every change.
   if (i.override && now < i.override.until) {
@@ -58,19 +78,36 @@ export function decide(i: PolicyInput): Decision {
     const err = last?.error ? ` (${last.error})` : '';
     if (fb.mode === 'bounds') {
       const b = { workersMin: fb.workersMin!, workersMax: fb.workersMax! };
-      return hold('fallback', `health failed ${i.healthFailures} times in a row${err}: fallback bounds ${fmt(b)}`, b, { fallbackActive: true });
+      return hold('fallback', `health failed ${i.healthFailures} times in a row${err}: fallback bounds ${fmt(b)}`, b, {
+        fallbackActive: true,
+      });
     }
-    return hold('fallback', `health failed ${i.healthFailures} times in a row${err}: bounds frozen at ${fmt(i.bounds)}`, i.bounds, { fallbackActive: true, write: false });
+    return hold(
+      'fallback',
+      `health failed ${i.healthFailures} times in a row${err}: bounds frozen at ${fmt(i.bounds)}`,
+      i.bounds,
+      { fallbackActive: true, write: false },
+    );
   }
-  if (!last || !last.ok) return hold('hold', `health failed ${i.healthFailures} of ${fb.failureThreshold} times before the fallback: holding ${fmt(i.bounds)}`, i.bounds, { write: false });
+  if (!last || !last.ok)
+    return hold(
+      'hold',
+      `health failed ${i.healthFailures} of ${fb.failureThreshold} times before the fallback: holding ${fmt(i.bounds)}`,
+      i.bounds,
+      { write: false },
+    );
 
   // Someone else changed the bounds.
   const drifted = m.known !== undefined && !same(i.bounds, m.known);
   if (drifted && c.drift === 'adopt') {
     const adopt = { floor: i.bounds.workersMin, ceiling: i.bounds.workersMax };
     const target = Math.min(Math.max(m.target, adopt.floor), adopt.ceiling);
-    return hold('drift-adopt', `someone else changed the bounds from ${fmt(m.known!)} to ${fmt(i.bounds)}: adopted as the new floor ${adopt.floor} and ceiling ${adopt.ceiling}`,
-      i.bounds, { adopt, target, recommendation: target, write: false });
+    return hold(
+      'drift-adopt',
+      `someone else changed the bounds from ${fmt(m.known!)} to ${fmt(i.bounds)}: adopted as the new floor ${adopt.floor} and ceiling ${adopt.ceiling}`,
+      i.bounds,
+      { adopt, target, recommendation: target, write: false },
+    );
   }
 
   // The recommendation: load, or the batches' backlogs, whichever asks more.
@@ -78,7 +115,10 @@ export function decide(i: PolicyInput): Decision {
   const lo = win?.floor ?? c.floor;
   const hi = win?.ceiling ?? c.ceiling;
   const price = c.pricePerHour ?? i.pricePerHour;
-  const spendMax = c.maxSpendPerHour !== undefined && price !== undefined && price > 0 ? Math.floor(c.maxSpendPerHour / price + 1e-9) : Infinity;
+  const spendMax =
+    c.maxSpendPerHour !== undefined && price !== undefined && price > 0
+      ? Math.floor(c.maxSpendPerHour / price + 1e-9)
+      : Infinity;
   const cap = Math.min(hi, spendMax);
   const backlogs = liveBacklogs(i.backlogs, now, c.backlogTtlMs);
   const timed = backlogs.filter((b) => b.jobMs !== undefined);
@@ -87,7 +127,10 @@ export function decide(i: PolicyInput): Decision {
   const fromBacklog = backlogRecommendation(backlogs, c, now, cap);
   const rec = Math.max(fromLoad.rec, fromBacklog.rec);
   const load = last.inQueue + last.inProgress + backlogs.reduce((n, b) => n + b.remaining, 0);
-  const why: string[] = [`load ${last.inQueue} queued + ${last.inProgress} in progress: ${fromLoad.why} = ${fromLoad.rec}`, ...fromBacklog.why];
+  const why: string[] = [
+    `load ${last.inQueue} queued + ${last.inProgress} in progress: ${fromLoad.why} = ${fromLoad.rec}`,
+    ...fromBacklog.why,
+  ];
   const lastLoadAt = load > 0 ? now : m.lastLoadAt;
 
   // The target: activation apart, fast up within step limits, down after the window, 1 -> 0 after the cooldown.
@@ -97,20 +140,27 @@ export function decide(i: PolicyInput): Decision {
   const startOfPeriod = Math.min(prev, ...period.map((h) => h.target));
   // In the cost mode (warmHoldMs) the target sets the capacity (workersMax) and the warm workers only up to the
   // load seen: no step limit (the platform starts a worker per queued job, and idle capacity costs nothing).
-  const upLimit = c.warmHoldMs !== undefined ? Infinity : startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
+  const upLimit =
+    c.warmHoldMs !== undefined
+      ? Infinity
+      : startOfPeriod + Math.max(c.scaleUp.workers, Math.ceil((startOfPeriod * c.scaleUp.percent) / 100));
   const inBand = (to: number): boolean => prev > 0 && Math.abs(to - prev) <= c.deadBand * prev;
   if (prev === 0) {
-    if (load < c.activationThreshold) why.push(load > 0 ? `below the activation threshold ${c.activationThreshold}` : 'idle');
+    if (load < c.activationThreshold)
+      why.push(load > 0 ? `below the activation threshold ${c.activationThreshold}` : 'idle');
     else target = Math.min(Math.max(rec, 1), upLimit);
-    if (target > 0 && target < rec) why.push(`step limit: +${upLimit - startOfPeriod} per ${secs(c.scaleUp.periodMs)} from ${startOfPeriod}`);
+    if (target > 0 && target < rec)
+      why.push(`step limit: +${upLimit - startOfPeriod} per ${secs(c.scaleUp.periodMs)} from ${startOfPeriod}`);
   } else if (rec > prev) {
     if (inBand(rec)) why.push(`within the dead band (${c.deadBand * 100} %) of ${prev}`);
     else target = Math.min(rec, upLimit);
-    if (target < rec) why.push(`step limit: +${upLimit - startOfPeriod} per ${secs(c.scaleUp.periodMs)} from ${startOfPeriod}`);
+    if (target < rec)
+      why.push(`step limit: +${upLimit - startOfPeriod} per ${secs(c.scaleUp.periodMs)} from ${startOfPeriod}`);
   } else if (rec < prev) {
     const inWindow = m.history.filter((h) => h.at > now - c.stabilizationWindowMs);
     const stable = Math.max(rec, ...inWindow.map((h) => h.rec));
-    if (stable >= prev) why.push(`stabilization: ${stable} recommended within the last ${secs(c.stabilizationWindowMs)}`);
+    if (stable >= prev)
+      why.push(`stabilization: ${stable} recommended within the last ${secs(c.stabilizationWindowMs)}`);
     else if (inBand(stable)) why.push(`within the dead band (${c.deadBand * 100} %) of ${prev}`);
     else if (stable > 0) target = stable;
     else if (lastLoadAt !== undefined && now - lastLoadAt < c.cooldownMs) {
@@ -122,17 +172,29 @@ export function decide(i: PolicyInput): Decision {
   const wanted = target;
   target = Math.max(0, Math.min(target, cap));
   const spendCapBinding = spendMax < hi && (wanted > spendMax || lo > spendMax || wanted + c.headroom > spendMax);
-  if (target < wanted) why.push(spendMax < hi && wanted > spendMax ? `spend cap ${c.maxSpendPerHour}/h at ${price}/worker-hour allows ${spendMax}` : `ceiling ${hi}`);
+  if (target < wanted)
+    why.push(
+      spendMax < hi && wanted > spendMax
+        ? `spend cap ${c.maxSpendPerHour}/h at ${price}/worker-hour allows ${spendMax}`
+        : `ceiling ${hi}`,
+    );
   if (c.maxSpendPerHour !== undefined && price === undefined) why.push('spend cap not applied: price unknown');
 
   // The bounds: warm workers = the target (at least the floor), workersMax = that + headroom, both under the cap.
   // With warmHoldMs the warm workers follow the load of the last warmHoldMs only (0: none above the floor)
   // while workersMax keeps the target through the stabilization window (the platform stops idle workers).
-  const warm = c.warmHoldMs === undefined ? target
-    : c.warmHoldMs === 0 ? 0 : Math.min(target, Math.max(rec, ...m.history.filter((h) => h.at > now - c.warmHoldMs!).map((h) => h.rec)));
+  const warm =
+    c.warmHoldMs === undefined
+      ? target
+      : c.warmHoldMs === 0
+        ? 0
+        : Math.min(target, Math.max(rec, ...m.history.filter((h) => h.at > now - c.warmHoldMs!).map((h) => h.rec)));
   const workersMin = Math.min(Math.max(warm, lo), cap);
   let workersMax = Math.min(Math.max(target, lo) + c.headroom, cap);
-  if (warm < target) why.push(`warm ${warm}: ${c.warmHoldMs === 0 ? 'none held' : `load of the last ${secs(c.warmHoldMs!)}`}, idle workers above it stop after the endpoint's idleTimeout`);
+  if (warm < target)
+    why.push(
+      `warm ${warm}: ${c.warmHoldMs === 0 ? 'none held' : `load of the last ${secs(c.warmHoldMs!)}`}, idle workers above it stop after the endpoint's idleTimeout`,
+    );
   const busyKeep = Math.min(last.running, i.bounds.workersMax);
   if (workersMax < busyKeep) {
     workersMax = busyKeep;
@@ -144,16 +206,32 @@ export function decide(i: PolicyInput): Decision {
   const raise = changed && workersMin >= i.bounds.workersMin && workersMax >= i.bounds.workersMax;
   const sinceWrite = m.lastWriteAt === undefined ? Infinity : now - m.lastWriteAt;
   const write = changed && (raise || sinceWrite >= c.minWriteGapMs);
-  let kind: DecisionKind = !changed ? 'hold' : prev === 0 && target > 0 ? 'activate' : target === 0 && prev > 0 ? 'deactivate' : raise ? 'scale-up' : 'scale-down';
+  let kind: DecisionKind = !changed
+    ? 'hold'
+    : prev === 0 && target > 0
+      ? 'activate'
+      : target === 0 && prev > 0
+        ? 'deactivate'
+        : raise
+          ? 'scale-up'
+          : 'scale-down';
   if (drifted) {
     kind = 'drift-reassert';
     why.unshift(`someone else changed the bounds from ${fmt(m.known!)} to ${fmt(i.bounds)}: reasserting`);
   }
-  if (changed && !write) why.push(`write deferred: last write ${secs(sinceWrite)} ago, min gap ${secs(c.minWriteGapMs)}`);
+  if (changed && !write)
+    why.push(`write deferred: last write ${secs(sinceWrite)} ago, min gap ${secs(c.minWriteGapMs)}`);
   const head = changed ? `${fmt(i.bounds)} -> ${fmt(bounds)}` : `${fmt(bounds)} held`;
   return {
-    at: now, kind, reason: `${head}; target ${prev} -> ${target}; ${why.join('; ')}`, bounds, write, target, recommendation: rec,
-    spendCapBinding, fallbackActive: false,
+    at: now,
+    kind,
+    reason: `${head}; target ${prev} -> ${target}; ${why.join('; ')}`,
+    bounds,
+    write,
+    target,
+    recommendation: rec,
+    spendCapBinding,
+    fallbackActive: false,
   };
 }
 

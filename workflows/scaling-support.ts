@@ -1,6 +1,16 @@
 /** What the scaler workflow carries between runs, and its small helpers: config changes, failure text, the decision log, pulled backlogs. */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { Backlog, Bounds, Decision, DecisionKind, HealthSample, Override, ScaleWindow, ScalingConfig, ScalingConfigure } from '../contracts';
+import type {
+  Backlog,
+  Bounds,
+  Decision,
+  DecisionKind,
+  HealthSample,
+  Override,
+  ScaleWindow,
+  ScalingConfig,
+  ScalingConfigure,
+} from '../contracts';
 import type { EndpointBacklog } from '../activities/scaling-activities';
 import { observedJobMs } from './scaling-demand';
 import type { PolicyMemory } from './scaling-policy';
@@ -29,8 +39,10 @@ export interface ScalerCarry {
 export const DECISIONS_KEPT = 20;
 export const SAMPLES_KEPT = 12;
 
-export const errorOf = (err: unknown): string => (err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
-export const typeOf = (err: unknown): string | undefined => (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.type ?? undefined : undefined);
+export const errorOf = (err: unknown): string =>
+  err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
+export const typeOf = (err: unknown): string | undefined =>
+  err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? (err.cause.type ?? undefined) : undefined;
 
 /** Applies a live change to the config (`null` clears an optional field); throws when the result is inconsistent. */
 export function configured(config: ScalingConfig, change: ScalingConfigure): ScalingConfig {
@@ -44,7 +56,6 @@ export function configured(config: ScalingConfig, change: ScalingConfigure): Sca
   return c;
 }
 
-
 /** Appends a decision to the log when it writes, adopts, or its kind changes; keeps the last {@link DECISIONS_KEPT}. */
 export function logDecision(decisions: Decision[], d: Decision): void {
   const prev = decisions.at(-1);
@@ -54,7 +65,17 @@ export function logDecision(decisions: Decision[], d: Decision): void {
 
 /** A decision of the workflow itself (start, restore), not of the policy. */
 export function note(kind: DecisionKind, reason: string, bounds: Bounds, target: number, write: boolean): Decision {
-  return { at: Date.now(), kind, reason, bounds, write, target, recommendation: target, spendCapBinding: false, fallbackActive: false };
+  return {
+    at: Date.now(),
+    kind,
+    reason,
+    bounds,
+    write,
+    target,
+    recommendation: target,
+    spendCapBinding: false,
+    fallbackActive: false,
+  };
 }
 
 /** Time between backlog pulls: the config's, or its default for a scaler started before the field existed. */
@@ -66,7 +87,13 @@ export const backlogScanMs = (c: ScalingConfig): number => c.backlogScanMs ?? 10
  * period wins over the pull of the same source. A batch without an average job time yet takes the
  * duration observed from `/health`; with neither, the policy asks a worker per `targetPerWorker` of its jobs.
  */
-export function mergePulled(backlogs: Backlog[], scan: EndpointBacklog, now: number, scanMs: number, samples: HealthSample[]): Backlog[] {
+export function mergePulled(
+  backlogs: Backlog[],
+  scan: EndpointBacklog,
+  now: number,
+  scanMs: number,
+  samples: HealthSample[],
+): Backlog[] {
   const pushed = backlogs.filter((b) => !b.pulled);
   const seen = observedJobMs(samples);
   const pulled: Backlog[] = [];
@@ -74,8 +101,13 @@ export function mergePulled(backlogs: Backlog[], scan: EndpointBacklog, now: num
     const jobMs = b.jobMs ?? (seen !== undefined ? Math.max(1, Math.round(seen)) : undefined);
     if (pushed.some((x) => x.source === b.source && x.reportedAt > now - scanMs)) continue;
     pulled.push({
-      source: b.source, remaining: b.remaining, concurrency: b.concurrency, ...(jobMs !== undefined ? { jobMs } : {}), ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
-      reportedAt: now, pulled: true,
+      source: b.source,
+      remaining: b.remaining,
+      concurrency: b.concurrency,
+      ...(jobMs !== undefined ? { jobMs } : {}),
+      ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
+      reportedAt: now,
+      pulled: true,
     });
   }
   return [...pushed.filter((x) => !pulled.some((p) => p.source === x.source)), ...pulled];

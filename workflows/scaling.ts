@@ -4,16 +4,43 @@
  * configure, schedule window and batch backlogs by message; continue-as-new without losing one;
  * on cancellation it restores the bounds it found and ends Cancelled.
  */
-import { CancellationScope, CancelledFailure, allHandlersFinished, condition, continueAsNew, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  CancelledFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { FailureType, SCALING_PATCHES } from '../contracts/names';
 import type { Backlog, BacklogReport, Decision, ScalerState, ScalerWorkflowInput } from '../contracts';
 import { control, readEndpoint } from './scaling-calls';
 import { liveBacklogs } from './scaling-demand';
 import {
-  backlogSignal, backlogUpdate, clearOverrideUpdate, configureScalerUpdate, overrideUpdate, pauseScalerUpdate, resumeScalerUpdate, scalerStateQuery, setWindowUpdate,
+  backlogSignal,
+  backlogUpdate,
+  clearOverrideUpdate,
+  configureScalerUpdate,
+  overrideUpdate,
+  pauseScalerUpdate,
+  resumeScalerUpdate,
+  scalerStateQuery,
+  setWindowUpdate,
 } from './scaling-messages';
 import { decide, remember, type PolicyInput, type PolicyMemory } from './scaling-policy';
-import { SAMPLES_KEPT, backlogScanMs, configured, errorOf, logDecision, mergePulled, note, typeOf, type ScalerCarry } from './scaling-support';
+import {
+  SAMPLES_KEPT,
+  backlogScanMs,
+  configured,
+  errorOf,
+  logDecision,
+  mergePulled,
+  note,
+  typeOf,
+  type ScalerCarry,
+} from './scaling-support';
 
 export { configured, type ScalerCarry } from './scaling-support';
 export * from './scaling-messages';
@@ -47,11 +74,26 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
   const last = { spendCapBinding: false, fallbackActive: false };
 
   const state = (): ScalerState => ({
-    endpointId, phase: stopped ? 'stopped' : stopping ? 'stopping' : paused ? 'paused' : 'running',
-    ...(bounds ? { bounds } : {}), ...(found ? { found } : {}), target: memory.target, ...(samples.length ? { load: samples.at(-1)! } : {}),
-    decisions, ...(override ? { override } : {}), ...(window ? { window } : {}), backlogs, fallbackActive: last.fallbackActive, healthFailures,
-    spendCapBinding: last.spendCapBinding, ...(pricePerHour !== undefined ? { pricePerHour } : {}), config, writes, ...(lastWriteAt !== undefined ? { lastWriteAt } : {}),
-    ticks, runs, startedAt,
+    endpointId,
+    phase: stopped ? 'stopped' : stopping ? 'stopping' : paused ? 'paused' : 'running',
+    ...(bounds ? { bounds } : {}),
+    ...(found ? { found } : {}),
+    target: memory.target,
+    ...(samples.length ? { load: samples.at(-1)! } : {}),
+    decisions,
+    ...(override ? { override } : {}),
+    ...(window ? { window } : {}),
+    backlogs,
+    fallbackActive: last.fallbackActive,
+    healthFailures,
+    spendCapBinding: last.spendCapBinding,
+    ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+    config,
+    writes,
+    ...(lastWriteAt !== undefined ? { lastWriteAt } : {}),
+    ticks,
+    runs,
+    startedAt,
   });
   const log = (d: Decision): void => logDecision(decisions, d);
   /**
@@ -70,10 +112,19 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     wake = true;
   };
   setHandler(scalerStateQuery, state);
-  setHandler(overrideUpdate, (o) => {
-    override = { workersMin: o.workersMin, workersMax: o.workersMax, until: Date.now() + o.forMs };
-    return applied();
-  }, { validator: (o) => { if (!(o.workersMin <= o.workersMax && o.forMs > 0)) throw new Error('override needs workersMin <= workersMax and forMs > 0'); } });
+  setHandler(
+    overrideUpdate,
+    (o) => {
+      override = { workersMin: o.workersMin, workersMax: o.workersMax, until: Date.now() + o.forMs };
+      return applied();
+    },
+    {
+      validator: (o) => {
+        if (!(o.workersMin <= o.workersMax && o.forMs > 0))
+          throw new Error('override needs workersMin <= workersMax and forMs > 0');
+      },
+    },
+  );
   setHandler(clearOverrideUpdate, () => {
     override = undefined;
     return applied();
@@ -88,14 +139,27 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     paused = false;
     return applied();
   });
-  setHandler(configureScalerUpdate, (c) => {
-    config = configured(config, c);
-    return applied();
-  }, { validator: (c) => void configured(config, c) });
-  setHandler(setWindowUpdate, (w) => {
-    window = w ?? undefined;
-    return applied();
-  }, { validator: (w) => { if (w && w.floor !== undefined && w.ceiling !== undefined && w.floor > w.ceiling) throw new Error('floor must not exceed ceiling'); } });
+  setHandler(
+    configureScalerUpdate,
+    (c) => {
+      config = configured(config, c);
+      return applied();
+    },
+    { validator: (c) => void configured(config, c) },
+  );
+  setHandler(
+    setWindowUpdate,
+    (w) => {
+      window = w ?? undefined;
+      return applied();
+    },
+    {
+      validator: (w) => {
+        if (w && w.floor !== undefined && w.ceiling !== undefined && w.floor > w.ceiling)
+          throw new Error('floor must not exceed ceiling');
+      },
+    },
+  );
   setHandler(backlogUpdate, (r) => {
     report(r);
     return applied();
@@ -108,7 +172,10 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
   const tick = async (): Promise<void> => {
     // Every backlogScanMs (0: never), the backlog of the batches running on the endpoint is pulled too.
     const scanMs = backlogScanMs(config);
-    const scan = scanMs > 0 && (lastScanAt === undefined || Date.now() - lastScanAt >= scanMs) && patched(SCALING_PATCHES.pullBacklog);
+    const scan =
+      scanMs > 0 &&
+      (lastScanAt === undefined || Date.now() - lastScanAt >= scanMs) &&
+      patched(SCALING_PATCHES.pullBacklog);
     const read = await readEndpoint(endpointId, scan ? scanMs : undefined);
     const { now } = read;
     if (scan) lastScanAt = now;
@@ -120,8 +187,17 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     backlogs = liveBacklogs(backlogs, now, config.backlogTtlMs);
     if (override && now >= override.until) override = undefined;
     const i: PolicyInput = {
-      now, config, samples, bounds: bounds!, memory, healthFailures, backlogs, paused,
-      ...(pricePerHour !== undefined ? { pricePerHour } : {}), ...(window ? { window } : {}), ...(override ? { override } : {}),
+      now,
+      config,
+      samples,
+      bounds: bounds!,
+      memory,
+      healthFailures,
+      backlogs,
+      paused,
+      ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+      ...(window ? { window } : {}),
+      ...(override ? { override } : {}),
     };
     const d = decide(i);
     let written = false;
@@ -155,7 +231,15 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
       bounds = found;
       if (b.pricePerHour !== undefined) pricePerHour = b.pricePerHour;
       memory = { target: found.workersMin, history: [], known: found };
-      log(note('start', `found ${found.workersMin}..${found.workersMax}: restored on stop`, found, found.workersMin, false));
+      log(
+        note(
+          'start',
+          `found ${found.workersMin}..${found.workersMax}: restored on stop`,
+          found,
+          found.workersMin,
+          false,
+        ),
+      );
     }
     while (!stopping) {
       started++;
@@ -178,8 +262,22 @@ export async function scalerWorkflow(input: ScalerWorkflowInput, carry?: ScalerC
     // Every message handled before the next run takes over (none is lost).
     await condition(allHandlersFinished);
     const next: ScalerCarry = {
-      memory, samples, decisions, found: found!, bounds: bounds!, backlogs, paused, healthFailures, writes, ticks, runs, startedAt,
-      ...(override ? { override } : {}), ...(window ? { window } : {}), ...(pricePerHour !== undefined ? { pricePerHour } : {}), ...(lastWriteAt !== undefined ? { lastWriteAt } : {}),
+      memory,
+      samples,
+      decisions,
+      found: found!,
+      bounds: bounds!,
+      backlogs,
+      paused,
+      healthFailures,
+      writes,
+      ticks,
+      runs,
+      startedAt,
+      ...(override ? { override } : {}),
+      ...(window ? { window } : {}),
+      ...(pricePerHour !== undefined ? { pricePerHour } : {}),
+      ...(lastWriteAt !== undefined ? { lastWriteAt } : {}),
     };
     return continueAsNew<typeof scalerWorkflow>({ endpointId, config }, next);
   }

@@ -57,7 +57,12 @@ export interface ChildOutcomesRequest {
 
 type Price = (endpointId: string) => Promise<number | undefined>;
 
-const withPrice = async <T extends object>(res: T, want: boolean | undefined, endpointId: string, price?: Price): Promise<T & { pricePerHour?: number }> => {
+const withPrice = async <T extends object>(
+  res: T,
+  want: boolean | undefined,
+  endpointId: string,
+  price?: Price,
+): Promise<T & { pricePerHour?: number }> => {
   const p = want && price ? await price(endpointId).catch(() => undefined) : undefined;
   return p !== undefined ? { ...res, pricePerHour: p } : res;
 };
@@ -66,7 +71,11 @@ export function createChildActivities(store: ObjectStore, price?: Price) {
   return {
     /** A page of input lines for child job workflows: positions and keys only, never the inputs. */
     async readChildLines(req: ChildPageRequest): Promise<ChildPage> {
-      const page = await batchInput(req.source).readLines(req.from, req.lines, req.subset ? (await subsetOf(store, req.run)).has : undefined);
+      const page = await batchInput(req.source).readLines(
+        req.from,
+        req.lines,
+        req.subset ? (await subsetOf(store, req.run)).has : undefined,
+      );
       const res: ChildPage = { refs: [], bad: [], cursor: page.cursor, eof: page.eof || page.lines.length === 0 };
       for (const line of page.lines) {
         const p = parseLine(line.text, req.inputFormat, req.policy);

@@ -30,8 +30,14 @@ const MAX_REFILL_COLLECT = 1000;
  * (it decides about retries).
  */
 export async function refill(
-  inbox: InboxReader, input: BatchInput, req: StepRequest, res: StepResult, sub: Submitter, finished: JobRecord[],
-  record: (ref: LineRef, r: Submitted) => void, parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
+  inbox: InboxReader,
+  input: BatchInput,
+  req: StepRequest,
+  res: StepResult,
+  sub: Submitter,
+  finished: JobRecord[],
+  record: (ref: LineRef, r: Submitted) => void,
+  parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
   keep?: (index: number) => boolean,
 ): Promise<void> {
@@ -55,7 +61,11 @@ export async function refill(
       const body = parsed(ref, line.text);
       if (body) send.push({ ref, body });
     }
-    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), () => beat({ seq: req.seq, phase: 'refill' }));
+    await sub.each(
+      send,
+      async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')),
+      () => beat({ seq: req.seq, phase: 'refill' }),
+    );
     res.read = { cursor: page.cursor, eof: page.eof };
   }
   res.rateLimited = sub.rateLimited;
@@ -65,7 +75,12 @@ export async function refill(
  * Waits up to `waitMs` for `req.collect.min` finished jobs when none came by polling (heartbeating
  * meanwhile), then takes what the inbox holds; without an inbox (a batch that polls) it only waits.
  */
-export async function awaitFinished(inbox: InboxReader | undefined, req: StepRequest, waitMs: number, finished: JobRecord[]): Promise<void> {
+export async function awaitFinished(
+  inbox: InboxReader | undefined,
+  req: StepRequest,
+  waitMs: number,
+  finished: JobRecord[],
+): Promise<void> {
   if (inbox) {
     if (waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();

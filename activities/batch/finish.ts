@@ -54,12 +54,20 @@ export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: 
     const p = parseLine(text, req.inputFormat, req.policy);
     if ('bad' in p) {
       badInput++;
-      return { index: i, status: 'BAD_INPUT', error: `line ${i + 1}: ${p.bad}`, attempts: 0, remoteJobIds: [], endedAt: now };
+      return {
+        index: i,
+        status: 'BAD_INPUT',
+        error: `line ${i + 1}: ${p.bad}`,
+        attempts: 0,
+        remoteJobIds: [],
+        endedAt: now,
+      };
     }
     notSubmitted++;
     return { index: i, status: 'NOT_SUBMITTED', error: req.reason, attempts: 0, remoteJobIds: [], endedAt: now };
   };
-  const restKey = (k: number): string => batchKeys.outcomes(req.run, req.seq).replace(/\.jsonl$/, `-rest-${String(k).padStart(6, '0')}.jsonl`);
+  const restKey = (k: number): string =>
+    batchKeys.outcomes(req.run, req.seq).replace(/\.jsonl$/, `-rest-${String(k).padStart(6, '0')}.jsonl`);
   let k = 0;
   if (req.deferred.length > 0) {
     const rest: BatchResultLine[] = [];
@@ -72,7 +80,11 @@ export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: 
   while (!eof) {
     beat();
     const page = await input.readLines(cursor, PAGE, keep);
-    if (page.lines.length > 0) await store.putLines(restKey(k++), page.lines.map((l) => unsent(l.i, l.text)));
+    if (page.lines.length > 0)
+      await store.putLines(
+        restKey(k++),
+        page.lines.map((l) => unsent(l.i, l.text)),
+      );
     cursor = page.cursor;
     eof = page.eof || page.lines.length === 0;
   }
@@ -88,8 +100,18 @@ export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: 
     // The summary counts every input; the retry's own outcomes are its `retry.byStatus`.
     const all = { total: retried.results, byStatus: retried.byStatus };
     overall = all;
-    summary = { ...summary, counts: { ...counts, total: all.total, done: all.total, byStatus: all.byStatus }, ...(summary.retry ? { retry: { ...summary.retry, byStatus: counts.byStatus } } : {}) };
+    summary = {
+      ...summary,
+      counts: { ...counts, total: all.total, done: all.total, byStatus: all.byStatus },
+      ...(summary.retry ? { retry: { ...summary.retry, byStatus: counts.byStatus } } : {}),
+    };
   }
   await out.put('summary.json', summary);
-  return { notSubmitted, badInput, results: merged.results, deadLetter: merged.deadLetter, ...(overall ? { overall } : {}) };
+  return {
+    notSubmitted,
+    badInput,
+    results: merged.results,
+    deadLetter: merged.deadLetter,
+    ...(overall ? { overall } : {}),
+  };
 }

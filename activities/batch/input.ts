@@ -21,7 +21,12 @@ const CHUNK = 256 * 1024;
  * number, so an index is always the 0-based line number of its input). With `keep` (a
  * retry-failed run), lines whose index it refuses are passed over like blank lines.
  */
-export function readLines(path: string, from: Cursor, max: number, keep?: (index: number) => boolean): { lines: RawLine[]; cursor: Cursor; eof: boolean } {
+export function readLines(
+  path: string,
+  from: Cursor,
+  max: number,
+  keep?: (index: number) => boolean,
+): { lines: RawLine[]; cursor: Cursor; eof: boolean } {
   const fd = openSync(path, 'r');
   try {
     const size = fstatSize(path);
@@ -93,14 +98,19 @@ const BODY_KEYS = new Set(['input', 'policy', 's3Config', 'webhook']);
  * are all submission fields (`policy`, `s3Config`, `webhook`) is a body; any other object is the
  * input itself. Anything else is BAD_INPUT (with the reason).
  */
-export function parseLine(text: string, format: InputFormat, policy: Policy | undefined): { body: JobSubmission } | { bad: string } {
+export function parseLine(
+  text: string,
+  format: InputFormat,
+  policy: Policy | undefined,
+): { body: JobSubmission } | { bad: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     return { bad: `not valid JSON: ${(err as Error).message.slice(0, 200)}` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { bad: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { bad: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
   const obj = value as Record<string, unknown>;
   const inputIsObject = typeof obj.input === 'object' && obj.input !== null && !Array.isArray(obj.input);
   const looksLikeBody = inputIsObject && Object.keys(obj).every((k) => BODY_KEYS.has(k));

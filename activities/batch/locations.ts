@@ -23,7 +23,11 @@ export interface BatchInput {
   /** Non-blank lines and bytes (streamed). */
   count(): Promise<{ lines: number; bytes: number }>;
   /** Up to `max` non-blank lines from `from` (with `keep`: only the lines whose index it accepts), as the local reader. */
-  readLines(from: Cursor, max: number, keep?: (index: number) => boolean): Promise<{ lines: RawLine[]; cursor: Cursor; eof: boolean }>;
+  readLines(
+    from: Cursor,
+    max: number,
+    keep?: (index: number) => boolean,
+  ): Promise<{ lines: RawLine[]; cursor: Cursor; eof: boolean }>;
   /** The text of one line by its offset and length. */
   readLineAt(offset: number, length: number): Promise<string>;
 }
@@ -44,7 +48,8 @@ function cached(url: string, o: OpenStoreOptions): ObjectStore {
 /** The bucket store and key of an `s3://bucket/key` input; INVALID_URL when it names no object. */
 export function s3Object(location: string, o: OpenStoreOptions = {}): { store: ObjectStore; key: string } {
   const { bucket, prefix } = parseS3Url(location);
-  if (prefix === '' || location.endsWith('/')) throw new StoreError('INVALID_URL', `${JSON.stringify(location)} names no object (s3://bucket/key expected)`);
+  if (prefix === '' || location.endsWith('/'))
+    throw new StoreError('INVALID_URL', `${JSON.stringify(location)} names no object (s3://bucket/key expected)`);
   return { store: cached(`s3://${bucket}`, o), key: prefix };
 }
 
@@ -63,10 +68,14 @@ export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInp
   return {
     location,
     exists: () => store.has(key),
-    count: async () => countChunks(async function* () {
-      const size = await store.size(key);
-      for (let pos = 0; pos < size; pos += CHUNK) yield await store.readRange(key, pos, Math.min(CHUNK, size - pos));
-    }()),
+    count: async () =>
+      countChunks(
+        (async function* () {
+          const size = await store.size(key);
+          for (let pos = 0; pos < size; pos += CHUNK)
+            yield await store.readRange(key, pos, Math.min(CHUNK, size - pos));
+        })(),
+      ),
     async readLines(from, max, keep) {
       const size = await store.size(key);
       const lines: RawLine[] = [];

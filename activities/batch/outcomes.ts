@@ -10,7 +10,13 @@ import { type BatchInput } from './locations';
 import { type Final } from './types';
 
 /** Writes the outcome segment (and dead-letter segment) of step `seq`. */
-export async function outcomeSegments(store: ObjectStore, run: RunScope, seq: number, finals: Final[], input: BatchInput): Promise<void> {
+export async function outcomeSegments(
+  store: ObjectStore,
+  run: RunScope,
+  seq: number,
+  finals: Final[],
+  input: BatchInput,
+): Promise<void> {
   const segments = new Map<number, JobRecord[]>();
   const recordOf = async (c: { seq: number; n: number }): Promise<JobRecord | undefined> => {
     let seg = segments.get(c.seq);
@@ -32,7 +38,11 @@ export async function outcomeSegments(store: ObjectStore, run: RunScope, seq: nu
     if (f.d !== undefined) line.delayTime = f.d;
     if (f.t0 !== undefined) line.submittedAt = f.t0;
     lines.push(line);
-    if ((f.s === 'FAILED' || f.s === 'TIMED_OUT' || f.s === FailureType.JOB_EXPIRED) && f.o !== undefined && f.l !== undefined) {
+    if (
+      (f.s === 'FAILED' || f.s === 'TIMED_OUT' || f.s === FailureType.JOB_EXPIRED) &&
+      f.o !== undefined &&
+      f.l !== undefined
+    ) {
       dead.push(JSON.parse(await input.readLineAt(f.o, f.l)));
     }
   }
@@ -42,7 +52,8 @@ export async function outcomeSegments(store: ObjectStore, run: RunScope, seq: nu
 
 /** Every outcome line written so far, in the order written (results while the batch runs). */
 export async function* outcomesSoFar(store: ObjectStore, run: RunScope): AsyncGenerator<BatchResultLine> {
-  for (const key of await segmentKeys(store, batchKeys.outcomesPrefix(run))) yield* (await store.lines(key)) as BatchResultLine[];
+  for (const key of await segmentKeys(store, batchKeys.outcomesPrefix(run)))
+    yield* (await store.lines(key)) as BatchResultLine[];
 }
 
 /** The segments under `prefix`, in order (their names are zero-padded step numbers). */
@@ -51,7 +62,11 @@ export async function segmentKeys(store: ObjectStore, prefix: string): Promise<s
 }
 
 /** The lines of every segment under `prefix`, in order, one segment in memory at a time. */
-export async function* segmentLines(store: ObjectStore, prefix: string, beat: () => void = () => undefined): AsyncGenerator<unknown> {
+export async function* segmentLines(
+  store: ObjectStore,
+  prefix: string,
+  beat: () => void = () => undefined,
+): AsyncGenerator<unknown> {
   for (const key of await segmentKeys(store, prefix)) {
     beat();
     yield* await store.lines(key);
@@ -61,12 +76,15 @@ export async function* segmentLines(store: ObjectStore, prefix: string, beat: ()
 /** Writes `lines` to the value `key` of `out` (streamed; a reader never sees half of it); returns how many. */
 export async function writeCounted(out: ObjectStore, key: string, lines: AsyncIterable<unknown>): Promise<number> {
   let n = 0;
-  await out.writeLines(key, (async function* () {
-    for await (const line of lines) {
-      n++;
-      yield line;
-    }
-  })());
+  await out.writeLines(
+    key,
+    (async function* () {
+      for await (const line of lines) {
+        n++;
+        yield line;
+      }
+    })(),
+  );
   return n;
 }
 
@@ -74,8 +92,17 @@ export async function writeCounted(out: ObjectStore, key: string, lines: AsyncIt
  * Merges the segments into `results.jsonl` and `dead-letter.jsonl` of the output location `out`
  * (each written whole: a reader never sees half a file); returns the counts.
  */
-export async function mergeOutcomes(store: ObjectStore, run: RunScope, out: ObjectStore, beat: () => void): Promise<{ results: number; deadLetter: number }> {
+export async function mergeOutcomes(
+  store: ObjectStore,
+  run: RunScope,
+  out: ObjectStore,
+  beat: () => void,
+): Promise<{ results: number; deadLetter: number }> {
   const results = await writeCounted(out, 'results.jsonl', segmentLines(store, batchKeys.outcomesPrefix(run), beat));
-  const deadLetter = await writeCounted(out, 'dead-letter.jsonl', segmentLines(store, batchKeys.deadLetterPrefix(run), beat));
+  const deadLetter = await writeCounted(
+    out,
+    'dead-letter.jsonl',
+    segmentLines(store, batchKeys.deadLetterPrefix(run), beat),
+  );
   return { results, deadLetter };
 }

@@ -63,7 +63,13 @@ export interface Standing {
  * Enters a step of run `run` on the board (`wants`: its batch has input left; else it leaves the
  * board) and returns its standing. Without a board it never yields.
  */
-export function standing(board: PriorityBoard | undefined, run: string, endpointId: string, priority: number, wants: boolean): Standing {
+export function standing(
+  board: PriorityBoard | undefined,
+  run: string,
+  endpointId: string,
+  priority: number,
+  wants: boolean,
+): Standing {
   if (wants) board?.want(run, endpointId, priority);
   else board?.done(run);
   let yielded = false;

@@ -40,7 +40,11 @@ export async function selectFailed(store: ObjectStore, req: SelectRequest, beat:
   const kept = attemptDir(req.attempt - 1);
   if (!(await out.has(`${kept}results.jsonl`))) {
     if (!(await out.has('results.jsonl'))) {
-      throw fatal(FailureType.BAD_REQUEST, `no results.jsonl in ${req.outDir}: the retried run left no outcomes to retry`, { outDir: req.outDir });
+      throw fatal(
+        FailureType.BAD_REQUEST,
+        `no results.jsonl in ${req.outDir}: the retried run left no outcomes to retry`,
+        { outDir: req.outDir },
+      );
     }
     for (const f of OUT_FILES) {
       if (!(await out.has(f))) continue;
@@ -56,12 +60,19 @@ export async function selectFailed(store: ObjectStore, req: SelectRequest, beat:
     previous++;
     if (statuses.has(line.status)) picked.push(line.index);
   }
-  if (!(await store.has(key))) await store.putLines(key, picked.sort((a, b) => a - b));
+  if (!(await store.has(key)))
+    await store.putLines(
+      key,
+      picked.sort((a, b) => a - b),
+    );
   return { selected: (await subsetOf(store, req.run)).count, previous };
 }
 
 /** A run's subset as a bit set (cached: each step of the run asks for it). */
-export async function subsetOf(store: ObjectStore, run: RunScope): Promise<{ has: (i: number) => boolean; count: number }> {
+export async function subsetOf(
+  store: ObjectStore,
+  run: RunScope,
+): Promise<{ has: (i: number) => boolean; count: number }> {
   const key = batchKeys.subset(run);
   let s = cache.get(key);
   if (!s) {
@@ -89,7 +100,13 @@ async function* keptLines(out: ObjectStore, kept: string, beat: () => void): Asy
  * Every input's outcome of a retry-failed run: the previous line of each input it does not re-run,
  * then its own outcomes (those written so far while it runs). `out`: the batch's output location.
  */
-export async function* mergedResults(store: ObjectStore, run: RunScope, out: ObjectStore, attempt: number, beat: () => void = () => undefined): AsyncGenerator<BatchResultLine> {
+export async function* mergedResults(
+  store: ObjectStore,
+  run: RunScope,
+  out: ObjectStore,
+  attempt: number,
+  beat: () => void = () => undefined,
+): AsyncGenerator<BatchResultLine> {
   const sub = (await store.has(batchKeys.subset(run))) ? await subsetOf(store, run) : undefined;
   const previous = attemptDir(attempt - 1);
   if (!sub) {
@@ -107,7 +124,13 @@ export async function* mergedResults(store: ObjectStore, run: RunScope, out: Obj
  * outcomes) and dead-letter.jsonl (what still failed: this run's dead letters; every earlier one
  * was re-run) in the output location `out`; returns the counts by status over every input.
  */
-export async function mergeRetry(store: ObjectStore, run: RunScope, out: ObjectStore, attempt: number, beat: () => void): Promise<{ results: number; deadLetter: number; byStatus: Partial<Record<BatchOutcomeStatus, number>> }> {
+export async function mergeRetry(
+  store: ObjectStore,
+  run: RunScope,
+  out: ObjectStore,
+  attempt: number,
+  beat: () => void,
+): Promise<{ results: number; deadLetter: number; byStatus: Partial<Record<BatchOutcomeStatus, number>> }> {
   const byStatus: Partial<Record<BatchOutcomeStatus, number>> = {};
   async function* counted(): AsyncGenerator<BatchResultLine> {
     for await (const line of mergedResults(store, run, out, attempt, beat)) {

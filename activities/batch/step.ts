@@ -52,7 +52,18 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);
 
-  const res: StepResult = { submitted: [], deferred: [], bad: [], rejected: [], retried: [], cancelled: [], completions: [], expired: [], polledRunning: [], rateLimited: 0 };
+  const res: StepResult = {
+    submitted: [],
+    deferred: [],
+    bad: [],
+    rejected: [],
+    retried: [],
+    cancelled: [],
+    completions: [],
+    expired: [],
+    polledRunning: [],
+    rateLimited: 0,
+  };
   const sub = await Submitter.open(queue, store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
   // Priority among the daemon's batches on this endpoint: while a higher one has input left, this
   // one submits no new lines (retries still go), so its jobs do not queue ahead of the higher one's.
@@ -80,20 +91,29 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   };
 
   // Retries first (they hold their slot), then lines deferred earlier, then new lines.
-  await sub.each(req.retry, async (r) => {
-    if (r.how === 'retry') {
-      const got = await sub.retry(r.i, r.id, r.a);
-      if (got !== 'limited') res.retried.push({ i: r.i, id: r.id, how: 'retry', ...(got === 'refused' ? { refused: true } : {}) });
-      return;
-    }
-    const body = parsed(r, await input.readLineAt(r.o, r.l));
-    const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
-    if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
-  }, beating('retry'));
-  await sub.each(yielding ? [] : req.submit, async (ref) => {
-    const body = parsed(ref, await input.readLineAt(ref.o, ref.l));
-    if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
-  }, beating('submit'));
+  await sub.each(
+    req.retry,
+    async (r) => {
+      if (r.how === 'retry') {
+        const got = await sub.retry(r.i, r.id, r.a);
+        if (got !== 'limited')
+          res.retried.push({ i: r.i, id: r.id, how: 'retry', ...(got === 'refused' ? { refused: true } : {}) });
+        return;
+      }
+      const body = parsed(r, await input.readLineAt(r.o, r.l));
+      const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
+      if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
+    },
+    beating('retry'),
+  );
+  await sub.each(
+    yielding ? [] : req.submit,
+    async (ref) => {
+      const body = parsed(ref, await input.readLineAt(ref.o, ref.l));
+      if (body) record(ref, await sub.submit(ref.i, body, 1, 'submit'));
+    },
+    beating('submit'),
+  );
   if (req.read && !yielding) {
     const page = await input.readLines(req.read.from, req.read.lines, await keepOf(store, req));
     const counts = new Map(Object.entries(req.read.keyCounts));
@@ -107,7 +127,8 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
         const k = keyOf(body.input, req.read.keyPath);
         if (k !== undefined) ref.k = k;
       }
-      const capped = req.read.keyLimit !== undefined && ref.k !== undefined && (counts.get(ref.k) ?? 0) >= req.read.keyLimit;
+      const capped =
+        req.read.keyLimit !== undefined && ref.k !== undefined && (counts.get(ref.k) ?? 0) >= req.read.keyLimit;
       if (capped || room <= 0) {
         res.deferred.push(ref);
         continue;
@@ -116,7 +137,11 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
       room--;
       if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
     }
-    await sub.each(send, async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')), beating('read'));
+    await sub.each(
+      send,
+      async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')),
+      beating('read'),
+    );
     res.read = { cursor: page.cursor, eof: page.eof };
   }
   res.rateLimited = sub.rateLimited;
@@ -143,7 +168,18 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
     }
   }
   if (inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(inbox, input, req, res, sub, finished, (ref, r) => record(ref, r), (ref, text) => parsed(ref, text), outranked, await keepOf(store, req));
+    await refill(
+      inbox,
+      input,
+      req,
+      res,
+      sub,
+      finished,
+      (ref, r) => record(ref, r),
+      (ref, text) => parsed(ref, text),
+      outranked,
+      await keepOf(store, req),
+    );
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : yielding ? YIELD_WAIT_MS : 0;
   await awaitFinished(inbox, req, waitMs, finished);
@@ -172,4 +208,5 @@ function withoutInbox(kept: Kept): StepResult {
 }
 
 /** The lines a retry-failed run reads (its subset); every line otherwise. */
-const keepOf = async (store: ObjectStore, req: StepRequest) => (req.subset ? (await subsetOf(store, req.run)).has : undefined);
+const keepOf = async (store: ObjectStore, req: StepRequest) =>
+  req.subset ? (await subsetOf(store, req.run)).has : undefined;

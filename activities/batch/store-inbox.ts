@@ -156,10 +156,12 @@ class Reader implements InboxReader {
       if (!this.logs.includes(own)) this.logs.push(own);
     }
     this.dirty = false;
-    await Promise.all(this.logs.map(async (key) => {
-      const { lines, at } = await store.tail(key, this.at[key] ?? 0);
-      this.at[key] = at;
-      for (const r of lines as JobRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
-    }));
+    await Promise.all(
+      this.logs.map(async (key) => {
+        const { lines, at } = await store.tail(key, this.at[key] ?? 0);
+        this.at[key] = at;
+        for (const r of lines as JobRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
+      }),
+    );
   }
 }

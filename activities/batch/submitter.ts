@@ -54,7 +54,12 @@ export class Submitter {
   }
 
   /** The submitter of step `req`, knowing what its journal holds (a retried step). */
-  static async open(queue: Pick<QueueClient, 'run' | 'retry'>, store: ObjectStore, req: StepRequest, webhook: string | undefined): Promise<Submitter> {
+  static async open(
+    queue: Pick<QueueClient, 'run' | 'retry'>,
+    store: ObjectStore,
+    req: StepRequest,
+    webhook: string | undefined,
+  ): Promise<Submitter> {
     const known = (await store.lines(batchKeys.submitJournal(req.run, req.seq))) as Journaled[];
     return new Submitter(queue, store, req, webhook, known);
   }
@@ -71,7 +76,9 @@ export class Submitter {
     if (this.limited || this.yieldIf?.()) return undefined;
     try {
       const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, {
-        idempotencyKey: idempotencyKey(this.scope, i, a), ...this.budgetOptions(), ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
+        idempotencyKey: idempotencyKey(this.scope, i, a),
+        ...this.budgetOptions(),
+        ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
       });
       return this.record({ i, a, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) });
     } catch (err) {
@@ -81,8 +88,12 @@ export class Submitter {
         this.rateLimited++;
         return undefined;
       }
-      if (isPlatformApiError(err, 'NOT_FOUND')) throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${this.req.endpointId} not found`, { endpointId: this.req.endpointId });
-      if (isPlatformApiError(err, 'BAD_REQUEST') || isPlatformApiError(err, 'PAYLOAD_TOO_LARGE')) return { error: (err as Error).message };
+      if (isPlatformApiError(err, 'NOT_FOUND'))
+        throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${this.req.endpointId} not found`, {
+          endpointId: this.req.endpointId,
+        });
+      if (isPlatformApiError(err, 'BAD_REQUEST') || isPlatformApiError(err, 'PAYLOAD_TOO_LARGE'))
+        return { error: (err as Error).message };
       throw toFailure(err);
     }
   }

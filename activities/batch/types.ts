@@ -2,7 +2,14 @@
  * What the batch workflow and its activities exchange each step: indices, remote ids, line
  * positions and small summaries. Plain JSON; inputs and outputs stay in files.
  */
-import { type BatchOutcomeStatus, type InputFormat, type JobStatus, type Policy, type RunScope, type WaitReason } from '../../contracts';
+import {
+  type BatchOutcomeStatus,
+  type InputFormat,
+  type JobStatus,
+  type Policy,
+  type RunScope,
+  type WaitReason,
+} from '../../contracts';
 
 /** Where reading the input file goes on: the next line's index and byte offset. */
 export interface Cursor {
@@ -65,7 +72,14 @@ export interface StepRequest {
   subset?: boolean;
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
-  read?: { from: Cursor; lines: number; room: number; keyPath?: string; keyLimit?: number; keyCounts: Record<string, number> };
+  read?: {
+    from: Cursor;
+    lines: number;
+    room: number;
+    keyPath?: string;
+    keyLimit?: number;
+    keyCounts: Record<string, number>;
+  };
   /** Deferred lines the workflow found room for. */
   submit: LineRef[];
   retry: RetryOrder[];

@@ -11,7 +11,8 @@ import { count, type StoreStats } from './object-store';
 export const TMP = /\.\d+\.\d+\.tmp$/;
 let tmpSeq = 0;
 
-export const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | undefined)?.code === code;
+export const isCode = (err: unknown, code: string): boolean =>
+  (err as NodeJS.ErrnoException | undefined)?.code === code;
 
 /** Most folders and logs remembered as existing (a long-lived daemon writes under ever new run folders). */
 const REMEMBERED = 10_000;

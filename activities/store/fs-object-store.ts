@@ -9,7 +9,16 @@ import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
 import { DurableFiles, isCode, remember } from './fs-durable';
 import { keysUnder } from './fs-keys';
-import { checkKey, count, jsonLines, parseLines, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import {
+  checkKey,
+  count,
+  jsonLines,
+  parseLines,
+  type ListOptions,
+  type ListPage,
+  type ObjectStore,
+  type StoreEntry,
+} from './object-store';
 import { notFound, ValueStore } from './value-store';
 
 export class FsObjectStore extends ValueStore implements ObjectStore {
@@ -84,7 +93,7 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
       const buf = Buffer.from(jsonLines(values));
       count(this.stats, 'write', buf.length);
-      for (let done = 0; done < buf.length; ) done += (await fh.write(buf, done)).bytesWritten;
+      for (let done = 0; done < buf.length;) done += (await fh.write(buf, done)).bytesWritten;
       count(this.stats, 'fsync');
       await fh.sync();
     } finally {
@@ -116,7 +125,8 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
   async list(prefix: string, o: ListOptions = {}): Promise<ListPage> {
     const keys = await keysUnder(this.url, prefix, this.stats);
     const limit = o.limit ?? 1000;
-    const after = o.after === undefined ? keys : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(o.after!)) > 0);
+    const after =
+      o.after === undefined ? keys : keys.filter((k) => Buffer.compare(Buffer.from(k), Buffer.from(o.after!)) > 0);
     const page = after.slice(0, limit);
     const entries: StoreEntry[] = [];
     for (const key of page) {

@@ -45,7 +45,10 @@ export class GroupAppender {
   private async flush(key: string, group: Waiting[]): Promise<void> {
     for (;;) {
       try {
-        await this.store.append(key, group.map((w) => w.value));
+        await this.store.append(
+          key,
+          group.map((w) => w.value),
+        );
         for (const w of group) w.resolve();
       } catch (err) {
         for (const w of group) w.reject(err);

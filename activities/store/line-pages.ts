@@ -31,7 +31,13 @@ export interface LinePageOptions {
  * Up to `max` non-blank lines of `key` from `from`. Blank lines are no inputs but keep their line
  * number. Reads `chunkBytes` at a time; a line longer than a chunk is gathered across reads.
  */
-export async function readLinePage(store: ObjectStore, key: string, from: LineCursor, max: number, o: LinePageOptions = {}): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }> {
+export async function readLinePage(
+  store: ObjectStore,
+  key: string,
+  from: LineCursor,
+  max: number,
+  o: LinePageOptions = {},
+): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }> {
   const size = o.size ?? (await store.size(key));
   const chunk = o.chunkBytes ?? 256 * 1024;
   const lines: PagedLine[] = [];

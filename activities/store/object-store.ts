@@ -105,8 +105,14 @@ export const isStoreError = (err: unknown, code?: StoreErrorCode): err is StoreE
 
 /** Checks a key's shape (throws `INVALID_KEY`); `#` is reserved for the numbered parts of S3 logs. */
 export function checkKey(key: string): string {
-  const bad = key === '' || key.startsWith('/') || key.includes('#') || key.includes('\\') || key.split('/').some((p) => p === '' || p === '.' || p === '..');
-  if (bad || [...key].some((c) => c.charCodeAt(0) < 0x20)) throw new StoreError('INVALID_KEY', `invalid results key ${JSON.stringify(key)}`);
+  const bad =
+    key === '' ||
+    key.startsWith('/') ||
+    key.includes('#') ||
+    key.includes('\\') ||
+    key.split('/').some((p) => p === '' || p === '.' || p === '..');
+  if (bad || [...key].some((c) => c.charCodeAt(0) < 0x20))
+    throw new StoreError('INVALID_KEY', `invalid results key ${JSON.stringify(key)}`);
   return key;
 }
 

@@ -33,12 +33,24 @@ export function s3ClientFromEnv(o: OpenStoreOptions = {}): S3Client {
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
   const id = env.AWS_ACCESS_KEY_ID;
   const secret = env.AWS_SECRET_ACCESS_KEY;
-  if (Boolean(id) !== Boolean(secret)) throw new StoreError('MISSING_CONFIG', 'set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or neither, for the default credential chain)');
+  if (Boolean(id) !== Boolean(secret))
+    throw new StoreError(
+      'MISSING_CONFIG',
+      'set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or neither, for the default credential chain)',
+    );
   return new S3Client({
     region,
     ...(endpoint ? { endpoint } : {}),
     forcePathStyle: o.forcePathStyle ?? endpoint !== undefined,
-    ...(id && secret ? { credentials: { accessKeyId: id, secretAccessKey: secret, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) } } : {}),
+    ...(id && secret
+      ? {
+          credentials: {
+            accessKeyId: id,
+            secretAccessKey: secret,
+            ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+          },
+        }
+      : {}),
     // S3-compatible servers differ in their support of the newer flexible checksums: send them only where S3 requires them.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -48,9 +60,11 @@ export function s3ClientFromEnv(o: OpenStoreOptions = {}): S3Client {
 /** Bucket and key prefix of an `s3://bucket/prefix` URL; INVALID_URL when it is not one. */
 export function parseS3Url(url: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([^/?#]+)\/?([^?#]*)$/.exec(url);
-  if (!m || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(m[1]!)) throw new StoreError('INVALID_URL', `not an s3://bucket/prefix URL: ${JSON.stringify(url)}`);
+  if (!m || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(m[1]!))
+    throw new StoreError('INVALID_URL', `not an s3://bucket/prefix URL: ${JSON.stringify(url)}`);
   const prefix = m[2]!.replace(/\/+$/, '');
-  if (prefix.split('/').some((p) => p === '.' || p === '..') || prefix.startsWith('/')) throw new StoreError('INVALID_URL', `invalid key prefix in ${JSON.stringify(url)}`);
+  if (prefix.split('/').some((p) => p === '.' || p === '..') || prefix.startsWith('/'))
+    throw new StoreError('INVALID_URL', `invalid key prefix in ${JSON.stringify(url)}`);
   return { bucket: m[1]!, prefix };
 }
 
@@ -63,7 +77,10 @@ export async function checkConditionalWrites(store: ObjectStore): Promise<void> 
   const key = '_sluice/probe.json';
   await store.create(key, { probe: 1 });
   if (await store.create(key, { probe: 2 })) {
-    throw new StoreError('UNSUPPORTED', `${store.url} ignores conditional writes (If-None-Match: *): journals and appends would not be safe there`);
+    throw new StoreError(
+      'UNSUPPORTED',
+      `${store.url} ignores conditional writes (If-None-Match: *): journals and appends would not be safe there`,
+    );
   }
 }
 
@@ -71,9 +88,18 @@ export async function checkConditionalWrites(store: ObjectStore): Promise<void> 
 export function openResultsStore(url: string, o: OpenStoreOptions = {}): ObjectStore {
   if (url.startsWith('s3://')) {
     const { bucket, prefix } = parseS3Url(url);
-    return new S3ObjectStore({ bucket, prefix, client: s3ClientFromEnv(o), ...(o.partBytes ? { partBytes: o.partBytes } : {}) });
+    return new S3ObjectStore({
+      bucket,
+      prefix,
+      client: s3ClientFromEnv(o),
+      ...(o.partBytes ? { partBytes: o.partBytes } : {}),
+    });
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) throw new StoreError('INVALID_URL', `unsupported results store URL ${JSON.stringify(url)} (use s3://bucket/prefix or a directory)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://'))
+    throw new StoreError(
+      'INVALID_URL',
+      `unsupported results store URL ${JSON.stringify(url)} (use s3://bucket/prefix or a directory)`,
+    );
   if (url === '') throw new StoreError('INVALID_URL', 'the results store URL is empty');
   const dir = resolve(url.startsWith('file://') ? fileURLToPath(url) : url);
   mkdirSync(dir, { recursive: true });

@@ -10,7 +10,8 @@ export type S3Target = Pick<UploadTarget, 'bucket' | 'send'>;
 const TOKEN = 'sluice-write';
 
 /** The HTTP status of an error of the S3 client, when it has one. */
-export const statusOf = (err: unknown): number | undefined => (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+export const statusOf = (err: unknown): number | undefined =>
+  (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
 /**
  * PUT with `If-None-Match: *`: false when the object exists (412); a 409 (a concurrent
@@ -22,7 +23,20 @@ export async function putIfAbsent(t: S3Target, name: string, text: string): Prom
   const token = randomUUID();
   for (let attempt = 0; ; attempt++) {
     try {
-      await t.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: t.bucket, Key: name, Body: body, IfNoneMatch: '*', Metadata: { [TOKEN]: token } })), body.length);
+      await t.send(
+        'PutObject',
+        (c) =>
+          c.send(
+            new PutObjectCommand({
+              Bucket: t.bucket,
+              Key: name,
+              Body: body,
+              IfNoneMatch: '*',
+              Metadata: { [TOKEN]: token },
+            }),
+          ),
+        body.length,
+      );
       return true;
     } catch (err) {
       if (statusOf(err) === 412) return (await tokenOf(t, name)) === token;
@@ -35,7 +49,8 @@ export async function putIfAbsent(t: S3Target, name: string, text: string): Prom
 /** The token of the write that made object `name`; undefined when it is absent. */
 async function tokenOf(t: S3Target, name: string): Promise<string | undefined> {
   try {
-    return (await t.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: t.bucket, Key: name })))).Metadata?.[TOKEN];
+    return (await t.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: t.bucket, Key: name }))))
+      .Metadata?.[TOKEN];
   } catch (err) {
     if (statusOf(err) === 404) return undefined;
     throw err;

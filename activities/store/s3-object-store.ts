@@ -3,11 +3,27 @@
  * numbered objects (`key`, then `key#000000000001`...) each written with `If-None-Match: *`, so
  * concurrent appenders never overwrite each other and nothing is read-modified-written.
  */
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type ListObjectsV2CommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type ListObjectsV2CommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { type OutputRef } from '../../contracts';
 import { putIfAbsent, statusOf, type S3Target } from './s3-conditional';
 import { uploadLines } from './s3-upload';
-import { checkKey, count, jsonLines, parseLines, type ListOptions, type ListPage, type ObjectStore, type StoreEntry } from './object-store';
+import {
+  checkKey,
+  count,
+  jsonLines,
+  parseLines,
+  type ListOptions,
+  type ListPage,
+  type ObjectStore,
+  type StoreEntry,
+} from './object-store';
 import { notFound, ValueStore } from './value-store';
 
 /** Options of {@link S3ObjectStore}. */
@@ -103,10 +119,16 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
     let startAfter = o.after === undefined ? undefined : this.name(o.after);
     let more = true;
     while (more && entries.length < limit) {
-      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) => c.send(new ListObjectsV2Command({
-        Bucket: this.o.bucket, Prefix: this.root + prefix, MaxKeys: Math.min(1000, limit - entries.length),
-        ...(token ? { ContinuationToken: token } : startAfter ? { StartAfter: startAfter } : {}),
-      })));
+      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) =>
+        c.send(
+          new ListObjectsV2Command({
+            Bucket: this.o.bucket,
+            Prefix: this.root + prefix,
+            MaxKeys: Math.min(1000, limit - entries.length),
+            ...(token ? { ContinuationToken: token } : startAfter ? { StartAfter: startAfter } : {}),
+          }),
+        ),
+      );
       for (const c of res.Contents ?? []) {
         const key = c.Key!.slice(this.root.length);
         startAfter = c.Key!;
@@ -127,7 +149,15 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
   async readRange(key: string, offset: number, length: number): Promise<Buffer> {
     if (length <= 0) return Buffer.alloc(0);
     try {
-      const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Range: `bytes=${offset}-${offset + length - 1}` })));
+      const res = await this.send('GetObject', (c) =>
+        c.send(
+          new GetObjectCommand({
+            Bucket: this.o.bucket,
+            Key: this.name(key),
+            Range: `bytes=${offset}-${offset + length - 1}`,
+          }),
+        ),
+      );
       return this.body(res.Body);
     } catch (err) {
       if (statusOf(err) === 404) throw notFound(key);
@@ -142,7 +172,11 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
 
   protected override async writeValue(key: string, text: string): Promise<OutputRef> {
     const body = Buffer.from(text);
-    await this.send('PutObject', (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Body: body })), body.length);
+    await this.send(
+      'PutObject',
+      (c) => c.send(new PutObjectCommand({ Bucket: this.o.bucket, Key: this.name(key), Body: body })),
+      body.length,
+    );
     return { store: this.kind, key, bytes: body.length };
   }
 
@@ -151,10 +185,15 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
     const out: { n: number; bytes: number }[] = [];
     let token: string | undefined;
     do {
-      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) => c.send(new ListObjectsV2Command({
-        Bucket: this.o.bucket, Prefix: `${this.name(key)}#`,
-        ...(token ? { ContinuationToken: token } : after ? { StartAfter: this.root + after } : {}),
-      })));
+      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) =>
+        c.send(
+          new ListObjectsV2Command({
+            Bucket: this.o.bucket,
+            Prefix: `${this.name(key)}#`,
+            ...(token ? { ContinuationToken: token } : after ? { StartAfter: this.root + after } : {}),
+          }),
+        ),
+      );
       for (const c of res.Contents ?? []) {
         const m = PART.exec(c.Key!);
         if (m && c.Key!.length === this.name(key).length + 13) out.push({ n: Number(m[1]), bytes: c.Size ?? 0 });
@@ -167,7 +206,9 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
   /** The text of value `key`, or of part `part` of log `key`; undefined when absent. */
   protected override async read(key: string, part = 0): Promise<string | undefined> {
     try {
-      const res = await this.send('GetObject', (c) => c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.root + partKey(checkKey(key), part) })));
+      const res = await this.send('GetObject', (c) =>
+        c.send(new GetObjectCommand({ Bucket: this.o.bucket, Key: this.root + partKey(checkKey(key), part) })),
+      );
       return (await this.body(res.Body)).toString('utf8');
     } catch (err) {
       if (statusOf(err) === 404) return undefined;
@@ -177,7 +218,13 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
 
   private async head(key: string): Promise<number | undefined> {
     try {
-      return (await this.send('HeadObject', (c) => c.send(new HeadObjectCommand({ Bucket: this.o.bucket, Key: this.name(key) })))).ContentLength ?? 0;
+      return (
+        (
+          await this.send('HeadObject', (c) =>
+            c.send(new HeadObjectCommand({ Bucket: this.o.bucket, Key: this.name(key) })),
+          )
+        ).ContentLength ?? 0
+      );
     } catch (err) {
       if (statusOf(err) === 404) return undefined;
       throw err;

@@ -1,5 +1,11 @@
 /** Streaming JSON lines into one S3 object: a multipart upload once the lines exceed one part, aborted on error. */
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 
 /** What {@link uploadLines} needs of the store: where, part size, and its counted `send`. */
 export interface UploadTarget {
@@ -15,7 +21,10 @@ export interface UploadTarget {
  * Uploads `values` as JSON lines, one part in memory at a time. Returns the text when it all fit
  * in one part (the caller writes it with one PUT), else the bytes uploaded.
  */
-export async function uploadLines(t: UploadTarget, values: AsyncIterable<unknown> | Iterable<unknown>): Promise<string | number> {
+export async function uploadLines(
+  t: UploadTarget,
+  values: AsyncIterable<unknown> | Iterable<unknown>,
+): Promise<string | number> {
   const { bucket, name: Key } = t;
   let buf: string[] = [];
   let size = 0;
@@ -27,10 +36,18 @@ export async function uploadLines(t: UploadTarget, values: AsyncIterable<unknown
     buf = [];
     size = 0;
     total += body.length;
-    id ??= (await t.send('CreateMultipartUpload', (c) => c.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: 'application/x-ndjson' })))).UploadId!;
+    id ??= (
+      await t.send('CreateMultipartUpload', (c) =>
+        c.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: 'application/x-ndjson' })),
+      )
+    ).UploadId!;
     const UploadId = id;
     const PartNumber = parts.length + 1;
-    const res = await t.send('UploadPart', (c) => c.send(new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber, Body: body })), body.length);
+    const res = await t.send(
+      'UploadPart',
+      (c) => c.send(new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber, Body: body })),
+      body.length,
+    );
     parts.push({ ETag: res.ETag!, PartNumber });
   };
   try {
@@ -43,11 +60,16 @@ export async function uploadLines(t: UploadTarget, values: AsyncIterable<unknown
     if (id === undefined) return buf.join('');
     if (size > 0) await flush();
     const UploadId = id;
-    await t.send('CompleteMultipartUpload', (c) => c.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } })));
+    await t.send('CompleteMultipartUpload', (c) =>
+      c.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } })),
+    );
     return total;
   } catch (err) {
     const UploadId = id;
-    if (UploadId !== undefined) await t.send('AbortMultipartUpload', (c) => c.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId }))).catch(() => undefined);
+    if (UploadId !== undefined)
+      await t
+        .send('AbortMultipartUpload', (c) => c.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })))
+        .catch(() => undefined);
     throw err;
   }
 }

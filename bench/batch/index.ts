@@ -27,8 +27,14 @@ import { startPlatform, type Platform } from '../../platform';
 
 const { values } = parseArgs({
   options: {
-    jobs: { type: 'string' }, 'per-job': { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' }, large: { type: 'string' }, limited: { type: 'string' },
-    two: { type: 'boolean' }, json: { type: 'boolean' },
+    jobs: { type: 'string' },
+    'per-job': { type: 'string' },
+    concurrency: { type: 'string' },
+    workers: { type: 'string' },
+    large: { type: 'string' },
+    limited: { type: 'string' },
+    two: { type: 'boolean' },
+    json: { type: 'boolean' },
   },
 });
 const JOBS = Number(values.jobs ?? 10_000);
@@ -48,8 +54,13 @@ function rssOf(pid: number): { peak: number; now: number } {
   return { peak: Math.round(kb('VmHWM')), now: Math.round(kb('VmRSS')) };
 }
 
-async function daemonProcess(env: Record<string, string>): Promise<{ child: ChildProcess; metricsUrl: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function daemonProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; metricsUrl: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [bin, 'worker'], {
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -58,18 +69,21 @@ async function daemonProcess(env: Record<string, string>): Promise<{ child: Chil
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    child, metricsUrl: `http://127.0.0.1:${env.SLUICE_DAEMON_PORT}/metrics`,
-    stop: () => new Promise<void>((r) => {
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    }),
+    child,
+    metricsUrl: `http://127.0.0.1:${env.SLUICE_DAEMON_PORT}/metrics`,
+    stop: () =>
+      new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
 async function httpCalls(metricsUrl: string): Promise<Record<string, number>> {
   const text = await (await request(metricsUrl)).body.text();
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^sluice_http_calls_total\{operation="([^"]+)",outcome="([^"]+)"\} (\d+)/gm)) out[`${m[1]}:${m[2]}`] = (out[`${m[1]}:${m[2]}`] ?? 0) + Number(m[3]);
+  for (const m of text.matchAll(/^sluice_http_calls_total\{operation="([^"]+)",outcome="([^"]+)"\} (\d+)/gm))
+    out[`${m[1]}:${m[2]}`] = (out[`${m[1]}:${m[2]}`] ?? 0) + Number(m[3]);
   return out;
 }
 
@@ -77,13 +91,15 @@ async function plainLoop(platform: Platform, endpointId: string, jobs: number): 
   const ep = runpodSdk(platform.apiKey, { baseUrl: `${platform.url}/v2` }).endpoint(endpointId)!;
   let next = 0;
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < jobs) {
-      const i = next++;
-      const r = await ep.runSync({ input: { i } }, 60_000);
-      if (r.status !== 'COMPLETED') throw new Error(`plain loop: job ${i} ended ${r.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < jobs) {
+        const i = next++;
+        const r = await ep.runSync({ input: { i } }, 60_000);
+        if (r.status !== 'COMPLETED') throw new Error(`plain loop: job ${i} ended ${r.status}`);
+      }
+    }),
+  );
   return { jobsPerSecond: +(jobs / ((Date.now() - t0) / 1000)).toFixed(1) };
 }
 
@@ -92,17 +108,30 @@ async function plainLoop(platform: Platform, endpointId: string, jobs: number): 
  * windows (jobs admitted in [first, first + k windows) against k x the limit; the last, partial
  * window is left out), and the platform's 429s as a share of submissions.
  */
-function limitUse(platform: Platform, endpointId: string, since: number, perWindow: number, before: { admitted: number; limited: number }) {
-  const at = platform.engine.jobs.ofEndpoint(endpointId).map((j) => j.submittedAt).filter((t) => t >= since).sort((a, b) => a - b);
+function limitUse(
+  platform: Platform,
+  endpointId: string,
+  since: number,
+  perWindow: number,
+  before: { admitted: number; limited: number },
+) {
+  const at = platform.engine.jobs
+    .ofEndpoint(endpointId)
+    .map((j) => j.submittedAt)
+    .filter((t) => t >= since)
+    .sort((a, b) => a - b);
   const counts = platform.limiter.counts(platform.user.id, endpointId, 'run');
   const admitted = counts.admitted - before.admitted;
   const limited = counts.limited - before.limited;
   const windows = Math.floor((at.at(-1)! - at[0]!) / RATE_WINDOW_MS);
   const inFull = at.filter((t) => t < at[0]! + windows * RATE_WINDOW_MS).length;
   return {
-    submitted: at.length, spanMs: at.at(-1)! - at[0]!, fullWindows: windows,
+    submitted: at.length,
+    spanMs: at.at(-1)! - at[0]!,
+    fullWindows: windows,
     shareOfLimit: windows > 0 ? +(inFull / (windows * perWindow)).toFixed(3) : null,
-    platform429s: limited, rateLimitedShare: +(limited / Math.max(1, admitted + limited)).toFixed(4),
+    platform429s: limited,
+    rateLimitedShare: +(limited / Math.max(1, admitted + limited)).toFixed(4),
   };
 }
 
@@ -110,7 +139,18 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-batch-'));
   // The embedded default's persistence: a SQLite file.
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalBinary() }, dbFilename: join(dir, 'temporal.sqlite'), extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
+    server: {
+      executable: { type: 'existing-path', path: temporalBinary() },
+      dbFilename: join(dir, 'temporal.sqlite'),
+      extraArgs: [
+        '--sqlite-pragma',
+        'journal_mode=WAL',
+        '--sqlite-pragma',
+        'synchronous=NORMAL',
+        '--log-level',
+        'error',
+      ],
+    },
   });
   const results: Record<string, unknown> = { jobs: JOBS, concurrency: CONCURRENCY, workers: WORKERS };
   try {
@@ -118,19 +158,32 @@ async function main(): Promise<void> {
       if (limited && LIMITED === 0) continue;
       if (!limited && JOBS === 0 && PER_JOB === 0) continue;
       const platform = await startPlatform({
-        port: 0, dataDir: join(dir, limited ? 'platform-limited' : 'platform'), apiKey: 'bench', logger: silent,
-        ...(limited ? {} : { rateLimits: { enabled: false } }), pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
+        port: 0,
+        dataDir: join(dir, limited ? 'platform-limited' : 'platform'),
+        apiKey: 'bench',
+        logger: silent,
+        ...(limited ? {} : { rateLimits: { enabled: false } }),
+        pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
       });
       try {
-        const echo = platform.registry.saveEndpoint({ ...platform.examples.echo!, workersMin: WORKERS, workersMax: WORKERS });
+        const echo = platform.registry.saveEndpoint({
+          ...platform.examples.echo!,
+          workersMin: WORKERS,
+          workersMax: WORKERS,
+        });
         while (platform.pool.workerCounts(echo.id).idle < WORKERS) await new Promise((r) => setTimeout(r, 100));
         const port = 20_000 + Math.floor(Math.random() * 20_000);
         // A task queue per phase: the stopped daemon of the first would count as a live poller for
         // a while (rate share) in the second.
         const taskQueue = limited ? 'bench-batch-limited' : 'bench-batch';
         const daemonEnv = (p: number) => ({
-          TEMPORAL_ADDRESS: env.address, SLUICE_QUEUE_URL: `${platform.url}/v2`, SLUICE_API_KEY: platform.apiKey,
-          SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: String(p), SLUICE_TEMPORAL_METRICS_PORT: '0', SLUICE_TASK_QUEUE: taskQueue,
+          TEMPORAL_ADDRESS: env.address,
+          SLUICE_QUEUE_URL: `${platform.url}/v2`,
+          SLUICE_API_KEY: platform.apiKey,
+          SLUICE_RESULTS_DIR: join(dir, 'results'),
+          SLUICE_DAEMON_PORT: String(p),
+          SLUICE_TEMPORAL_METRICS_PORT: '0',
+          SLUICE_TASK_QUEUE: taskQueue,
           // Unlimited platform: let the client's budget go far above the spec's base rate.
           ...(limited ? {} : { SLUICE_RATE_SCALE: '10' }),
         });
@@ -143,7 +196,13 @@ async function main(): Promise<void> {
           let maxRss = 0;
           const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssOf(daemon.child.pid!).now)), 500);
           const t0 = Date.now();
-          const id = await batch.start({ id: `${name}-${Date.now()}`, endpointId: echo.id, source: file, outDir: join(dir, `${name}-out`), options: { concurrency: CONCURRENCY, ...(perJobWorkflows ? { perJobWorkflows } : {}) } });
+          const id = await batch.start({
+            id: `${name}-${Date.now()}`,
+            endpointId: echo.id,
+            source: file,
+            outDir: join(dir, `${name}-out`),
+            options: { concurrency: CONCURRENCY, ...(perJobWorkflows ? { perJobWorkflows } : {}) },
+          });
           const summary = await batch.result(id);
           const wallMs = Date.now() - t0;
           clearInterval(sampler);
@@ -162,15 +221,29 @@ async function main(): Promise<void> {
           // Per-job workflows: each child's own history too (batch/<id>/<index>).
           if (perJobWorkflows) {
             for (let i = 0; i < n; i += 32) {
-              const lens = await Promise.all(Array.from({ length: Math.min(32, n - i) }, (_, k) =>
-                env.client.workflow.getHandle(batchChildId(id, i + k)).fetchHistory().then((h) => h.events?.length ?? 0)));
+              const lens = await Promise.all(
+                Array.from({ length: Math.min(32, n - i) }, (_, k) =>
+                  env.client.workflow
+                    .getHandle(batchChildId(id, i + k))
+                    .fetchHistory()
+                    .then((h) => h.events?.length ?? 0),
+                ),
+              );
               events += lens.reduce((a, b) => a + b, 0);
             }
           }
           const rate = n / (wallMs / 1000);
           return {
-            n, wallMs, jobsPerSecond: +rate.toFixed(1), completed: summary.counts.byStatus.COMPLETED ?? 0, runs: summary.runs,
-            eventsPerJob: +(events / n).toFixed(3), ...(perJobWorkflows ? { parentEventsPerJob: +(parentEvents / n).toFixed(3) } : {}), httpCallsPerJob: +(total / n).toFixed(3), calls, rateLimited: summary.counts.rateLimited,
+            n,
+            wallMs,
+            jobsPerSecond: +rate.toFixed(1),
+            completed: summary.counts.byStatus.COMPLETED ?? 0,
+            runs: summary.runs,
+            eventsPerJob: +(events / n).toFixed(3),
+            ...(perJobWorkflows ? { parentEventsPerJob: +(parentEvents / n).toFixed(3) } : {}),
+            httpCallsPerJob: +(total / n).toFixed(3),
+            calls,
+            rateLimited: summary.counts.rateLimited,
             daemonRssMb: { peakSampled: maxRss, peakProcess: rssOf(daemon.child.pid!).peak },
           };
         };
@@ -188,14 +261,26 @@ async function main(): Promise<void> {
               const since = Date.now();
               const before = platform.limiter.counts(platform.user.id, echo.id, 'run');
               const r = await go();
-              return { ...r, effectiveRunLimitPer10s: perWindow, ...limitUse(platform, echo.id, since, perWindow, before) };
+              return {
+                ...r,
+                effectiveRunLimitPer10s: perWindow,
+                ...limitUse(platform, echo.id, since, perWindow, before),
+              };
             };
             results.limited = await measured(() => run('limited', LIMITED));
             if (TWO) {
               const half = Math.floor(LIMITED / 2);
               const pair = async (tag: string) => {
                 const [a, b] = await Promise.all([run(`${tag}-a`, half), run(`${tag}-b`, half)]);
-                return { n: a.n + b.n, batches: [a, b].map((x) => ({ n: x.n, wallMs: x.wallMs, completed: x.completed, rateLimitedSeenBySluice: x.rateLimited })) };
+                return {
+                  n: a.n + b.n,
+                  batches: [a, b].map((x) => ({
+                    n: x.n,
+                    wallMs: x.wallMs,
+                    completed: x.completed,
+                    rateLimitedSeenBySluice: x.rateLimited,
+                  })),
+                };
               };
               results.limitedTwoBatches = await measured(() => pair('two-batches'));
               const second = await daemonProcess(daemonEnv(port + 1));
@@ -223,7 +308,10 @@ async function main(): Promise<void> {
   console.log(values.json ? JSON.stringify(results, null, 2) : results);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

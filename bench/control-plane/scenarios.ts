@@ -33,11 +33,13 @@ const JOB_MS = 3000;
 
 async function post(p: Platform, path: string, body: unknown): Promise<any> {
   const res = await request(`${p.url}${path}`, {
-    method: 'POST', body: JSON.stringify(body),
+    method: 'POST',
+    body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${p.apiKey}` },
   });
   const json = (await res.body.json()) as any;
-  if (res.statusCode !== 200 || json.errors) throw new Error(`${path} answered ${res.statusCode}: ${JSON.stringify(json)}`);
+  if (res.statusCode !== 200 || json.errors)
+    throw new Error(`${path} answered ${res.statusCode}: ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -74,7 +76,10 @@ function phases(p: Platform, endpointId: string, ids: string[], t0: number): Pha
 }
 
 async function newEndpoint(p: Platform, templateId: string, n: string, fields: string): Promise<string> {
-  const r = await gql(p, `mutation { saveEndpoint(input: { name: "${n}", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, idleTimeout: 60, ${fields} }) { id } }`);
+  const r = await gql(
+    p,
+    `mutation { saveEndpoint(input: { name: "${n}", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, idleTimeout: 60, ${fields} }) { id } }`,
+  );
   return r.data.saveEndpoint.id as string;
 }
 
@@ -88,8 +93,19 @@ async function cleanUp(p: Platform, endpointId: string): Promise<void> {
 }
 
 /** workersMax 1 → `workers` through GraphQL, with one busy worker and a queue waiting. */
-export async function scaleUp(p: Platform, templateId: string, workers: number, flashBoot: boolean, rep: number): Promise<Sample> {
-  const id = await newEndpoint(p, templateId, `scale-${rep}`, `workersMin: 1, workersMax: 1${flashBoot ? ', flashBootType: FLASHBOOT' : ''}`);
+export async function scaleUp(
+  p: Platform,
+  templateId: string,
+  workers: number,
+  flashBoot: boolean,
+  rep: number,
+): Promise<Sample> {
+  const id = await newEndpoint(
+    p,
+    templateId,
+    `scale-${rep}`,
+    `workersMin: 1, workersMax: 1${flashBoot ? ', flashBootType: FLASHBOOT' : ''}`,
+  );
   await until('the first worker', () => p.pool.podsOf(id).some((x) => x.phase === 'ready'));
   for (let i = 0; i < workers * 2; i++) await post(p, `/v2/${id}/run`, { input: { ms: JOB_MS } });
   await until('the first job to run', () => firstStarts(p, id).size === 1);
@@ -100,14 +116,30 @@ export async function scaleUp(p: Platform, templateId: string, workers: number, 
   await until('the new workers to take jobs', () => firstStarts(p, id).size === workers);
   const fresh = [...firstStarts(p, id)].filter(([w]) => !old.has(w));
   const starts = fresh.map(([, t]) => t - t0);
-  const breakdown = phases(p, id, fresh.map(([w]) => w), t0);
+  const breakdown = phases(
+    p,
+    id,
+    fresh.map(([w]) => w),
+    t0,
+  );
   await cleanUp(p, id);
   return { firstMs: Math.min(...starts), allMs: Math.max(...starts), triggerMs, phases: breakdown };
 }
 
 /** A burst of `workers × 2` jobs on an endpoint without workers (workersMax = `workers`). */
-export async function burst(p: Platform, templateId: string, workers: number, flashBoot: boolean, rep: number): Promise<Sample> {
-  const id = await newEndpoint(p, templateId, `burst-${rep}`, `workersMin: 0, workersMax: ${workers}${flashBoot ? ', flashBootType: FLASHBOOT' : ''}`);
+export async function burst(
+  p: Platform,
+  templateId: string,
+  workers: number,
+  flashBoot: boolean,
+  rep: number,
+): Promise<Sample> {
+  const id = await newEndpoint(
+    p,
+    templateId,
+    `burst-${rep}`,
+    `workersMin: 0, workersMax: ${workers}${flashBoot ? ', flashBootType: FLASHBOOT' : ''}`,
+  );
   const t0 = Date.now();
   await Promise.all(Array.from({ length: workers * 2 }, () => post(p, `/v2/${id}/run`, { input: { ms: JOB_MS } })));
   const triggerMs = Date.now() - t0;

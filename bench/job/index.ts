@@ -17,7 +17,9 @@ import { startPlatform } from '../../platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon } from '../../worker/daemon';
 
-const { values } = parseArgs({ options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } },
+});
 const JOBS = Number(values.jobs ?? 200);
 const CONCURRENCY = Number(values.concurrency ?? 1);
 const silent = pino({ level: 'silent' });
@@ -27,7 +29,11 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-async function callsBy(registry: { getSingleMetric(n: string): { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> } | undefined }) {
+async function callsBy(registry: {
+  getSingleMetric(
+    n: string,
+  ): { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> } | undefined;
+}) {
   const m = await registry.getSingleMetric('sluice_http_calls_total')!.get();
   const out: Record<string, number> = {};
   for (const v of m.values) out[String(v.labels.operation)] = (out[String(v.labels.operation)] ?? 0) + v.value;
@@ -37,42 +43,64 @@ async function callsBy(registry: { getSingleMetric(n: string): { get(): Promise<
 async function runMode(mode: CompletionMode) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-job-'));
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalBinary() }, dbFilename: join(dir, 'temporal.sqlite'), extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL', '--log-level', 'error'] },
+    server: {
+      executable: { type: 'existing-path', path: temporalBinary() },
+      dbFilename: join(dir, 'temporal.sqlite'),
+      extraArgs: [
+        '--sqlite-pragma',
+        'journal_mode=WAL',
+        '--sqlite-pragma',
+        'synchronous=NORMAL',
+        '--log-level',
+        'error',
+      ],
+    },
   });
   const platform = await startPlatform({
-    port: 0, dataDir: join(dir, 'platform'), apiKey: 'bench', logger: silent, rateLimits: { enabled: false },
+    port: 0,
+    dataDir: join(dir, 'platform'),
+    apiKey: 'bench',
+    logger: silent,
+    rateLimits: { enabled: false },
     pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
   });
   const echo = platform.registry.saveEndpoint({ ...platform.examples.echo!, workersMin: 4, workersMax: 4 });
   const completedAt = new Map<string, number>();
   platform.engine.on('finished', (job) => completedAt.set(job.id, Date.now()));
   const config = loadConfig({
-    TEMPORAL_ADDRESS: env.address, SLUICE_QUEUE_URL: `${platform.url}/v2`, SLUICE_API_KEY: platform.apiKey,
-    SLUICE_RESULTS_DIR: join(dir, 'results'), SLUICE_DAEMON_PORT: '0', SLUICE_TEMPORAL_METRICS_PORT: '0',
+    TEMPORAL_ADDRESS: env.address,
+    SLUICE_QUEUE_URL: `${platform.url}/v2`,
+    SLUICE_API_KEY: platform.apiKey,
+    SLUICE_RESULTS_DIR: join(dir, 'results'),
+    SLUICE_DAEMON_PORT: '0',
+    SLUICE_TEMPORAL_METRICS_PORT: '0',
   });
   const daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: silent });
   const sluice = new JobClient({ client: env.client, resultsDir: config.SLUICE_RESULTS_DIR });
   // Warm-up: workers up, workflow bundle loaded, connections open.
   while (platform.pool.workerCounts(echo.id).idle < 4) await new Promise((r) => setTimeout(r, 100));
-  for (let i = 0; i < 5; i++) await sluice.result(await sluice.start({ endpointId: echo.id, input: { warm: i }, options: { completion: mode } }));
+  for (let i = 0; i < 5; i++)
+    await sluice.result(await sluice.start({ endpointId: echo.id, input: { warm: i }, options: { completion: mode } }));
   const before = await callsBy(daemon.metrics.registry);
 
   const latencies: number[] = [];
   const ids: string[] = [];
   let next = 0;
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < JOBS) {
-      const i = next++;
-      const id = await sluice.start({ endpointId: echo.id, input: { i }, options: { completion: mode } });
-      ids.push(id);
-      const r = await sluice.result(id);
-      const done = Date.now();
-      if (r.status !== 'COMPLETED') throw new Error(`job ${id} ended ${r.status}`);
-      const remote = r.attempts[0]!.remoteJobId;
-      latencies.push(done - completedAt.get(remote)!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < JOBS) {
+        const i = next++;
+        const id = await sluice.start({ endpointId: echo.id, input: { i }, options: { completion: mode } });
+        ids.push(id);
+        const r = await sluice.result(id);
+        const done = Date.now();
+        if (r.status !== 'COMPLETED') throw new Error(`job ${id} ended ${r.status}`);
+        const remote = r.attempts[0]!.remoteJobId;
+        latencies.push(done - completedAt.get(remote)!);
+      }
+    }),
+  );
   const wall = Date.now() - t0;
   const after = await callsBy(daemon.metrics.registry);
   const calls = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
@@ -84,10 +112,18 @@ async function runMode(mode: CompletionMode) {
   await env.teardown();
   rmSync(dir, { recursive: true, force: true });
   return {
-    mode, jobs: JOBS, concurrency: CONCURRENCY, wallMs: wall, jobsPerSecond: +(JOBS / (wall / 1000)).toFixed(1),
-    noticeP50Ms: pct(latencies, 50), noticeP99Ms: pct(latencies, 99),
-    callsPerJob: +(total / JOBS).toFixed(3), callsBeyondSubmitPerJob: +((total - (calls.run ?? 0)) / JOBS).toFixed(3), calls,
-    eventsPerJobMean: +(events.reduce((a, b) => a + b, 0) / events.length).toFixed(1), eventsPerJobMax: Math.max(...events),
+    mode,
+    jobs: JOBS,
+    concurrency: CONCURRENCY,
+    wallMs: wall,
+    jobsPerSecond: +(JOBS / (wall / 1000)).toFixed(1),
+    noticeP50Ms: pct(latencies, 50),
+    noticeP99Ms: pct(latencies, 99),
+    callsPerJob: +(total / JOBS).toFixed(3),
+    callsBeyondSubmitPerJob: +((total - (calls.run ?? 0)) / JOBS).toFixed(3),
+    calls,
+    eventsPerJobMean: +(events.reduce((a, b) => a + b, 0) / events.length).toFixed(1),
+    eventsPerJobMax: Math.max(...events),
   };
 }
 
@@ -97,16 +133,25 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ date: new Date().toISOString(), results }, null, 2));
     return;
   }
-  console.log(`bench/job: ${JOBS} echo jobs per mode, ${CONCURRENCY} at a time, 4 warm workers, real Temporal dev server`);
+  console.log(
+    `bench/job: ${JOBS} echo jobs per mode, ${CONCURRENCY} at a time, 4 warm workers, real Temporal dev server`,
+  );
   console.log('mode     notice p50  notice p99  calls/job  beyond submit  events/job (mean/max)  jobs/s');
   for (const r of results) {
-    console.log(`${r.mode.padEnd(8)} ${`${r.noticeP50Ms} ms`.padStart(10)}  ${`${r.noticeP99Ms} ms`.padStart(10)}  ${String(r.callsPerJob).padStart(9)}  ${String(r.callsBeyondSubmitPerJob).padStart(13)}  ${`${r.eventsPerJobMean}/${r.eventsPerJobMax}`.padStart(21)}  ${String(r.jobsPerSecond).padStart(6)}`);
+    console.log(
+      `${r.mode.padEnd(8)} ${`${r.noticeP50Ms} ms`.padStart(10)}  ${`${r.noticeP99Ms} ms`.padStart(10)}  ${String(r.callsPerJob).padStart(9)}  ${String(r.callsBeyondSubmitPerJob).padStart(13)}  ${`${r.eventsPerJobMean}/${r.eventsPerJobMax}`.padStart(21)}  ${String(r.jobsPerSecond).padStart(6)}`,
+    );
   }
   const w = results[0]!;
-  console.log(`goals (webhook): p50 <= 100 ms: ${w.noticeP50Ms <= 100 ? 'met' : 'NOT met'}; <= 1.1 calls beyond submit: ${w.callsBeyondSubmitPerJob <= 1.1 ? 'met' : 'NOT met'}; <= 25 events: ${w.eventsPerJobMax <= 25 ? 'met' : 'NOT met'}`);
+  console.log(
+    `goals (webhook): p50 <= 100 ms: ${w.noticeP50Ms <= 100 ? 'met' : 'NOT met'}; <= 1.1 calls beyond submit: ${w.callsBeyondSubmitPerJob <= 1.1 ? 'met' : 'NOT met'}; <= 25 events: ${w.eventsPerJobMax <= 25 ? 'met' : 'NOT met'}`,
+  );
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -20,7 +20,11 @@ export interface DaemonProcess {
 
 /** Starts `sluice worker` with `env` in a new process group; resolves once it reports running. */
 export async function startDaemon(name: string, env: Record<string, string>): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [bin, 'worker'], {
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -39,7 +43,8 @@ export async function startDaemon(name: string, env: Record<string, string>): Pr
 export async function counters(metricsUrl: string, name: string): Promise<Record<string, number>> {
   const text = await (await request(metricsUrl)).body.text();
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} ([0-9.e+]+)$`, 'gm'))) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  for (const m of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} ([0-9.e+]+)$`, 'gm')))
+    out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
   return out;
 }
 
@@ -77,7 +82,8 @@ export function descendants(root: number, pattern: RegExp): number[] {
     }
   }
   const under = (pid: number): boolean => {
-    for (let p = parent.get(pid), hops = 0; p !== undefined && hops < 64; p = parent.get(p), hops++) if (p === root) return true;
+    for (let p = parent.get(pid), hops = 0; p !== undefined && hops < 64; p = parent.get(p), hops++)
+      if (p === root) return true;
     return false;
   };
   return [...parent.keys()].filter((pid) => {

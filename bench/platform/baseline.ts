@@ -16,10 +16,11 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -43,14 +44,29 @@ export async function startBaseline(connections: number): Promise<Baseline> {
   const pool = keepAlivePool(server.url, connections);
   return {
     async round() {
-      expectStatus('baseline run', await requestJson(pool, 'POST', '/v2/bench/run', { body: { input: {} }, headers: CLIENT }));
-      expectStatus('baseline take', await requestJson(pool, 'GET', '/v2/bench/job-take/pod?job_in_progress=0', { headers: WORKER }));
-      expectStatus('baseline done', await requestJson(pool, 'POST', '/v2/bench/job-done/pod/job?isStream=false', { body: { output: { ok: true } }, headers: WORKER }));
+      expectStatus(
+        'baseline run',
+        await requestJson(pool, 'POST', '/v2/bench/run', { body: { input: {} }, headers: CLIENT }),
+      );
+      expectStatus(
+        'baseline take',
+        await requestJson(pool, 'GET', '/v2/bench/job-take/pod?job_in_progress=0', { headers: WORKER }),
+      );
+      expectStatus(
+        'baseline done',
+        await requestJson(pool, 'POST', '/v2/bench/job-done/pod/job?isStream=false', {
+          body: { output: { ok: true } },
+          headers: WORKER,
+        }),
+      );
       expectStatus('baseline status', await requestJson(pool, 'GET', '/v2/bench/status/job', { headers: CLIENT }));
     },
     async roundTrip() {
       const t = performance.now();
-      expectStatus('baseline round trip', await requestJson(pool, 'POST', '/v2/bench/run', { body: { input: {} }, headers: CLIENT }));
+      expectStatus(
+        'baseline round trip',
+        await requestJson(pool, 'POST', '/v2/bench/run', { body: { input: {} }, headers: CLIENT }),
+      );
       return performance.now() - t;
     },
     async close() {

@@ -63,7 +63,8 @@ function parseCli(): Args {
     return n;
   };
   const jobs = int('jobs', values.jobs, 1);
-  if (values.workers !== 'inproc' && values.workers !== 'process') throw new Error(`--workers must be inproc or process, got ${values.workers}`);
+  if (values.workers !== 'inproc' && values.workers !== 'process')
+    throw new Error(`--workers must be inproc or process, got ${values.workers}`);
   return {
     jobs,
     concurrency: int('concurrency', values.concurrency, 1),
@@ -146,9 +147,28 @@ const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 /** What the bench prints (`--json`) and the README quotes. Throughputs are medians over rounds. */
 interface Report {
   date: string;
-  machine: { cpus: number; cpuModel: string; node: string; os: string; loadAverage1m: { before: number; after: number } };
-  config: { jobs: number; warmup: number; rounds: number; concurrency: number; runsync: number; workers: WorkerMode; pods?: number };
-  baseline: { requestsPerSec: number; boundLifecyclesPerSec: number; cpuUsPerFourRequests: number; roundTripMs: { p50: number; p99: number } };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    node: string;
+    os: string;
+    loadAverage1m: { before: number; after: number };
+  };
+  config: {
+    jobs: number;
+    warmup: number;
+    rounds: number;
+    concurrency: number;
+    runsync: number;
+    workers: WorkerMode;
+    pods?: number;
+  };
+  baseline: {
+    requestsPerSec: number;
+    boundLifecyclesPerSec: number;
+    cpuUsPerFourRequests: number;
+    roundTripMs: { p50: number; p99: number };
+  };
   lifecycle: {
     perSec: number;
     ratioToBound: number;
@@ -169,12 +189,20 @@ function toReport(args: Args, res: Result): Report {
   return {
     date: new Date().toISOString(),
     machine: {
-      cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, os: process.platform,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      os: process.platform,
       loadAverage1m: { before: round3(res.load[0]), after: round3(res.load[1]) },
     },
     config: {
-      jobs: args.jobs, warmup: args.warmup, rounds: args.rounds, concurrency: args.concurrency, runsync: args.runsync,
-      workers: args.workers, ...(args.workers === 'process' ? { pods: args.pods } : {}),
+      jobs: args.jobs,
+      warmup: args.warmup,
+      rounds: args.rounds,
+      concurrency: args.concurrency,
+      runsync: args.runsync,
+      workers: args.workers,
+      ...(args.workers === 'process' ? { pods: args.pods } : {}),
     },
     baseline: {
       requestsPerSec: Math.round(m('baselineRps')),
@@ -194,29 +222,54 @@ function toReport(args: Args, res: Result): Report {
       latencyMs: { p50: round3(res.runsync.p50), p99: round3(res.runsync.p99) },
       addedMs: { p50: round3(res.runsync.p50 - res.roundTrip.p50), p99: round3(res.runsync.p99 - res.roundTrip.p50) },
     },
-    rounds: res.rounds.map((r) => ({ baselineRps: Math.round(r.baselineRps), lifecyclesPerSec: Math.round(r.lifecyclesPerSec), ratio: round3(r.ratio) })),
+    rounds: res.rounds.map((r) => ({
+      baselineRps: Math.round(r.baselineRps),
+      lifecyclesPerSec: Math.round(r.lifecyclesPerSec),
+      ratio: round3(r.ratio),
+    })),
     goal: { target: 'lifecycles/s >= bound / 2 (medians over rounds)', met: ratio >= 0.5 },
   };
 }
 
-const f = (n: number, digits = 0): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const f = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const pct = (ratio: number): string => `${f(ratio * 100, 1)} %`;
 
 function printTable(r: Report): void {
   const { machine: mc, config: c, baseline: b, lifecycle: l, runsync: s } = r;
   const rows: [string, string][] = [
-    ['machine', `${mc.cpus} CPUs (${mc.cpuModel}), node ${mc.node}, load average ${f(mc.loadAverage1m.before, 2)} -> ${f(mc.loadAverage1m.after, 2)}`],
-    ['config', `${c.rounds} rounds x ${c.jobs} jobs (+${c.warmup} warmup), concurrency ${c.concurrency}, workers ${c.workers}${c.pods !== undefined ? ` x${c.pods} pod(s)` : ''}`],
-    ...r.rounds.map((x, i): [string, string] => [`round ${i + 1}`, `baseline ${f(x.baselineRps)} req/s -> bound ${f(x.baselineRps / 4)}/s; platform ${f(x.lifecyclesPerSec)} lifecycles/s (${pct(x.ratio)})`]),
+    [
+      'machine',
+      `${mc.cpus} CPUs (${mc.cpuModel}), node ${mc.node}, load average ${f(mc.loadAverage1m.before, 2)} -> ${f(mc.loadAverage1m.after, 2)}`,
+    ],
+    [
+      'config',
+      `${c.rounds} rounds x ${c.jobs} jobs (+${c.warmup} warmup), concurrency ${c.concurrency}, workers ${c.workers}${c.pods !== undefined ? ` x${c.pods} pod(s)` : ''}`,
+    ],
+    ...r.rounds.map((x, i): [string, string] => [
+      `round ${i + 1}`,
+      `baseline ${f(x.baselineRps)} req/s -> bound ${f(x.baselineRps / 4)}/s; platform ${f(x.lifecyclesPerSec)} lifecycles/s (${pct(x.ratio)})`,
+    ]),
     ['baseline (bare node:http)', `${f(b.requestsPerSec)} req/s`],
     ['bound (baseline / 4)', `${f(b.boundLifecyclesPerSec)} lifecycles/s`],
-    ['platform lifecycles', `${f(l.perSec)} /s = ${pct(l.ratioToBound)} of bound -> goal >= 50 %: ${r.goal.met ? 'MET' : 'NOT MET'}`],
-    ['CPU, this process', `${f(b.cpuUsPerFourRequests)} µs per 4 bare requests, ${f(l.cpuUsPerLifecycle)} µs per lifecycle`
-      + (l.workerCpuUsPerLifecycle !== undefined ? ` (+ ${f(l.workerCpuUsPerLifecycle)} µs in the worker process)` : '')
-      + ` -> CPU ratio ${pct(l.cpuRatioToBound)}`],
+    [
+      'platform lifecycles',
+      `${f(l.perSec)} /s = ${pct(l.ratioToBound)} of bound -> goal >= 50 %: ${r.goal.met ? 'MET' : 'NOT MET'}`,
+    ],
+    [
+      'CPU, this process',
+      `${f(b.cpuUsPerFourRequests)} µs per 4 bare requests, ${f(l.cpuUsPerLifecycle)} µs per lifecycle` +
+        (l.workerCpuUsPerLifecycle !== undefined
+          ? ` (+ ${f(l.workerCpuUsPerLifecycle)} µs in the worker process)`
+          : '') +
+        ` -> CPU ratio ${pct(l.cpuRatioToBound)}`,
+    ],
     ['bare round trip', `p50 ${f(b.roundTripMs.p50, 3)} ms, p99 ${f(b.roundTripMs.p99, 3)} ms (${s.calls} sequential)`],
     ['/runsync latency', `p50 ${f(s.latencyMs.p50, 3)} ms, p99 ${f(s.latencyMs.p99, 3)} ms (${s.calls} sequential)`],
-    ['/runsync added latency', `p50 +${f(s.addedMs.p50, 3)} ms, p99 +${f(s.addedMs.p99, 3)} ms (over the bare round trip p50)`],
+    [
+      '/runsync added latency',
+      `p50 +${f(s.addedMs.p50, 3)} ms, p99 +${f(s.addedMs.p99, 3)} ms (over the bare round trip p50)`,
+    ],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
@@ -232,7 +285,9 @@ async function main(): Promise<void> {
 }
 
 // Exits explicitly: the platform's abandoned job-take long-polls keep a timer for takeWaitMs (20 s).
-main().then(() => process.exit(process.exitCode ?? 0)).catch((err: unknown) => {
-  console.error('bench failed:', err);
-  process.exit(1);
-});
+main()
+  .then(() => process.exit(process.exitCode ?? 0))
+  .catch((err: unknown) => {
+    console.error('bench failed:', err);
+    process.exit(1);
+  });

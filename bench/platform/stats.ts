@@ -28,7 +28,11 @@ export function summarize(samples: readonly number[]): Summary {
   };
 }
 
-export const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** Throughput of one timed phase: elapsed seconds and CPU µs of this process. */
 export interface Phase {

@@ -37,7 +37,10 @@ export async function startTarget(opts: { workers: WorkerMode; concurrency: numb
   const client = keepAlivePool(platform.url, opts.concurrency);
   let workers: BenchWorkers;
   try {
-    workers = opts.workers === 'inproc' ? inProcessWorkers(platform, opts.concurrency) : await processWorkers(platform, opts.pods, opts.concurrency);
+    workers =
+      opts.workers === 'inproc'
+        ? inProcessWorkers(platform, opts.concurrency)
+        : await processWorkers(platform, opts.pods, opts.concurrency);
   } catch (err) {
     await platform.close();
     throw err;
@@ -46,7 +49,8 @@ export async function startTarget(opts: { workers: WorkerMode; concurrency: numb
   const completed = (what: string, reply: JsonReply): void => {
     expectStatus(what, reply);
     const status = (reply.body as { status?: string }).status;
-    if (status !== 'COMPLETED') throw new Error(`${what}: job is ${status}, expected COMPLETED: ${JSON.stringify(reply.body)}`);
+    if (status !== 'COMPLETED')
+      throw new Error(`${what}: job is ${status}, expected COMPLETED: ${JSON.stringify(reply.body)}`);
   };
 
   return {
@@ -59,12 +63,18 @@ export async function startTarget(opts: { workers: WorkerMode; concurrency: numb
         completed('status', await requestJson(client, 'GET', `/v2/${ep}/status/${id}`, { headers: AUTH }));
       } else {
         // The worker is another process: status-sync is the status request that waits for the end.
-        completed('status-sync', await requestJson(client, 'GET', `/v2/${ep}/status-sync/${id}?wait=${SYNC_WAIT_MS}`, { headers: AUTH }));
+        completed(
+          'status-sync',
+          await requestJson(client, 'GET', `/v2/${ep}/status-sync/${id}?wait=${SYNC_WAIT_MS}`, { headers: AUTH }),
+        );
       }
     },
     async runsync() {
       const t = performance.now();
-      const reply = await requestJson(client, 'POST', `/v2/${ep}/runsync?wait=${SYNC_WAIT_MS}`, { body: { input: {} }, headers: AUTH });
+      const reply = await requestJson(client, 'POST', `/v2/${ep}/runsync?wait=${SYNC_WAIT_MS}`, {
+        body: { input: {} },
+        headers: AUTH,
+      });
       const ms = performance.now() - t;
       completed('runsync', reply);
       return ms;

@@ -24,18 +24,44 @@ export interface BenchWorkers {
 
 const DONE_TIMEOUT_MS = 30_000;
 
-function saveEndpoint(platform: Platform, spec: { id: string; command: string[]; env: Record<string, string>; workers: number }): void {
+function saveEndpoint(
+  platform: Platform,
+  spec: { id: string; command: string[]; env: Record<string, string>; workers: number },
+): void {
   const userId = platform.user.id;
   const template = platform.registry.saveTemplate({
-    userId, name: `bench-noop-${spec.id}`, imageName: 'local/bench-noop', category: 'CPU', containerDiskInGb: 5,
-    containerRegistryAuthId: null, dockerEntrypoint: [], dockerStartCmd: spec.command, env: spec.env, isPublic: false,
-    isRunpod: false, isServerless: true, ports: [], readme: '', volumeInGb: 0, volumeMountPath: '/workspace',
+    userId,
+    name: `bench-noop-${spec.id}`,
+    imageName: 'local/bench-noop',
+    category: 'CPU',
+    containerDiskInGb: 5,
+    containerRegistryAuthId: null,
+    dockerEntrypoint: [],
+    dockerStartCmd: spec.command,
+    env: spec.env,
+    isPublic: false,
+    isRunpod: false,
+    isServerless: true,
+    ports: [],
+    readme: '',
+    volumeInGb: 0,
+    volumeMountPath: '/workspace',
   });
   // workersMin = workersMax: the scaler neither adds nor retires workers during the run.
   platform.registry.saveEndpoint({
-    id: spec.id, userId, name: `bench-noop-${spec.id}`, gpuIds: 'AMPERE_16', templateId: template.id, idleTimeout: 3600,
-    locations: '', flashBootType: 'OFF', scalerType: 'REQUEST_COUNT', scalerValue: 1_000_000,
-    workersMin: spec.workers, workersMax: spec.workers, networkVolumeId: null,
+    id: spec.id,
+    userId,
+    name: `bench-noop-${spec.id}`,
+    gpuIds: 'AMPERE_16',
+    templateId: template.id,
+    idleTimeout: 3600,
+    locations: '',
+    flashBootType: 'OFF',
+    scalerType: 'REQUEST_COUNT',
+    scalerValue: 1_000_000,
+    workersMin: spec.workers,
+    workersMax: spec.workers,
+    networkVolumeId: null,
   });
 }
 
@@ -48,8 +74,21 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
   const endpointId = shortId(14);
   const now = Date.now();
   const pod: WorkerPod = {
-    id: shortId(14), endpointId, userId: platform.user.id, templateId: '', version: 1, token: apiKey(), phase: 'ready',
-    command: [], env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false, stops: new StopOrders(), createdAt: now,
+    id: shortId(14),
+    endpointId,
+    userId: platform.user.id,
+    templateId: '',
+    version: 1,
+    token: apiKey(),
+    phase: 'ready',
+    command: [],
+    env: {},
+    jobs: new Set(),
+    idleSince: now,
+    draining: false,
+    unhealthy: false,
+    stops: new StopOrders(),
+    createdAt: now,
     lastStatusChange: `bench pod at ${new Date(now).toISOString()}`,
   };
   // Registered before the endpoint exists, so the scaler's first look already counts it.
@@ -76,7 +115,10 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
     while (!stop.signal.aborted) {
       let taken;
       try {
-        taken = await requestJson(pool, 'GET', `/v2/${endpointId}/job-take/${pod.id}?job_in_progress=0`, { headers, signal: stop.signal });
+        taken = await requestJson(pool, 'GET', `/v2/${endpointId}/job-take/${pod.id}?job_in_progress=0`, {
+          headers,
+          signal: stop.signal,
+        });
       } catch (err) {
         if (stop.signal.aborted) return;
         throw err;
@@ -84,15 +126,20 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
       if (taken.status === 204) continue;
       expectStatus('job-take', taken);
       const id = (taken.body as { id: string }).id;
-      const done = await requestJson(pool, 'POST', `/v2/${endpointId}/job-done/${pod.id}/${id}?isStream=false`, { body: { output: { ok: true } }, headers });
+      const done = await requestJson(pool, 'POST', `/v2/${endpointId}/job-done/${pod.id}/${id}?isStream=false`, {
+        body: { output: { ok: true } },
+        headers,
+      });
       expectStatus('job-done', done);
       waiter(id).resolve();
     }
   };
   const errors: unknown[] = [];
-  const running = Array.from({ length: loops }, () => loop().catch((err: unknown) => {
-    errors.push(err);
-  }));
+  const running = Array.from({ length: loops }, () =>
+    loop().catch((err: unknown) => {
+      errors.push(err);
+    }),
+  );
 
   return {
     endpointId,
@@ -100,7 +147,15 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
       const w = waiter(jobId);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`job ${jobId} was not done within ${DONE_TIMEOUT_MS} ms${errors.length > 0 ? ` (worker error: ${String(errors[0])})` : ''}`)), DONE_TIMEOUT_MS);
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `job ${jobId} was not done within ${DONE_TIMEOUT_MS} ms${errors.length > 0 ? ` (worker error: ${String(errors[0])})` : ''}`,
+              ),
+            ),
+          DONE_TIMEOUT_MS,
+        );
       });
       try {
         await Promise.race([w.promise, timeout]);
@@ -123,7 +178,12 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
 /** The command that runs bench/platform/noop-worker.ts through tsx's loader (as the example endpoints do). */
 function noopWorkerCommand(): string[] {
   const tsx = dirname(require.resolve('tsx/package.json'));
-  return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, join(__dirname, 'noop-worker.ts')];
+  return [
+    process.execPath,
+    '--import',
+    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
+    join(__dirname, 'noop-worker.ts'),
+  ];
 }
 
 /**
@@ -133,16 +193,25 @@ function noopWorkerCommand(): string[] {
  */
 export async function processWorkers(platform: Platform, pods: number, concurrency: number): Promise<BenchWorkers> {
   const endpointId = shortId(14);
-  saveEndpoint(platform, { id: endpointId, command: noopWorkerCommand(), env: { BENCH_WORKER_CONCURRENCY: String(concurrency), RUNPOD_DEBUG_LEVEL: 'WARN' }, workers: pods });
+  saveEndpoint(platform, {
+    id: endpointId,
+    command: noopWorkerCommand(),
+    env: { BENCH_WORKER_CONCURRENCY: String(concurrency), RUNPOD_DEBUG_LEVEL: 'WARN' },
+    workers: pods,
+  });
   const deadline = Date.now() + 60_000;
   // A pod turns ready on its first job-take.
   while (platform.pool.podsOf(endpointId).filter((p) => p.phase === 'ready').length < pods) {
     const dead = platform.pool.podsOf(endpointId).find((p) => p.phase === 'exited');
-    if (dead) throw new Error(`bench worker ${dead.id} exited (${JSON.stringify(dead.exit)}); see its log under the data dir`);
+    if (dead)
+      throw new Error(`bench worker ${dead.id} exited (${JSON.stringify(dead.exit)}); see its log under the data dir`);
     if (Date.now() > deadline) throw new Error('bench workers did not become ready within 60 s');
     await new Promise((r) => setTimeout(r, 50));
   }
-  const pids = platform.pool.podsOf(endpointId).map((p) => p.proc?.pid).filter((pid): pid is number => pid !== undefined);
+  const pids = platform.pool
+    .podsOf(endpointId)
+    .map((p) => p.proc?.pid)
+    .filter((pid): pid is number => pid !== undefined);
   return { endpointId, cpuUs: () => processCpuUs(pids), close: async () => {} };
 }
 

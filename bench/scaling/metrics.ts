@@ -19,13 +19,21 @@ export function coldStartMs(pods: PodSpan[]): number {
 }
 
 /** Each change of the bounds (every one is a GraphQL write: nobody else writes them), and whether it raised them. */
-export function boundsChanges(samples: Sample[]): { at: number; workersMin: number; workersMax: number; up: boolean; down: boolean }[] {
+export function boundsChanges(
+  samples: Sample[],
+): { at: number; workersMin: number; workersMax: number; up: boolean; down: boolean }[] {
   const out: { at: number; workersMin: number; workersMax: number; up: boolean; down: boolean }[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
     const b = samples[i]!;
     if (a.workersMin === b.workersMin && a.workersMax === b.workersMax) continue;
-    out.push({ at: b.at, workersMin: b.workersMin, workersMax: b.workersMax, up: b.workersMin > a.workersMin || b.workersMax > a.workersMax, down: b.workersMin < a.workersMin || b.workersMax < a.workersMax });
+    out.push({
+      at: b.at,
+      workersMin: b.workersMin,
+      workersMax: b.workersMax,
+      up: b.workersMin > a.workersMin || b.workersMax > a.workersMax,
+      down: b.workersMin < a.workersMin || b.workersMax < a.workersMax,
+    });
   }
   return out;
 }
@@ -35,7 +43,9 @@ export function boundsChanges(samples: Sample[]): { at: number; workersMin: numb
  * window after one that raised them, or raised them within the window after one that lowered them.
  */
 export function reversals(changes: ReturnType<typeof boundsChanges>, windowMs: number): number {
-  return changes.filter((c, i) => changes.slice(0, i).some((p) => c.at - p.at < windowMs && ((p.up && c.down) || (p.down && c.up)))).length;
+  return changes.filter((c, i) =>
+    changes.slice(0, i).some((p) => c.at - p.at < windowMs && ((p.up && c.down) || (p.down && c.up))),
+  ).length;
 }
 
 /**
@@ -43,7 +53,12 @@ export function reversals(changes: ReturnType<typeof boundsChanges>, windowMs: n
  * that bound within the window. `workersMax` is the capacity the scaler allows (a reversal there is
  * flapping); `workersMin` the warm workers it keeps (with `warmHoldMs` it follows the load on purpose).
  */
-export function boundReversals(changes: ReturnType<typeof boundsChanges>, bound: 'workersMin' | 'workersMax', start: number, windowMs: number): number {
+export function boundReversals(
+  changes: ReturnType<typeof boundsChanges>,
+  bound: 'workersMin' | 'workersMax',
+  start: number,
+  windowMs: number,
+): number {
   let prev = start;
   const moves: { at: number; dir: number }[] = [];
   for (const c of changes) {
@@ -57,14 +72,22 @@ export function boundReversals(changes: ReturnType<typeof boundsChanges>, bound:
  * Per burst: time to raised bounds (the first workersMax above the one before the burst; none for
  * static bounds) and to running workers (as many busy workers as the burst can use: its jobs, at most the ceiling).
  */
-export function burstTimes(r: ReplayResult, ceiling: number): { at: number; n: number; raisedMs?: number; workersMs?: number }[] {
+export function burstTimes(
+  r: ReplayResult,
+  ceiling: number,
+): { at: number; n: number; raisedMs?: number; workersMs?: number }[] {
   return r.bursts.map((b) => {
     const before = [...r.samples].reverse().find((s) => s.at <= b.at) ?? r.samples[0]!;
     const after = r.samples.filter((s) => s.at >= b.at);
     const raised = after.find((s) => s.workersMax > before.workersMax);
     const want = Math.min(b.n, ceiling);
     const running = after.find((s) => s.busy >= want);
-    return { at: b.at - r.t0, n: b.n, ...(raised ? { raisedMs: raised.at - b.at } : {}), ...(running ? { workersMs: running.at - b.at } : {}) };
+    return {
+      at: b.at - r.t0,
+      n: b.n,
+      ...(raised ? { raisedMs: raised.at - b.at } : {}),
+      ...(running ? { workersMs: running.at - b.at } : {}),
+    };
   });
 }
 

@@ -66,7 +66,8 @@ export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): Orac
     const d = j.delayMs ?? delayMs;
     // A busy worker that frees within the delay: no extra worker time (the earliest to free).
     let wait = -1;
-    for (let i = 0; i < free.length; i++) if (free[i]! > j.at && free[i]! <= j.at + d && (wait < 0 || free[i]! < free[wait]!)) wait = i;
+    for (let i = 0; i < free.length; i++)
+      if (free[i]! > j.at && free[i]! <= j.at + d && (wait < 0 || free[i]! < free[wait]!)) wait = i;
     // An idle worker: the one idle the shortest (its gap is paid, at most a cold start).
     let idle = -1;
     for (let i = 0; i < free.length; i++) if (free[i]! <= j.at && (idle < 0 || free[i]! > free[idle]!)) idle = i;
@@ -94,7 +95,11 @@ export function oracle(jobs: OracleJob[], delayMs: number, coldMs: number): Orac
 /** The fixed oracle: every job no later than {@link ceilingDelays} allows, at the least worker time (one yardstick for every mode). */
 export function fixedOracle(jobs: OracleJob[], ceiling: number, coldMs: number): OracleResult {
   const best = ceilingDelays(jobs, ceiling);
-  return oracle(jobs.map(({ at, ms }, i) => ({ at, ms, delayMs: best[i]! })), 0, coldMs);
+  return oracle(
+    jobs.map(({ at, ms }, i) => ({ at, ms, delayMs: best[i]! })),
+    0,
+    coldMs,
+  );
 }
 
 /** The plan's workers alive at some point of [t, t + ms): what a clairvoyant writes as both bounds. */

@@ -17,13 +17,38 @@ export interface TraceEvent {
   /** `burst` marks the bursts measured for time to raised bounds and to running workers. */
   tag?: string;
 }
-export interface Trace { name: string; durationS: number; about: string; events: TraceEvent[] }
+export interface Trace {
+  name: string;
+  durationS: number;
+  about: string;
+  events: TraceEvent[];
+}
 
 /** The endpoint at one moment (kept only when something changed). */
-export interface Sample { at: number; workersMin: number; workersMax: number; live: number; ready: number; busy: number }
+export interface Sample {
+  at: number;
+  workersMin: number;
+  workersMax: number;
+  live: number;
+  ready: number;
+  busy: number;
+}
 /** A worker pod's life as the platform recorded it. */
-export interface PodSpan { id: string; createdAt: number; readyAt?: number; endAt?: number }
-export interface JobRecord { at: number; id: string; tag?: string; n: number; delayMs: number; execMs: number; status: string }
+export interface PodSpan {
+  id: string;
+  createdAt: number;
+  readyAt?: number;
+  endAt?: number;
+}
+export interface JobRecord {
+  at: number;
+  id: string;
+  tag?: string;
+  n: number;
+  delayMs: number;
+  execMs: number;
+  status: string;
+}
 
 export interface ReplayResult {
   t0: number;
@@ -40,7 +65,9 @@ export const scaledMs = (ev: TraceEvent, speed: number): number => Math.max(1, M
 
 /** The trace's jobs at `speed`: arrival and execution time, ms from the start. */
 export function traceJobs(trace: Trace, speed: number): { at: number; ms: number }[] {
-  return trace.events.flatMap((e) => Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / speed, ms: scaledMs(e, speed) })));
+  return trace.events.flatMap((e) =>
+    Array.from({ length: e.n }, () => ({ at: (e.t * 1000) / speed, ms: scaledMs(e, speed) })),
+  );
 }
 
 /** Replays `trace` on endpoint `ep` and waits for every job it submitted to end. */
@@ -66,9 +93,18 @@ export async function replay(platform: Platform, ep: string, trace: Trace, speed
     }
     // A pod forgotten before its exit was seen ends when it was last seen.
     const last = samples.at(-1);
-    for (const span of pods.values()) if (span.endAt === undefined && !platform.pool.pod(span.id)) span.endAt = last?.at ?? now;
+    for (const span of pods.values())
+      if (span.endAt === undefined && !platform.pool.pod(span.id)) span.endAt = last?.at ?? now;
     const s = { at: now, workersMin: e.workersMin, workersMax: e.workersMax, live, ready, busy };
-    if (!last || last.workersMin !== s.workersMin || last.workersMax !== s.workersMax || last.live !== live || last.ready !== ready || last.busy !== busy) samples.push(s);
+    if (
+      !last ||
+      last.workersMin !== s.workersMin ||
+      last.workersMax !== s.workersMax ||
+      last.live !== live ||
+      last.ready !== ready ||
+      last.busy !== busy
+    )
+      samples.push(s);
   };
   const sampler = setInterval(sample, 50);
   const t0 = Date.now();
@@ -83,17 +119,31 @@ export async function replay(platform: Platform, ep: string, trace: Trace, speed
       const at = Date.now();
       if (ev.tag === 'burst') bursts.push({ at, n: ev.n });
       const ms = scaledMs(ev, speed);
-      submitted.push(Promise.all(Array.from({ length: ev.n }, async () => {
-        const r = await call(platform.url, 'POST', `/v2/${ep}/run`, { key: platform.apiKey, body: { input: { ms } } });
-        if (r.status !== 200) throw new Error(`submit: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-        return { at, id: r.body.id as string, n: ev.n, ...(ev.tag ? { tag: ev.tag } : {}) };
-      })));
+      submitted.push(
+        Promise.all(
+          Array.from({ length: ev.n }, async () => {
+            const r = await call(platform.url, 'POST', `/v2/${ep}/run`, {
+              key: platform.apiKey,
+              body: { input: { ms } },
+            });
+            if (r.status !== 200) throw new Error(`submit: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+            return { at, id: r.body.id as string, n: ev.n, ...(ev.tag ? { tag: ev.tag } : {}) };
+          }),
+        ),
+      );
     }
     if (windowEnd > Date.now()) await new Promise((r) => setTimeout(r, windowEnd - Date.now()));
     const sent = (await Promise.all(submitted)).flat();
     const jobs: JobRecord[] = [];
     for (const j of sent) {
-      const st = await waitForStatus(platform.url, ep, j.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], 180_000, platform.apiKey);
+      const st = await waitForStatus(
+        platform.url,
+        ep,
+        j.id,
+        ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'],
+        180_000,
+        platform.apiKey,
+      );
       jobs.push({ ...j, delayMs: st.delayTime ?? NaN, execMs: st.executionTime ?? NaN, status: st.status });
     }
     sample();

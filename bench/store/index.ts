@@ -13,12 +13,19 @@ import { type ObjectStore } from '../../activities/store/object-store';
 import { openResultsStore } from '../../activities/store/open';
 import { startS3Server } from '../../test/helpers/s3';
 
-const { values } = parseArgs({ options: { ops: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { ops: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } },
+});
 const OPS = Number(values.ops ?? 400);
 const C = Number(values.concurrency ?? 8);
 
 /** A result of a typical size: a job record's output (~300 bytes). */
-const record = (n: number) => ({ id: `job-${n}`, status: 'COMPLETED', executionTime: 1234, output: { text: 'x'.repeat(200), n } });
+const record = (n: number) => ({
+  id: `job-${n}`,
+  status: 'COMPLETED',
+  executionTime: 1234,
+  output: { text: 'x'.repeat(200), n },
+});
 
 /** One operation kind: `setup` runs untimed, then `run(n)` OPS times, C at a time. */
 interface Case {
@@ -32,21 +39,74 @@ interface Case {
 const at: number[] = [];
 
 const CASES: Case[] = [
-  { name: 'put', what: 'a ~300 B JSON value (big output, submit journal of a job)', run: (s, n) => s.put(`put/${n}.json`, record(n)) },
-  { name: 'create', what: 'create-if-absent of a new key (step result, journal entry)', run: (s, n) => s.create(`create/${n}.json`, record(n)) },
-  { name: 'create (exists)', what: 'create-if-absent of an existing key (a retried step)', setup: (s) => s.put('exists.json', 1).then(() => undefined), run: (s) => s.create('exists.json', 2) },
-  { name: 'get', what: 'a ~300 B JSON value', setup: (s) => pool(OPS, (n) => s.put(`get/${n}.json`, record(n))), run: (s, n) => s.get(`get/${n}.json`) },
-  { name: 'has (absent)', what: 'existence of a missing key (first submit of a job)', run: (s, n) => s.has(`absent/${n}.json`) },
-  { name: 'append', what: 'one stream chunk (~300 B) to a log (C logs, one writer each)', run: (s, n, w) => s.append(`append/${w}.jsonl`, [record(n)]) },
-  { name: 'append (2 writers)', what: 'the same, two writers per log (two daemons on one log)', run: (s, n, w) => s.append(`append2/${w >> 1}.jsonl`, [record(n)]) },
-  { name: 'append x16', what: 'a journal group of 16 submissions (~50 B each)', run: (s, n, w) => s.append(`journal/${w}.jsonl`, Array.from({ length: 16 }, (_, k) => ({ i: n * 16 + k, a: 0, id: `job-${n}-${k}`, how: 'submit' }))) },
-  { name: 'putLines x100', what: 'a segment of 100 outcome lines (~30 KB)', run: (s, n) => s.putLines(`seg/${n}.jsonl`, Array.from({ length: 100 }, (_, k) => record(n * 100 + k))) },
   {
-    name: 'lines (log of 10)', what: 'a log written by 10 appends', setup: (s) => pool(C, async (k) => { for (let g = 0; g < 10; g++) await s.append(`log/${k}.jsonl`, [record(g)]); }),
+    name: 'put',
+    what: 'a ~300 B JSON value (big output, submit journal of a job)',
+    run: (s, n) => s.put(`put/${n}.json`, record(n)),
+  },
+  {
+    name: 'create',
+    what: 'create-if-absent of a new key (step result, journal entry)',
+    run: (s, n) => s.create(`create/${n}.json`, record(n)),
+  },
+  {
+    name: 'create (exists)',
+    what: 'create-if-absent of an existing key (a retried step)',
+    setup: (s) => s.put('exists.json', 1).then(() => undefined),
+    run: (s) => s.create('exists.json', 2),
+  },
+  {
+    name: 'get',
+    what: 'a ~300 B JSON value',
+    setup: (s) => pool(OPS, (n) => s.put(`get/${n}.json`, record(n))),
+    run: (s, n) => s.get(`get/${n}.json`),
+  },
+  {
+    name: 'has (absent)',
+    what: 'existence of a missing key (first submit of a job)',
+    run: (s, n) => s.has(`absent/${n}.json`),
+  },
+  {
+    name: 'append',
+    what: 'one stream chunk (~300 B) to a log (C logs, one writer each)',
+    run: (s, n, w) => s.append(`append/${w}.jsonl`, [record(n)]),
+  },
+  {
+    name: 'append (2 writers)',
+    what: 'the same, two writers per log (two daemons on one log)',
+    run: (s, n, w) => s.append(`append2/${w >> 1}.jsonl`, [record(n)]),
+  },
+  {
+    name: 'append x16',
+    what: 'a journal group of 16 submissions (~50 B each)',
+    run: (s, n, w) =>
+      s.append(
+        `journal/${w}.jsonl`,
+        Array.from({ length: 16 }, (_, k) => ({ i: n * 16 + k, a: 0, id: `job-${n}-${k}`, how: 'submit' })),
+      ),
+  },
+  {
+    name: 'putLines x100',
+    what: 'a segment of 100 outcome lines (~30 KB)',
+    run: (s, n) =>
+      s.putLines(
+        `seg/${n}.jsonl`,
+        Array.from({ length: 100 }, (_, k) => record(n * 100 + k)),
+      ),
+  },
+  {
+    name: 'lines (log of 10)',
+    what: 'a log written by 10 appends',
+    setup: (s) =>
+      pool(C, async (k) => {
+        for (let g = 0; g < 10; g++) await s.append(`log/${k}.jsonl`, [record(g)]);
+      }),
     run: (s, n) => s.lines(`log/${n % C}.jsonl`),
   },
   {
-    name: 'tail (1 new)', what: 'a follower reading what is new in a log: one append, one tail', setup: (s) => {
+    name: 'tail (1 new)',
+    what: 'a follower reading what is new in a log: one append, one tail',
+    setup: (s) => {
       at.length = 0;
       return pool(C, (k) => s.append(`tail/${k}.jsonl`, [record(k)]));
     },
@@ -56,7 +116,9 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'list 1000', what: 'one page of 1,000 keys', setup: (s) => pool(1000, (n) => s.put(`list/${String(n).padStart(6, '0')}.json`, n)),
+    name: 'list 1000',
+    what: 'one page of 1,000 keys',
+    setup: (s) => pool(1000, (n) => s.put(`list/${String(n).padStart(6, '0')}.json`, n)),
     run: (s) => s.list('list/'),
   },
   readPage(),
@@ -67,11 +129,17 @@ function readPage(): Case {
   const cursors: LineCursor[] = [];
   let size = 0;
   return {
-    name: 'read page x100', what: 'a page of 100 input lines (~30 B each) by ranged reads (256 KiB chunks)',
+    name: 'read page x100',
+    what: 'a page of 100 input lines (~30 B each) by ranged reads (256 KiB chunks)',
     async setup(s) {
       cursors.length = 0;
-      size = (await s.putLines('input.jsonl', Array.from({ length: 100 * 50 }, (_, k) => ({ input: { prompt: `p${k}` } })))).bytes;
-      for (let c: LineCursor = { line: 0, offset: 0 }, eof = false; !eof; ) {
+      size = (
+        await s.putLines(
+          'input.jsonl',
+          Array.from({ length: 100 * 50 }, (_, k) => ({ input: { prompt: `p${k}` } })),
+        )
+      ).bytes;
+      for (let c: LineCursor = { line: 0, offset: 0 }, eof = false; !eof;) {
         cursors.push(c);
         ({ cursor: c, eof } = await readLinePage(s, 'input.jsonl', c, 100, { size }));
       }
@@ -82,12 +150,21 @@ function readPage(): Case {
 
 /** Runs `fn(n, w)` for n < total on C workers; worker `w` runs n = w, w + C, ... in order. */
 async function pool(total: number, fn: (n: number, w: number) => Promise<unknown>): Promise<void> {
-  await Promise.all(Array.from({ length: Math.min(C, total) }, async (_, w) => {
-    for (let n = w; n < total; n += C) await fn(n, w);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(C, total) }, async (_, w) => {
+      for (let n = w; n < total; n += C) await fn(n, w);
+    }),
+  );
 }
 
-interface Row { store: string; op: string; opsPerSec: number; requestsPerOp: Record<string, number>; bytesWrittenPerOp: number; bytesReadPerOp: number }
+interface Row {
+  store: string;
+  op: string;
+  opsPerSec: number;
+  requestsPerOp: Record<string, number>;
+  bytesWrittenPerOp: number;
+  bytesReadPerOp: number;
+}
 
 async function measure(label: string, open: (name: string) => ObjectStore): Promise<Row[]> {
   const rows: Row[] = [];
@@ -105,8 +182,12 @@ async function measure(label: string, open: (name: string) => ObjectStore): Prom
         if (d > 0) requestsPerOp[k] = Math.round((d / OPS) * 100) / 100;
       }
       rows.push({
-        store: label, op: c.name, opsPerSec: Math.round(OPS / secs), requestsPerOp,
-        bytesWrittenPerOp: Math.round((s.stats.bytesWritten - before.bytesWritten) / OPS), bytesReadPerOp: Math.round((s.stats.bytesRead - before.bytesRead) / OPS),
+        store: label,
+        op: c.name,
+        opsPerSec: Math.round(OPS / secs),
+        requestsPerOp,
+        bytesWrittenPerOp: Math.round((s.stats.bytesWritten - before.bytesWritten) / OPS),
+        bytesReadPerOp: Math.round((s.stats.bytesRead - before.bytesRead) / OPS),
       });
     } finally {
       await s.close();
@@ -128,11 +209,17 @@ async function main(): Promise<void> {
       return;
     }
     console.log(`ops per kind ${OPS}, concurrency ${C}\n`);
-    console.log('| op | what | store | ops/s | requests/op | bytes written/op | bytes read/op |\n|---|---|---|---|---|---|---|');
+    console.log(
+      '| op | what | store | ops/s | requests/op | bytes written/op | bytes read/op |\n|---|---|---|---|---|---|---|',
+    );
     for (const c of CASES) {
       for (const r of rows.filter((x) => x.op === c.name)) {
-        const reqs = Object.entries(r.requestsPerOp).map(([k, v]) => `${v} ${k}`).join(', ');
-        console.log(`| ${c.name} | ${r.store === 'local dir' ? c.what : ''} | ${r.store} | ${r.opsPerSec} | ${reqs} | ${r.bytesWrittenPerOp} | ${r.bytesReadPerOp} |`);
+        const reqs = Object.entries(r.requestsPerOp)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ');
+        console.log(
+          `| ${c.name} | ${r.store === 'local dir' ? c.what : ''} | ${r.store} | ${r.opsPerSec} | ${reqs} | ${r.bytesWrittenPerOp} | ${r.bytesReadPerOp} |`,
+        );
       }
     }
   } finally {

@@ -4,7 +4,8 @@ import { type BatchClient, type BatchView } from '../batch';
 import { EXIT_CODES } from './exit-codes';
 
 /** Exit codes of the batch commands, for their help, README and docs/cli.md. */
-export const BATCH_EXIT_HELP = 'Exit code: 0 the batch completed and every input COMPLETED; 1 it completed with some inputs not COMPLETED (failed, bad input, expired, not submitted) or the workflow failed; 2 usage (no such batch); 3 cancelled; 4 still running.';
+export const BATCH_EXIT_HELP =
+  'Exit code: 0 the batch completed and every input COMPLETED; 1 it completed with some inputs not COMPLETED (failed, bad input, expired, not submitted) or the workflow failed; 2 usage (no such batch); 3 cancelled; 4 still running.';
 
 /**
  * The batch's view; a completed batch's state comes from its result (the summary in history) when
@@ -14,10 +15,13 @@ export async function batchView(batch: BatchClient, id: string): Promise<BatchVi
   const v = await batch.view(id);
   if (!v.state && v.workflowStatus === 'COMPLETED') v.state = await batch.result(id).catch(() => undefined);
   if (v.workflowStatus === 'FAILED' || v.workflowStatus === 'TERMINATED' || v.workflowStatus === 'TIMED_OUT') {
-    v.failure = await batch.result(id).then(() => undefined, (err: unknown) => {
-      const e = err as Error & { cause?: Error };
-      return e.cause?.message ?? e.message;
-    });
+    v.failure = await batch.result(id).then(
+      () => undefined,
+      (err: unknown) => {
+        const e = err as Error & { cause?: Error };
+        return e.cause?.message ?? e.message;
+      },
+    );
   }
   return v;
 }
@@ -30,7 +34,8 @@ export function batchExitCode(v: BatchView): number {
   if (v.workflowStatus === 'RUNNING') return EXIT_CODES.running;
   if (v.workflowStatus === 'CANCELLED') return EXIT_CODES.cancelled;
   const c = v.state?.counts;
-  if (v.workflowStatus === 'COMPLETED' && c && c.total !== undefined && (c.byStatus.COMPLETED ?? 0) === c.total) return EXIT_CODES.ok;
+  if (v.workflowStatus === 'COMPLETED' && c && c.total !== undefined && (c.byStatus.COMPLETED ?? 0) === c.total)
+    return EXIT_CODES.ok;
   return EXIT_CODES.failed;
 }
 
@@ -55,31 +60,59 @@ export function progressLine(s: BatchState, now = Date.now()): string {
   const pct = s.counts.total ? ` (${Math.floor((100 * s.counts.done) / s.counts.total)}%)` : '';
   const waiting = s.waiting.filter((w) => w !== 'window-full' && w !== 'input-done');
   return [
-    clock(now), `${doneOfTotal(s)} done${pct}`, `${failedCount(s)} failed`, `${s.counts.inFlight} in flight`,
-    `${rateText(s.completeRate)}/s`, `ETA ${etaText(s, now)}`, spendText(s.spend),
-    ...(s.phase !== 'running' ? [s.phase] : []), ...(waiting.length ? [`waiting: ${waiting.join(', ')}`] : []),
+    clock(now),
+    `${doneOfTotal(s)} done${pct}`,
+    `${failedCount(s)} failed`,
+    `${s.counts.inFlight} in flight`,
+    `${rateText(s.completeRate)}/s`,
+    `ETA ${etaText(s, now)}`,
+    spendText(s.spend),
+    ...(s.phase !== 'running' ? [s.phase] : []),
+    ...(waiting.length ? [`waiting: ${waiting.join(', ')}`] : []),
   ].join('  ');
 }
 
 /** The status table of `sluice batch status` (and the end of `start` / `watch`). */
 export function statusTable(v: BatchView, now = Date.now()): string {
   const s = v.state;
-  const rows: [string, string][] = [['batch', v.workflowId], ['workflow', v.workflowStatus]];
+  const rows: [string, string][] = [
+    ['batch', v.workflowId],
+    ['workflow', v.workflowStatus],
+  ];
   if (v.failure) rows.push(['failure', v.failure]);
   if (s) {
     const c = s.counts;
-    const by = Object.entries(c.byStatus).map(([k, n]) => `${k} ${n}`).join('  ');
+    const by = Object.entries(c.byStatus)
+      .map(([k, n]) => `${k} ${n}`)
+      .join('  ');
     rows.push(
-      ['phase', s.phase], ['endpoint', s.endpointId],
+      ['phase', s.phase],
+      ['endpoint', s.endpointId],
       ['done', `${doneOfTotal(s)}${c.total ? ` (${Math.floor((100 * c.done) / c.total)}%)` : ''}`],
       ['outcomes', by || '-'],
-      ['in progress', `read ${c.read}  submitted ${c.submitted}  in flight ${c.inFlight}  waiting retry ${c.waitingRetry}`],
+      [
+        'in progress',
+        `read ${c.read}  submitted ${c.submitted}  in flight ${c.inFlight}  waiting retry ${c.waitingRetry}`,
+      ],
       ['retries', `${c.retries}  rate-limited ${c.rateLimited}  duplicates avoided ${c.duplicatesAvoided}`],
       ['rates', `submit ${rateText(s.submitRate)}/s  complete ${rateText(s.completeRate)}/s`],
-      ['eta', s.phase === 'done' ? '-' : s.eta === undefined ? '-' : `${new Date(s.eta).toISOString()} (in ${etaText(s, now)})`],
-      ['spend', `${spendText(s.spend)}${s.pricePerHour !== undefined ? ` at $${s.pricePerHour}/h` : ''}${s.options.maxCost !== undefined ? ` (cap $${s.options.maxCost})` : ''}`],
+      [
+        'eta',
+        s.phase === 'done'
+          ? '-'
+          : s.eta === undefined
+            ? '-'
+            : `${new Date(s.eta).toISOString()} (in ${etaText(s, now)})`,
+      ],
+      [
+        'spend',
+        `${spendText(s.spend)}${s.pricePerHour !== undefined ? ` at $${s.pricePerHour}/h` : ''}${s.options.maxCost !== undefined ? ` (cap $${s.options.maxCost})` : ''}`,
+      ],
       ['waiting', s.waiting.join(', ') || '-'],
-      ['options', `concurrency ${s.options.concurrency}  key limit ${s.options.keyLimit ?? '-'}  deadline ${s.options.deadline ? new Date(s.options.deadline).toISOString() : '-'}`],
+      [
+        'options',
+        `concurrency ${s.options.concurrency}  key limit ${s.options.keyLimit ?? '-'}  deadline ${s.options.deadline ? new Date(s.options.deadline).toISOString() : '-'}`,
+      ],
       ['elapsed', `${duration((s.endedAt ?? now) - s.startedAt)}  runs ${s.runs}`],
       ['output', s.outDir],
     );

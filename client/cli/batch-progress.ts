@@ -2,7 +2,17 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { type BatchState } from '../../contracts';
 import { type BatchClient, type BatchView } from '../batch';
-import { batchExitCode, batchView, doneOfTotal, etaText, failedCount, progressLine, rateText, spendText, statusTable } from './batch-output';
+import {
+  batchExitCode,
+  batchView,
+  doneOfTotal,
+  etaText,
+  failedCount,
+  progressLine,
+  rateText,
+  spendText,
+  statusTable,
+} from './batch-output';
 import { onCtrlC } from './ctrl-c';
 import { EXIT_CODES } from './exit-codes';
 
@@ -19,15 +29,23 @@ const POLL_MS = 1000;
 
 /** The bar: done of total, then failed, in flight, rate, ETA and spend (ETA and rate are the workflow's). */
 function progressBar() {
-  const bar = new SingleBar({
-    format: '{bar} {done} done | {failed} failed | {inFlight} in flight | {rate}/s | ETA {etaText} | {spend}{phase}',
-    hideCursor: true,
-    barsize: 30,
-    etaBuffer: 1,
-  }, Presets.shades_classic);
+  const bar = new SingleBar(
+    {
+      format: '{bar} {done} done | {failed} failed | {inFlight} in flight | {rate}/s | ETA {etaText} | {spend}{phase}',
+      hideCursor: true,
+      barsize: 30,
+      etaBuffer: 1,
+    },
+    Presets.shades_classic,
+  );
   const payload = (s: BatchState) => ({
-    done: doneOfTotal(s), failed: failedCount(s), inFlight: s.counts.inFlight, rate: rateText(s.completeRate),
-    etaText: etaText(s), spend: spendText(s.spend), phase: s.phase === 'running' ? '' : ` | ${s.phase}`,
+    done: doneOfTotal(s),
+    failed: failedCount(s),
+    inFlight: s.counts.inFlight,
+    rate: rateText(s.completeRate),
+    etaText: etaText(s),
+    spend: spendText(s.spend),
+    phase: s.phase === 'running' ? '' : ` | ${s.phase}`,
   });
   let started = false;
   return {

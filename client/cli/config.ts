@@ -39,11 +39,14 @@ function config(o: { json?: boolean; dataDir: string }): number {
 
 /** Registers `sluice config`. */
 export function registerConfigCommand(program: Command, exit: ExitState): void {
-  program.command('config')
+  program
+    .command('config')
     .summary('the settings in force for the job commands, and where each came from')
     .addOption(jsonOption())
     .addOption(dataDirOption())
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 ${SETTINGS_SOURCE_HELP}
 Invalid values are all reported at once (exit 2). API keys are masked.
 
@@ -52,6 +55,7 @@ ${CLIENT_ENV_HELP}
 
 Examples:
   sluice config
-  SLUICE_DATA_DIR=/tmp/sluice sluice config --json`)
+  SLUICE_DATA_DIR=/tmp/sluice sluice config --json`,
+    )
     .action(withExit(exit, config));
 }

@@ -23,7 +23,10 @@ export interface CliContext {
 }
 
 /** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir` (or those given). */
-export async function connectCli(dataDir: string, settings: CliSettings = resolveSettings(dataDir)): Promise<CliContext> {
+export async function connectCli(
+  dataDir: string,
+  settings: CliSettings = resolveSettings(dataDir),
+): Promise<CliContext> {
   const c = settings.config;
   const tls = tlsOptions(c);
   const connection = await Connection.connect({
@@ -32,11 +35,19 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
     ...(tls ? { tls } : {}),
     ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
   }).catch((err: Error) => {
-    throw new Error(`cannot reach Temporal at ${c.TEMPORAL_ADDRESS} (${err.message}); ${describeSource(settings)}. Is \`sluice dev\` running (with this --data-dir), or TEMPORAL_ADDRESS set?`);
+    throw new Error(
+      `cannot reach Temporal at ${c.TEMPORAL_ADDRESS} (${err.message}); ${describeSource(settings)}. Is \`sluice dev\` running (with this --data-dir), or TEMPORAL_ADDRESS set?`,
+    );
   });
   const client = new Client({ connection, namespace: c.TEMPORAL_NAMESPACE });
-  const queue = c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } }) : undefined;
-  const graphql = c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY ? new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } }) : undefined;
+  const queue =
+    c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY
+      ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })
+      : undefined;
+  const graphql =
+    c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
+      ? new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })
+      : undefined;
   const store = { resultsDir: c.SLUICE_RESULTS_DIR, resultsUrl: resultsUrlOf(c) };
   const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
   const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
@@ -44,7 +55,9 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
   return {
     settings,
     ...(graphql ? { graphql } : {}),
-    sluice, batch, scaling,
+    sluice,
+    batch,
+    scaling,
     close: async () => {
       await Promise.all([sluice.close(), batch.close(), scaling.close()]);
       await queue?.close();
@@ -59,7 +72,11 @@ export async function connectCli(dataDir: string, settings: CliSettings = resolv
  * `no <noun> <id>`, a usage error: exit 2), and closes the connection on every path.
  */
 export async function withExisting<C extends { exists(id: string): Promise<boolean> }>(
-  dataDir: string, id: string, noun: string, pick: (cli: CliContext) => C, fn: (client: C, id: string) => Promise<number>,
+  dataDir: string,
+  id: string,
+  noun: string,
+  pick: (cli: CliContext) => C,
+  fn: (client: C, id: string) => Promise<number>,
 ): Promise<number> {
   const cli = await connectCli(dataDir);
   try {

@@ -17,14 +17,18 @@ export function demoBatchLines(dir: string, n = DEMO_BATCH_SIZE): string[] {
     const tenant = `t${i % 5}`;
     if (i === 17 || i === 123 || i === 250) return i === 123 ? '[1, 2, 3]' : '{"kind": "echo", oops';
     if (i % 40 === 39) return JSON.stringify({ kind: 'fail', tenant, message: `input ${i} fails on purpose` });
-    if (i % 30 === 29) return JSON.stringify({ kind: 'flaky', tenant, failTimes: 1, counterFile: join(dir, `flaky-${i}.count`) });
+    if (i % 30 === 29)
+      return JSON.stringify({ kind: 'flaky', tenant, failTimes: 1, counterFile: join(dir, `flaky-${i}.count`) });
     if (i % 3 === 0) return JSON.stringify({ kind: 'sleep', tenant, ms: 100 + ((i * 37) % 400) });
     return JSON.stringify({ kind: 'echo', tenant, i });
   });
 }
 
 /** Runs the demo batch to its end and returns whether its outcome counts are the expected ones. */
-export async function runDemoBatch(batch: BatchClient, o: { endpointId: string; dataDir: string; tty: boolean; say: (line: string) => void }): Promise<boolean> {
+export async function runDemoBatch(
+  batch: BatchClient,
+  o: { endpointId: string; dataDir: string; tty: boolean; say: (line: string) => void },
+): Promise<boolean> {
   const id = `demo-${Date.now()}`;
   const dir = join(o.dataDir, 'demo', id);
   mkdirSync(dir, { recursive: true });
@@ -32,10 +36,15 @@ export async function runDemoBatch(batch: BatchClient, o: { endpointId: string; 
   writeFileSync(source, demoBatchLines(dir).join('\n') + '\n');
   const outDir = join(o.dataDir, 'batches', id);
   const workflowId = await batch.start({
-    id, endpointId: o.endpointId, source, outDir,
+    id,
+    endpointId: o.endpointId,
+    source,
+    outDir,
     options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 3, retry: { maxAttempts: 2, initialBackoffMs: 300 } },
   });
-  o.say(`batch of ${DEMO_BATCH_SIZE} inputs (echo, sleep, fail, flaky, 3 malformed lines), 12 in flight, at most 3 per tenant: ${workflowId}`);
+  o.say(
+    `batch of ${DEMO_BATCH_SIZE} inputs (echo, sleep, fail, flaky, 3 malformed lines), 12 in flight, at most 3 per tenant: ${workflowId}`,
+  );
   await watchBatch(batch, workflowId, { json: false, intervalMs: 2000, tty: o.tty });
   const s = await batch.result(workflowId);
   const by = s.counts.byStatus;

@@ -25,7 +25,12 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
   await checkStackPorts(o);
   // The demo's own lines are the story; the stack's info logs would drown them (SLUICE_LOG_LEVEL=info brings them back).
   process.env.SLUICE_LOG_LEVEL ??= 'warn';
-  const stack = await startDevStack({ port: o.port, temporalPort: o.temporalPort, daemonPort: o.daemonPort, dataDir: o.dataDir });
+  const stack = await startDevStack({
+    port: o.port,
+    temporalPort: o.temporalPort,
+    daemonPort: o.daemonPort,
+    dataDir: o.dataDir,
+  });
   console.log(devBanner(stack));
   const connection = await Connection.connect({ address: stack.temporal.address });
   const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
@@ -43,7 +48,8 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
       const v = await sluice.state(workflowId);
       if (follow) {
         const chunks = await sluice.streamChunks(workflowId);
-        for (const c of chunks.slice(printed)) say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
+        for (const c of chunks.slice(printed))
+          say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
         printed = Math.max(printed, chunks.length);
       }
       const line = `${phaseLabel(v)}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
@@ -54,7 +60,9 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
     }
     try {
       const r = await sluice.result(workflowId);
-      say(`  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`);
+      say(
+        `  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`,
+      );
       say(`  output ${JSON.stringify(await sluice.output(r))}`);
     } catch (err) {
       say(`  => ${failureType(err) ?? 'FAILED'}: ${failureMessage(err)}`);
@@ -63,23 +71,41 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
   };
   try {
     await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'world' } }));
-    await show('stream (8 chunks)', await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }), true);
-    await show('flaky (fails twice, retried with /retry)', await sluice.start({
-      endpointId: ep.flaky!.id,
-      input: { counterFile: join(stack.state.resultsDir, `flaky-${Date.now()}.count`), failTimes: 2 },
-      options: { retry: { maxAttempts: 3, initialBackoffMs: 500 } },
-    }));
+    await show(
+      'stream (8 chunks)',
+      await sluice.start({ endpointId: ep.stream!.id, input: { chunks: 8, delayMs: 150 }, options: { stream: true } }),
+      true,
+    );
+    await show(
+      'flaky (fails twice, retried with /retry)',
+      await sluice.start({
+        endpointId: ep.flaky!.id,
+        input: { counterFile: join(stack.state.resultsDir, `flaky-${Date.now()}.count`), failTimes: 2 },
+        options: { retry: { maxAttempts: 3, initialBackoffMs: 500 } },
+      }),
+    );
     const long = await sluice.start({ endpointId: ep.sleep!.id, input: { ms: 60_000, progress: true } });
     setTimeout(() => void sluice.cancel(long).catch(() => undefined), 4000);
     await show('sleep 60 s, cancelled after 4 s', long);
-    const batchOk = await runDemoBatch(batch, { endpointId: ep.mixed!.id, dataDir: dirname(stack.state.resultsDir), tty: Boolean(process.stderr.isTTY), say });
+    const batchOk = await runDemoBatch(batch, {
+      endpointId: ep.mixed!.id,
+      dataDir: dirname(stack.state.resultsDir),
+      tty: Boolean(process.stderr.isTTY),
+      say,
+    });
     if (!batchOk) failures++;
   } finally {
     await connection.close();
     await queue.close();
   }
-  say(failures === 0 ? 'all demo jobs and the batch behaved as expected' : `${failures} demo job(s) or the batch did not behave as expected`);
-  say(`the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`);
+  say(
+    failures === 0
+      ? 'all demo jobs and the batch behaved as expected'
+      : `${failures} demo job(s) or the batch did not behave as expected`,
+  );
+  say(
+    `the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`,
+  );
   if (!o.exit) await Promise.race([untilSignal(), stack.daemon.done]);
   await stack.stop();
   return failures === 0 ? 0 : 1;
@@ -89,11 +115,16 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
 export function registerDemoCommand(program: Command, exit: ExitState): void {
   addStackOptions(program.command('demo'))
     .summary('start the stack and run example jobs through it, live (what `npm start` runs)')
-    .description('Starts the stack as `sluice dev` does, then runs an echo, a stream, a flaky job that is retried and one that is cancelled, showing each live, then a batch of 300 mixed jobs (a per-tenant cap, failures, a retried flaky job, malformed lines) with its progress bar and where its results are. The stack keeps running afterwards (Ctrl-C stops it) unless --exit.')
+    .description(
+      'Starts the stack as `sluice dev` does, then runs an echo, a stream, a flaky job that is retried and one that is cancelled, showing each live, then a batch of 300 mixed jobs (a per-tenant cap, failures, a retried flaky job, malformed lines) with its progress bar and where its results are. The stack keeps running afterwards (Ctrl-C stops it) unless --exit.',
+    )
     .option('--exit', 'stop the stack after the example jobs')
-    .addHelpText('after', `${STACK_ENV_HELP}
+    .addHelpText(
+      'after',
+      `${STACK_ENV_HELP}
 
 Example:
-  sluice demo --exit`)
+  sluice demo --exit`,
+    )
     .action(withExit(exit, demo));
 }

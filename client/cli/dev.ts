@@ -21,9 +21,15 @@ export interface StackOptions {
 /** Adds the stack's options (ports, data dir) to `dev` or `demo`. */
 export function addStackOptions(cmd: Command): Command {
   return cmd
-    .addOption(portOption('--port <n>', 'the platform\'s port (queue, REST, GraphQL)', 8080))
-    .addOption(portOption('--temporal-port <n>', 'the embedded Temporal server\'s gRPC port; its Web UI listens on this + 1000', 7233))
-    .addOption(portOption('--daemon-port <n>', 'the daemon\'s port (webhooks, /healthz, /metrics)', 8288))
+    .addOption(portOption('--port <n>', "the platform's port (queue, REST, GraphQL)", 8080))
+    .addOption(
+      portOption(
+        '--temporal-port <n>',
+        "the embedded Temporal server's gRPC port; its Web UI listens on this + 1000",
+        7233,
+      ),
+    )
+    .addOption(portOption('--daemon-port <n>', "the daemon's port (webhooks, /healthz, /metrics)", 8288))
     .addOption(dataDirOption());
 }
 
@@ -42,12 +48,23 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
   if (!process.env.TEMPORAL_ADDRESS) {
     const dir = join(resolve(o.dataDir), 'temporal');
     const stopped = await stopLeftoverServers(temporalDbFile(dir), resolve(o.dataDir));
-    if (stopped.length) console.error(`sluice: stopped a leftover Temporal dev server of ${resolve(o.dataDir)} (pids ${stopped.join(', ')})`);
+    if (stopped.length)
+      console.error(
+        `sluice: stopped a leftover Temporal dev server of ${resolve(o.dataDir)} (pids ${stopped.join(', ')})`,
+      );
   }
   const claims: PortClaim[] = [{ port: o.port, what: 'the platform', change: 'choose another with --port' }];
   if (!process.env.TEMPORAL_ADDRESS) {
-    claims.push({ port: o.temporalPort, what: 'the Temporal dev server', change: 'choose another with --temporal-port' });
-    claims.push({ port: o.temporalPort + 1000, what: 'the Temporal Web UI (--temporal-port + 1000)', change: 'choose another --temporal-port' });
+    claims.push({
+      port: o.temporalPort,
+      what: 'the Temporal dev server',
+      change: 'choose another with --temporal-port',
+    });
+    claims.push({
+      port: o.temporalPort + 1000,
+      what: 'the Temporal Web UI (--temporal-port + 1000)',
+      change: 'choose another --temporal-port',
+    });
   }
   claims.push({ port: o.daemonPort, what: 'the daemon', change: 'choose another with --daemon-port' });
   claims.push(temporalMetricsClaim(parseTemporalMetricsPort()));
@@ -56,7 +73,13 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
 
 async function dev(o: StackOptions): Promise<number> {
   await checkStackPorts(o);
-  const stack = await startDevStack({ port: o.port, temporalPort: o.temporalPort, daemonPort: o.daemonPort, dataDir: o.dataDir, ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
+  const stack = await startDevStack({
+    port: o.port,
+    temporalPort: o.temporalPort,
+    daemonPort: o.daemonPort,
+    dataDir: o.dataDir,
+    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+  });
   console.log(devBanner(stack));
   await Promise.race([untilSignal(), stack.daemon.done]);
   console.log('sluice dev: stopping');
@@ -68,13 +91,18 @@ async function dev(o: StackOptions): Promise<number> {
 export function registerDevCommand(program: Command, exit: ExitState): void {
   addStackOptions(program.command('dev'))
     .summary('the whole stack locally: Temporal dev server, platform, daemon')
-    .description('Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.')
-    .addOption(new Option('--api-key <key>', 'the platform\'s API key; default: generated once and kept'))
-    .addHelpText('after', `${STACK_ENV_HELP}
+    .description(
+      'Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.',
+    )
+    .addOption(new Option('--api-key <key>', "the platform's API key; default: generated once and kept"))
+    .addHelpText(
+      'after',
+      `${STACK_ENV_HELP}
 
 Examples:
   sluice dev
   sluice dev --data-dir /tmp/sluice --port 9080 --temporal-port 9233 --daemon-port 9288
-  SLUICE_DATA_DIR=/tmp/sluice sluice run --endpoint echo --input '{}'   # in another shell`)
+  SLUICE_DATA_DIR=/tmp/sluice sluice run --endpoint echo --input '{}'   # in another shell`,
+    )
     .action(withExit(exit, dev));
 }

@@ -19,13 +19,23 @@ interface EndpointOptions {
 }
 
 const view = (e: EndpointView) => ({
-  id: e.id, name: e.name, templateId: e.templateId, gpuIds: e.gpuIds, workersMin: e.workersMin, workersMax: e.workersMax,
-  idleTimeout: e.idleTimeout, version: e.version, workers: e.pods?.length ?? 0,
+  id: e.id,
+  name: e.name,
+  templateId: e.templateId,
+  gpuIds: e.gpuIds,
+  workersMin: e.workersMin,
+  workersMax: e.workersMax,
+  idleTimeout: e.idleTimeout,
+  version: e.version,
+  workers: e.pods?.length ?? 0,
 });
 
 function print(e: EndpointView, json?: boolean): void {
   if (json) console.log(JSON.stringify(view(e)));
-  else console.log(`endpoint ${e.name} (${e.id})\n  template ${e.templateId}\n  gpu      ${e.gpuIds}\n  workers  ${e.workersMin}..${e.workersMax}\n  run      sluice run --endpoint ${e.name} --input '{}'`);
+  else
+    console.log(
+      `endpoint ${e.name} (${e.id})\n  template ${e.templateId}\n  gpu      ${e.gpuIds}\n  workers  ${e.workersMin}..${e.workersMax}\n  run      sluice run --endpoint ${e.name} --input '{}'`,
+    );
 }
 
 async function endpointId(s: ServiceContext, nameOrId: string): Promise<string> {
@@ -37,7 +47,17 @@ async function endpointId(s: ServiceContext, nameOrId: string): Promise<string> 
 async function list(o: EndpointOptions): Promise<number> {
   const { endpoints } = await withService(o.dataDir, (s) => s.graphql.listEndpoints());
   if (o.json) console.log(JSON.stringify(endpoints.map(view)));
-  else printTable([['ID', 'NAME', 'TEMPLATE', 'GPU', 'WORKERS'], ...endpoints.map((e) => [e.id, e.name, e.templateId, e.gpuIds, `${e.pods?.length ?? 0} (${e.workersMin}..${e.workersMax})`])]);
+  else
+    printTable([
+      ['ID', 'NAME', 'TEMPLATE', 'GPU', 'WORKERS'],
+      ...endpoints.map((e) => [
+        e.id,
+        e.name,
+        e.templateId,
+        e.gpuIds,
+        `${e.pods?.length ?? 0} (${e.workersMin}..${e.workersMax})`,
+      ]),
+    ]);
   return 0;
 }
 
@@ -55,16 +75,22 @@ async function fields(s: ServiceContext, o: EndpointOptions): Promise<EndpointIn
 async function create(o: EndpointOptions): Promise<number> {
   if (!o.name) throw new UsageError('--name is required');
   if (!o.template) throw new UsageError('--template ID|NAME is required (create one with `sluice templates create`)');
-  const e = await withService(o.dataDir, async (s) => s.graphql.saveEndpoint({ gpuIds: 'AMPERE_16', ...(await fields(s, o)) }));
+  const e = await withService(o.dataDir, async (s) =>
+    s.graphql.saveEndpoint({ gpuIds: 'AMPERE_16', ...(await fields(s, o)) }),
+  );
   print(e, o.json);
   return 0;
 }
 
 async function update(endpoint: string, o: EndpointOptions): Promise<number> {
   if ([o.name, o.template, o.gpu, o.workersMin, o.workersMax, o.idleTimeout].every((v) => v === undefined)) {
-    throw new UsageError('nothing to change: give --name, --template, --gpu, --workers-min, --workers-max or --idle-timeout');
+    throw new UsageError(
+      'nothing to change: give --name, --template, --gpu, --workers-min, --workers-max or --idle-timeout',
+    );
   }
-  const e = await withService(o.dataDir, async (s) => s.graphql.saveEndpoint({ id: await endpointId(s, endpoint), ...(await fields(s, o)) }));
+  const e = await withService(o.dataDir, async (s) =>
+    s.graphql.saveEndpoint({ id: await endpointId(s, endpoint), ...(await fields(s, o)) }),
+  );
   print(e, o.json);
   return 0;
 }
@@ -81,36 +107,57 @@ async function remove(endpoint: string, o: EndpointOptions): Promise<number> {
   return 0;
 }
 
-const count = (flags: string, description: string): Option => new Option(flags, description).argParser((v) => {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
-  return n;
-});
+const count = (flags: string, description: string): Option =>
+  new Option(flags, description).argParser((v) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError('must be a non-negative integer');
+    return n;
+  });
 
-const settings = (cmd: Command): Command => cmd
-  .addOption(new Option('--template <template>', 'the template (id or name) whose command the workers run'))
-  .addOption(new Option('--gpu <ids>', 'GPU tier, or a comma-separated priority list; default on create: AMPERE_16'))
-  .addOption(count('--workers-min <n>', 'workers kept running'))
-  .addOption(count('--workers-max <n>', 'most workers at once'))
-  .addOption(count('--idle-timeout <s>', 'seconds an idle worker lives'))
-  .addOption(jsonOption())
-  .addOption(dataDirOption());
+const settings = (cmd: Command): Command =>
+  cmd
+    .addOption(new Option('--template <template>', 'the template (id or name) whose command the workers run'))
+    .addOption(new Option('--gpu <ids>', 'GPU tier, or a comma-separated priority list; default on create: AMPERE_16'))
+    .addOption(count('--workers-min <n>', 'workers kept running'))
+    .addOption(count('--workers-max <n>', 'most workers at once'))
+    .addOption(count('--idle-timeout <s>', 'seconds an idle worker lives'))
+    .addOption(jsonOption())
+    .addOption(dataDirOption());
 
 /** Registers `sluice endpoints list|create|update|delete`. */
 export function registerEndpointCommands(program: Command, exit: ExitState): void {
   const cmd = program.command('endpoints').summary('list, create, update and delete serverless endpoints');
-  cmd.command('list').summary('your endpoints and their workers').addOption(jsonOption()).addOption(dataDirOption())
+  cmd
+    .command('list')
+    .summary('your endpoints and their workers')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
     .addHelpText('after', '\nExample:\n  sluice endpoints list --json')
     .action(withExit(exit, list));
-  settings(cmd.command('create').summary('create an endpoint running a template').addOption(new Option('--name <name>', 'the endpoint\'s name')))
+  settings(
+    cmd
+      .command('create')
+      .summary('create an endpoint running a template')
+      .addOption(new Option('--name <name>', "the endpoint's name")),
+  )
     .addHelpText('after', '\nExample:\n  sluice endpoints create --name shout --template shout --workers-max 2')
     .action(withExit(exit, create));
-  settings(cmd.command('update').summary('change an endpoint (a new template or GPU is a rolling release)').argument('<endpoint>', 'id or name')
-    .addOption(new Option('--name <name>', 'a new name')))
+  settings(
+    cmd
+      .command('update')
+      .summary('change an endpoint (a new template or GPU is a rolling release)')
+      .argument('<endpoint>', 'id or name')
+      .addOption(new Option('--name <name>', 'a new name')),
+  )
     .addHelpText('after', '\nExample:\n  sluice endpoints update shout --workers-min 1')
     .action(withExit(exit, update));
-  cmd.command('delete').summary('scale an endpoint to 0 workers and delete it').argument('<endpoint>', 'id or name')
-    .addOption(jsonOption()).addOption(dataDirOption())
+  cmd
+    .command('delete')
+    .summary('scale an endpoint to 0 workers and delete it')
+    .argument('<endpoint>', 'id or name')
+    .addOption(jsonOption())
+    .addOption(dataDirOption())
     .addHelpText('after', '\nExample:\n  sluice endpoints delete shout')
     .action(withExit(exit, remove));
 }

@@ -10,7 +10,12 @@ export class UsageError extends Error {
 /** A port a command would listen on is taken; the message names the port and what changes it. */
 export class PortInUseError extends UsageError {
   override readonly code = 'PORT_IN_USE' as const;
-  constructor(readonly port: number, what: string, change: string, detail = 'is in use') {
+  constructor(
+    readonly port: number,
+    what: string,
+    change: string,
+    detail = 'is in use',
+  ) {
     super(`port ${port} (${what}) ${detail}; ${change}, or stop what listens there`);
     this.name = 'PortInUseError';
   }
@@ -19,8 +24,13 @@ export class PortInUseError extends UsageError {
 /** Another running `sluice` owns the data dir's Temporal dev server (two stacks would share its state). */
 export class DataDirInUseError extends UsageError {
   override readonly code = 'DATA_DIR_IN_USE' as const;
-  constructor(readonly dataDir: string, readonly pid: number) {
-    super(`the data dir ${dataDir} is in use by a running sluice (pid ${pid}); stop it, or choose another with --data-dir`);
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `the data dir ${dataDir} is in use by a running sluice (pid ${pid}); stop it, or choose another with --data-dir`,
+    );
     this.name = 'DataDirInUseError';
   }
 }

@@ -9,7 +9,12 @@ import { describeResult, exitCodeOf, phaseLabel } from './output';
 const chunkText = (c: unknown): string => JSON.stringify((c as { output?: unknown } | null)?.output ?? c);
 
 /** Prints a finished job's result (text or JSON); returns its exit code. */
-export async function printResult(sluice: JobClient, workflowId: string, r: JobWorkflowResult, json: boolean): Promise<number> {
+export async function printResult(
+  sluice: JobClient,
+  workflowId: string,
+  r: JobWorkflowResult,
+  json: boolean,
+): Promise<number> {
   const output = await sluice.output(r);
   const streamFiles = r.streamChunks > 0 ? await sluice.streamFiles(workflowId) : [];
   if (json) console.log(JSON.stringify({ workflowId, ...r, output, ...(streamFiles.length ? { streamFiles } : {}) }));
@@ -22,7 +27,8 @@ export function printFailure(workflowId: string, err: unknown, json: boolean): n
   const type = failureType(err);
   const cancelled = type === 'CANCELLED';
   const message = err instanceof WorkflowFailedError ? failureMessage(err) : (err as Error).message;
-  if (json) console.log(JSON.stringify({ workflowId, status: cancelled ? 'CANCELLED' : 'FAILED', failure: type, message }));
+  if (json)
+    console.log(JSON.stringify({ workflowId, status: cancelled ? 'CANCELLED' : 'FAILED', failure: type, message }));
   else console.log(`job ${cancelled ? 'cancelled' : 'failed'}: ${message}`);
   return cancelled ? EXIT_CODES.cancelled : EXIT_CODES.failed;
 }
@@ -31,7 +37,11 @@ export function printFailure(workflowId: string, err: unknown, json: boolean): n
  * Shows phase changes (and, with `stream`, each chunk as the daemon stores it) until the job
  * ends; every chunk is printed before the final phase line. Returns the exit code.
  */
-export async function watch(sluice: JobClient, workflowId: string, o: { json: boolean; stream: boolean }): Promise<number> {
+export async function watch(
+  sluice: JobClient,
+  workflowId: string,
+  o: { json: boolean; stream: boolean },
+): Promise<number> {
   let last = '';
   let printed = 0;
   let interrupted = false;
@@ -39,7 +49,10 @@ export async function watch(sluice: JobClient, workflowId: string, o: { json: bo
     interrupted = true;
   };
   process.once('SIGINT', onSigint);
-  const resultP = sluice.result(workflowId).then((r) => ({ r }), (err: unknown) => ({ err }));
+  const resultP = sluice.result(workflowId).then(
+    (r) => ({ r }),
+    (err: unknown) => ({ err }),
+  );
   const printChunks = async (): Promise<void> => {
     if (!o.stream || o.json) return;
     const chunks = await sluice.streamChunks(workflowId);
@@ -58,9 +71,10 @@ export async function watch(sluice: JobClient, workflowId: string, o: { json: bo
       // The chunks stored so far come before the phase line (after `done`, none follows).
       await printChunks();
       const st = view?.state;
-      const line = view && st
-        ? `${phaseLabel(view)}${st.remoteJobId && st.phase !== 'done' ? `  remote ${st.remoteJobId}` : ''}${view.progress !== undefined ? `  progress ${JSON.stringify(view.progress)}` : ''}`
-        : '';
+      const line =
+        view && st
+          ? `${phaseLabel(view)}${st.remoteJobId && st.phase !== 'done' ? `  remote ${st.remoteJobId}` : ''}${view.progress !== undefined ? `  progress ${JSON.stringify(view.progress)}` : ''}`
+          : '';
       if (!o.json && line && line !== last) console.log(`  ${time()}  ${line}`);
       last = line || last;
       if (!done) continue;

@@ -23,10 +23,24 @@ import { registerWorkerCommand } from './worker';
 export { EXIT_CODES as EXIT } from './exit-codes';
 
 /** The command is named after the package (its `bin`), and shares its version. */
-const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { name: string; version: string };
+const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER = [registerDevCommand, registerJobCommands, registerBatchCommands, registerScaleCommands, registerConfigCommand, registerEndpointCommands, registerTemplateCommands, registerPlatformCommands, registerWorkerCommand, registerDemoCommand];
+const REGISTER = [
+  registerDevCommand,
+  registerJobCommands,
+  registerBatchCommands,
+  registerScaleCommands,
+  registerConfigCommand,
+  registerEndpointCommands,
+  registerTemplateCommands,
+  registerPlatformCommands,
+  registerWorkerCommand,
+  registerDemoCommand,
+];
 
 /** The program; `exit` receives the exit code of the action that ran. */
 export function buildProgram(exit: ExitState): Command {
@@ -37,7 +51,9 @@ export function buildProgram(exit: ExitState): Command {
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'sluice: ')) })
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
 Every command has --help; run, status, cancel, result, the batch and scale commands, config, endpoints, templates and platform users add take --json.
 
@@ -47,7 +63,8 @@ ${SETTINGS_SOURCE_HELP}
 Environment:
   SLUICE_DATA_DIR                 as --data-dir (.data)
 ${CLIENT_ENV_HELP}
-  SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`);
+  SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`,
+    );
   for (const register of REGISTER) register(program, exit);
   return program;
 }
@@ -75,7 +92,9 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_CODES.usage;
     }
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      console.error(`sluice: ${(err as Error).message}: a port is in use; see \`sluice ${argv[0]} --help\` for the options and variables that choose ports`);
+      console.error(
+        `sluice: ${(err as Error).message}: a port is in use; see \`sluice ${argv[0]} --help\` for the options and variables that choose ports`,
+      );
       return EXIT_CODES.usage;
     }
     throw err;

@@ -8,7 +8,10 @@ export interface ExitState {
 }
 
 /** Wraps an action that returns an exit code. */
-export function withExit<A extends unknown[]>(state: ExitState, fn: (...args: A) => Promise<number> | number): (...args: A) => Promise<void> {
+export function withExit<A extends unknown[]>(
+  state: ExitState,
+  fn: (...args: A) => Promise<number> | number,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     state.code = await fn(...args);
   };
@@ -16,14 +19,17 @@ export function withExit<A extends unknown[]>(state: ExitState, fn: (...args: A)
 
 /** `--data-dir DIR` (env SLUICE_DATA_DIR): the root of the dev stack's state, read by every command. */
 export const dataDirOption = (): Option =>
-  new Option('--data-dir <dir>', 'root of the local state (dev.json, platform, Temporal, results)').env('SLUICE_DATA_DIR').default(DEFAULT_DATA_DIR);
+  new Option('--data-dir <dir>', 'root of the local state (dev.json, platform, Temporal, results)')
+    .env('SLUICE_DATA_DIR')
+    .default(DEFAULT_DATA_DIR);
 
 export const jsonOption = (): Option => new Option('--json', 'print JSON for machines');
 
 /** A port number, 0 to 65535 (0: any free port). */
 export function parsePort(raw: string): number {
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535');
   return n;
 }
 
@@ -39,4 +45,5 @@ export const portOption = (flags: string, description: string, fallback: number)
   new Option(flags, description).argParser(parsePort).default(fallback);
 
 /** The exit codes, for every command's help. */
-export const EXIT_CODES_HELP = 'Exit codes: 0 completed, 1 failed / timed out / expired (or the command failed), 2 usage, 3 cancelled, 4 still running, 130 interrupted.';
+export const EXIT_CODES_HELP =
+  'Exit codes: 0 completed, 1 failed / timed out / expired (or the command failed), 2 usage, 3 cancelled, 4 still running, 130 interrupted.';

@@ -42,7 +42,12 @@ export function phaseLabel(v: JobView): string {
 }
 
 /** A result as a person reads it; `streamFiles` are where the stream chunks are kept. */
-export function describeResult(r: JobWorkflowResult, output: unknown, workflowId: string, streamFiles: string[] = []): string {
+export function describeResult(
+  r: JobWorkflowResult,
+  output: unknown,
+  workflowId: string,
+  streamFiles: string[] = [],
+): string {
   const lines = [`status      ${r.status}`];
   if (r.delayTime !== undefined) lines.push(`delay       ${r.delayTime} ms`);
   if (r.executionTime !== undefined) lines.push(`execution   ${r.executionTime} ms`);
@@ -52,6 +57,7 @@ export function describeResult(r: JobWorkflowResult, output: unknown, workflowId
     lines.push(`            print them: sluice result ${workflowId} --chunks`);
   }
   if (r.error) lines.push(`error       ${r.error}`);
-  if (output !== undefined) lines.push(`output      ${JSON.stringify(output, null, 2).replace(/\n/g, '\n            ')}`);
+  if (output !== undefined)
+    lines.push(`output      ${JSON.stringify(output, null, 2).replace(/\n/g, '\n            ')}`);
   return lines.join('\n');
 }

@@ -17,7 +17,9 @@ export function printBanner(p: Platform): void {
     `  REST        ${p.url}/v1`,
     `  GraphQL     ${p.url}/graphql?api_key=...`,
     `  API key     ${p.apiKey}`,
-    `  endpoints   ${Object.entries(p.examples).map(([name, e]) => `${name}=${e.id}`).join('  ')}`,
+    `  endpoints   ${Object.entries(p.examples)
+      .map(([name, e]) => `${name}=${e.id}`)
+      .join('  ')}`,
   ];
   console.log(lines.join('\n'));
 }
@@ -62,7 +64,12 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 
 async function platform(o: { port: number; host: string; dataDir: string; apiKey?: string }): Promise<number> {
   await assertPortsFree([{ port: o.port, host: o.host, what: 'the platform', change: 'choose another with --port' }]);
-  const p = await startPlatform({ port: o.port, host: o.host, dataDir: platformDir(o.dataDir), ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
+  const p = await startPlatform({
+    port: o.port,
+    host: o.host,
+    dataDir: platformDir(o.dataDir),
+    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+  });
   printBanner(p);
   await untilSignal();
   await p.close();
@@ -85,23 +92,30 @@ function addUser(name: string, o: { dataDir: string; json?: boolean }): number {
 
 /** Registers `sluice platform` and `sluice platform users add`. */
 export function registerPlatformCommands(program: Command, exit: ExitState): void {
-  const cmd = program.command('platform')
+  const cmd = program
+    .command('platform')
     .summary('run the local serverless platform alone (queue, REST, GraphQL, worker pods)')
-    .description('Runs the local RunPod-compatible platform, its state in <data-dir>/platform (the same place `sluice dev` keeps it). Ctrl-C stops it.')
+    .description(
+      'Runs the local RunPod-compatible platform, its state in <data-dir>/platform (the same place `sluice dev` keeps it). Ctrl-C stops it.',
+    )
     .addOption(portOption('--port <n>', 'port to listen on (0: any free port)', 8080))
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
-    .addOption(new Option('--api-key <key>', 'the first user\'s API key; default: generated once and kept'))
+    .addOption(new Option('--api-key <key>', "the first user's API key; default: generated once and kept"))
     .addOption(dataDirOption())
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   sluice platform --port 8080
   sluice platform --host 0.0.0.0 --data-dir /data
-  sluice platform users add alice`)
+  sluice platform users add alice`,
+    )
     .action(withExit(exit, platform));
-  const users = cmd.command('users').summary('manage the platform\'s users');
-  users.command('add')
+  const users = cmd.command('users').summary("manage the platform's users");
+  users
+    .command('add')
     .summary('create a user and print its API key')
-    .argument('<name>', 'the user\'s name')
+    .argument('<name>', "the user's name")
     .addOption(jsonOption())
     .addOption(dataDirOption())
     .addHelpText('after', '\nExample:\n  sluice platform users add alice --json')

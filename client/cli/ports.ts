@@ -16,7 +16,9 @@ export interface PortClaim {
 function isFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
-    srv.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
+    srv.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err),
+    );
     srv.listen(port, host, () => srv.close(() => resolve(true)));
   });
 }
@@ -31,5 +33,7 @@ export async function assertPortsFree(claims: PortClaim[]): Promise<void> {
 
 /** The Temporal runtime's metrics port (SLUICE_TEMPORAL_METRICS_PORT), which every command that runs a daemon opens. */
 export const temporalMetricsClaim = (port: number): PortClaim => ({
-  port, what: "Temporal's runtime metrics", change: 'set SLUICE_TEMPORAL_METRICS_PORT to another port (0 turns them off)',
+  port,
+  what: "Temporal's runtime metrics",
+  change: 'set SLUICE_TEMPORAL_METRICS_PORT to another port (0 turns them off)',
 });

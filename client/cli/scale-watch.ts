@@ -34,7 +34,9 @@ export async function watchScaler(scaling: ScalingClient, endpointId: string, o:
       if (o.json) {
         if (due) console.log(JSON.stringify(v));
       } else if (o.tty) {
-        process.stdout.write(`${CLEAR}${scalerTable(v, { decisions: o.decisions })}\n\n${ended ? '' : '(Ctrl-C stops watching, not the scaler)\n'}`);
+        process.stdout.write(
+          `${CLEAR}${scalerTable(v, { decisions: o.decisions })}\n\n${ended ? '' : '(Ctrl-C stops watching, not the scaler)\n'}`,
+        );
       } else if (due) {
         console.log(`  ${scalerLine(v)}`);
       }

@@ -16,12 +16,16 @@ export interface ServiceContext {
 export function connectService(dataDir: string, settings: CliSettings = resolveSettings(dataDir)): ServiceContext {
   const c = settings.config;
   if (!c.SLUICE_GRAPHQL_URL || !c.SLUICE_REST_URL || !c.SLUICE_API_KEY) {
-    throw new UsageError(`no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed (${describeSource(settings)}); run \`sluice dev\` and leave the variables unset, or set them for the service`);
+    throw new UsageError(
+      `no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed (${describeSource(settings)}); run \`sluice dev\` and leave the variables unset, or set them for the service`,
+    );
   }
   const graphql = new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   const rest = new RestClient({ baseUrl: c.SLUICE_REST_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   return {
-    settings, graphql, rest,
+    settings,
+    graphql,
+    rest,
     close: async () => {
       await graphql.close();
       await rest.close();

@@ -4,7 +4,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CLIENT_SETTINGS, SECRET_SETTINGS, loadClientConfig, maskSecret, type ClientConfig, type ClientSettingName } from '../../worker/config';
+import {
+  CLIENT_SETTINGS,
+  SECRET_SETTINGS,
+  loadClientConfig,
+  maskSecret,
+  type ClientConfig,
+  type ClientSettingName,
+} from '../../worker/config';
 
 /** What `sluice dev` leaves (`<data dir>/dev.json`) for the other commands, so they work without any configuration. */
 export interface DevState {
@@ -34,9 +41,14 @@ export function readDevState(file: string): DevState | undefined {
 /** The dev stack's state as the variables it stands for. */
 function devVariables(d: DevState): Partial<Record<ClientSettingName, string>> {
   return {
-    TEMPORAL_ADDRESS: d.temporalAddress, TEMPORAL_NAMESPACE: d.namespace, SLUICE_TASK_QUEUE: d.taskQueue,
-    SLUICE_QUEUE_URL: `${d.platformUrl}/v2`, SLUICE_REST_URL: `${d.platformUrl}/v1`, SLUICE_GRAPHQL_URL: `${d.platformUrl}/graphql`,
-    SLUICE_API_KEY: d.apiKey, SLUICE_RESULTS_DIR: d.resultsDir,
+    TEMPORAL_ADDRESS: d.temporalAddress,
+    TEMPORAL_NAMESPACE: d.namespace,
+    SLUICE_TASK_QUEUE: d.taskQueue,
+    SLUICE_QUEUE_URL: `${d.platformUrl}/v2`,
+    SLUICE_REST_URL: `${d.platformUrl}/v1`,
+    SLUICE_GRAPHQL_URL: `${d.platformUrl}/graphql`,
+    SLUICE_API_KEY: d.apiKey,
+    SLUICE_RESULTS_DIR: d.resultsDir,
   };
 }
 
@@ -64,12 +76,26 @@ export function resolveSettings(dataDir: string, env: NodeJS.ProcessEnv = proces
   const dev = environment.length === 0 ? readDevState(file) : undefined;
   const given: Partial<Record<ClientSettingName, string>> = environment.length
     ? Object.fromEntries(environment.map((k) => [k, env[k]]))
-    : dev ? devVariables(dev) : {};
+    : dev
+      ? devVariables(dev)
+      : {};
   const source = environment.length ? 'environment' : dev ? 'dev stack' : 'defaults';
-  const config = loadClientConfig({ ...given, SLUICE_RESULTS_DIR: given.SLUICE_RESULTS_DIR ?? join(resolve(dataDir), 'results') });
-  const origins = Object.fromEntries(CLIENT_SETTINGS.map((k) => [
-    k, given[k] !== undefined ? (source === 'environment' ? 'environment' : 'dev stack') : config[k] !== undefined ? 'default' : 'unset',
-  ])) as CliSettings['origins'];
+  const config = loadClientConfig({
+    ...given,
+    SLUICE_RESULTS_DIR: given.SLUICE_RESULTS_DIR ?? join(resolve(dataDir), 'results'),
+  });
+  const origins = Object.fromEntries(
+    CLIENT_SETTINGS.map((k) => [
+      k,
+      given[k] !== undefined
+        ? source === 'environment'
+          ? 'environment'
+          : 'dev stack'
+        : config[k] !== undefined
+          ? 'default'
+          : 'unset',
+    ]),
+  ) as CliSettings['origins'];
   return { config, source, dataDir: resolve(dataDir), devStateFile: file, environment, origins };
 }
 
@@ -78,7 +104,9 @@ export function describeSource(s: CliSettings): string {
   if (s.source === 'environment') {
     return `settings from the environment (${s.environment.join(', ')} set)${existsSync(s.devStateFile) ? `; the dev stack's ${s.devStateFile} is not used` : ''}`;
   }
-  return s.source === 'dev stack' ? `settings from the dev stack: ${s.devStateFile}` : `default settings (no client variable set, no ${s.devStateFile})`;
+  return s.source === 'dev stack'
+    ? `settings from the dev stack: ${s.devStateFile}`
+    : `default settings (no client variable set, no ${s.devStateFile})`;
 }
 
 /** The settings as `sluice config --json` prints them, secrets masked. */
@@ -87,10 +115,12 @@ export function settingsReport(s: CliSettings) {
     source: s.source,
     dataDir: s.dataDir,
     devStateFile: s.devStateFile,
-    settings: Object.fromEntries(CLIENT_SETTINGS.map((k) => {
-      const v = s.config[k];
-      const value = v === undefined ? null : SECRET_SETTINGS.has(k) ? maskSecret(String(v)) : v;
-      return [k, { value, from: s.origins[k] }];
-    })),
+    settings: Object.fromEntries(
+      CLIENT_SETTINGS.map((k) => {
+        const v = s.config[k];
+        const value = v === undefined ? null : SECRET_SETTINGS.has(k) ? maskSecret(String(v)) : v;
+        return [k, { value, from: s.origins[k] }];
+      }),
+    ),
   };
 }

@@ -15,19 +15,32 @@ export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): 
   const raw = env.SLUICE_TEMPORAL_METRICS_PORT;
   if (raw === undefined || raw === '') return 9464;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError([{ variable: 'SLUICE_TEMPORAL_METRICS_PORT', message: 'must be a port number from 0 to 65535' }]);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ConfigError([
+      { variable: 'SLUICE_TEMPORAL_METRICS_PORT', message: 'must be a port number from 0 to 65535' },
+    ]);
   return n;
 }
 
 async function worker(o: { dataDir: string }): Promise<number> {
-  const config = loadConfig({ ...process.env, SLUICE_RESULTS_DIR: process.env.SLUICE_RESULTS_DIR || join(o.dataDir, 'results') });
+  const config = loadConfig({
+    ...process.env,
+    SLUICE_RESULTS_DIR: process.env.SLUICE_RESULTS_DIR || join(o.dataDir, 'results'),
+  });
   await assertPortsFree([
-    { port: config.SLUICE_DAEMON_PORT, host: config.SLUICE_DAEMON_HOST, what: 'the daemon', change: 'set SLUICE_DAEMON_PORT to another port' },
+    {
+      port: config.SLUICE_DAEMON_PORT,
+      host: config.SLUICE_DAEMON_HOST,
+      what: 'the daemon',
+      change: 'set SLUICE_DAEMON_PORT to another port',
+    },
     temporalMetricsClaim(config.SLUICE_TEMPORAL_METRICS_PORT),
   ]);
   const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
-  console.log(`sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics`);
+  console.log(
+    `sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics`,
+  );
   await Promise.race([untilSignal(), daemon.done]);
   await daemon.close();
   return 0;
@@ -35,11 +48,16 @@ async function worker(o: { dataDir: string }): Promise<number> {
 
 /** Registers `sluice worker`. */
 export function registerWorkerCommand(program: Command, exit: ExitState): void {
-  program.command('worker')
+  program
+    .command('worker')
     .summary('run the orchestrator daemon (configured by TEMPORAL_*, SLUICE_*)')
-    .description('Runs the daemon: the Temporal worker of the job workflows, the webhook receiver, /healthz, /readyz and /metrics. Configured by environment variables; every missing or invalid one is reported at once (exit 2).')
+    .description(
+      'Runs the daemon: the Temporal worker of the job workflows, the webhook receiver, /healthz, /readyz and /metrics. Configured by environment variables; every missing or invalid one is reported at once (exit 2).',
+    )
     .addOption(dataDirOption())
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Environment (required: SLUICE_QUEUE_URL, SLUICE_API_KEY):
 ${CLIENT_ENV_HELP}
   SLUICE_DAEMON_HOST, SLUICE_DAEMON_PORT  where it listens (127.0.0.1, 8288)
@@ -51,6 +69,7 @@ ${CLIENT_ENV_HELP}
   See docs/orchestrator.md.
 
 Example:
-  TEMPORAL_ADDRESS=temporal:7233 SLUICE_QUEUE_URL=https://api.runpod.ai/v2 SLUICE_API_KEY=... sluice worker`)
+  TEMPORAL_ADDRESS=temporal:7233 SLUICE_QUEUE_URL=https://api.runpod.ai/v2 SLUICE_API_KEY=... sluice worker`,
+    )
     .action(withExit(exit, worker));
 }

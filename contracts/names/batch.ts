@@ -14,14 +14,27 @@ export const batchChildId = (batchId: string, index: number): string => `batch/$
 
 /** The batch workflow's query, signals and updates, defined once. */
 export const BATCH_QUERIES = { state: 'batchState' } as const;
-export const BATCH_UPDATES = { pause: 'pause', resume: 'resume', cancel: 'cancelBatch', configure: 'configure' } as const;
+export const BATCH_UPDATES = {
+  pause: 'pause',
+  resume: 'resume',
+  cancel: 'cancelBatch',
+  configure: 'configure',
+} as const;
 
 /**
  * What one input ended as, beside the remote job statuses: a line that is no job (`BAD_INPUT`), a
  * job the service forgot (`JOB_EXPIRED`), an input never sent because the batch stopped submitting
  * (`NOT_SUBMITTED`: cancelled, cost cap or deadline; the reason says which).
  */
-export const BATCH_OUTCOMES = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'JOB_EXPIRED', 'BAD_INPUT', 'NOT_SUBMITTED'] as const;
+export const BATCH_OUTCOMES = [
+  'COMPLETED',
+  'FAILED',
+  'TIMED_OUT',
+  'CANCELLED',
+  'JOB_EXPIRED',
+  'BAD_INPUT',
+  'NOT_SUBMITTED',
+] as const;
 
 /**
  * What retry-failed re-runs: inputs that ended FAILED, TIMED_OUT or JOB_EXPIRED; with
@@ -34,7 +47,17 @@ export const RETRIED_IF_CANCELLED = ['CANCELLED', 'NOT_SUBMITTED'] as const;
  * Why a batch is not submitting right now (the status says it). `rate-budget`: the endpoint's shared
  * submission budget held its last step; `priority`: it yields to a higher-priority batch on the endpoint.
  */
-export const WAIT_REASONS = ['window-full', 'key-cap', 'rate-budget', 'priority', 'paused', 'cost-cap', 'deadline', 'retry-backoff', 'input-done'] as const;
+export const WAIT_REASONS = [
+  'window-full',
+  'key-cap',
+  'rate-budget',
+  'priority',
+  'paused',
+  'cost-cap',
+  'deadline',
+  'retry-backoff',
+  'input-done',
+] as const;
 
 /**
  * The `Idempotency-Key` of one submission: the same (workflow run, input index, attempt) always

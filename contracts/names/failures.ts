@@ -29,10 +29,18 @@ export const FailureType = {
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
 /** The failure a job workflow ends with when its remote job did not complete (Temporal then shows it Failed). */
-export const JOB_END_FAILURE = { FAILED: FailureType.JOB_FAILED, TIMED_OUT: FailureType.JOB_TIMED_OUT, CANCELLED: FailureType.JOB_CANCELLED } as const;
+export const JOB_END_FAILURE = {
+  FAILED: FailureType.JOB_FAILED,
+  TIMED_OUT: FailureType.JOB_TIMED_OUT,
+  CANCELLED: FailureType.JOB_CANCELLED,
+} as const;
 
 /** Failure types that end a job: activities mark them non-retryable, workflows never retry them. */
 export const NON_RETRYABLE: readonly FailureType[] = [
-  FailureType.JOB_EXPIRED, FailureType.ENDPOINT_NOT_FOUND, FailureType.UNAUTHORIZED,
-  FailureType.BAD_REQUEST, FailureType.PAYLOAD_TOO_LARGE, FailureType.RETRY_REFUSED,
+  FailureType.JOB_EXPIRED,
+  FailureType.ENDPOINT_NOT_FOUND,
+  FailureType.UNAUTHORIZED,
+  FailureType.BAD_REQUEST,
+  FailureType.PAYLOAD_TOO_LARGE,
+  FailureType.RETRY_REFUSED,
 ];

@@ -38,14 +38,16 @@ export const batchKeys = {
   /** Folder of the outcome segments (merged into results.jsonl when the batch ends). */
   outcomesPrefix: (run: RunScope): string => `${runKey(run)}/outcomes/`,
   /** The original lines of the inputs that failed, per step (merged into dead-letter.jsonl). */
-  deadLetter: (run: RunScope, seq: number): string => `${runKey(run)}/dead-letter/${String(seq).padStart(9, '0')}.jsonl`,
+  deadLetter: (run: RunScope, seq: number): string =>
+    `${runKey(run)}/dead-letter/${String(seq).padStart(9, '0')}.jsonl`,
   deadLetterPrefix: (run: RunScope): string => `${runKey(run)}/dead-letter/`,
   /** A retry-failed run's input indices (one per line, ascending): the only lines it reads. */
   subset: (run: RunScope): string => `${runKey(run)}/subset.jsonl`,
   /** Prefix of the run's webhook inbox logs, one log per receiving daemon. */
   inboxPrefix: (run: RunScope): string => `${runKey(run)}/inbox/log-`,
   /** The webhook inbox log that daemon `daemonId` appends the run's finished records to. */
-  inboxLog: (run: RunScope, daemonId: string): string => `${runKey(run)}/inbox/log-${encodeURIComponent(daemonId)}.jsonl`,
+  inboxLog: (run: RunScope, daemonId: string): string =>
+    `${runKey(run)}/inbox/log-${encodeURIComponent(daemonId)}.jsonl`,
   /** The kept result of a finished step (a retried step returns it). */
   stepResult: (run: RunScope, seq: number): string => `${runKey(run)}/steps/result-${seq}.json`,
 };

@@ -5,7 +5,8 @@
  */
 
 /** Workflow id of an endpoint's scaler: `scaler/<endpointId>` (one per endpoint). */
-export const scalerWorkflowId = (endpointId: string): string => (endpointId.startsWith('scaler/') ? endpointId : `scaler/${endpointId}`);
+export const scalerWorkflowId = (endpointId: string): string =>
+  endpointId.startsWith('scaler/') ? endpointId : `scaler/${endpointId}`;
 
 /** The endpoint id inside a scaler workflow id. */
 export const endpointIdOfScaler = (workflowId: string): string => workflowId.replace(/^scaler\//, '');
@@ -44,7 +45,18 @@ export const SCALER_SIGNALS = { backlog: 'backlogReport' } as const;
 
 /** What a decision of the scaler was (the status shows it with its reason in words). */
 export const DECISION_KINDS = [
-  'hold', 'scale-up', 'scale-down', 'activate', 'deactivate', 'override', 'paused', 'fallback', 'drift-reassert', 'drift-adopt', 'start', 'restore',
+  'hold',
+  'scale-up',
+  'scale-down',
+  'activate',
+  'deactivate',
+  'override',
+  'paused',
+  'fallback',
+  'drift-reassert',
+  'drift-adopt',
+  'start',
+  'restore',
 ] as const;
 
 /** What the scaler does when someone else changed the bounds: write its own again, or take theirs as the new floor and ceiling. */

@@ -20,7 +20,9 @@ export async function handler(job: Job): Promise<{ slept: number }> {
     return { slept: ms };
   }
   for (let step = 1; step <= STEPS; step++) {
-    await delay(Math.round((ms * step) / STEPS) - Math.round((ms * (step - 1)) / STEPS), undefined, { signal: job.signal });
+    await delay(Math.round((ms * step) / STEPS) - Math.round((ms * (step - 1)) / STEPS), undefined, {
+      signal: job.signal,
+    });
     // progress() never rejects and is delivered before the result: fire-and-forget is safe.
     if (step < STEPS) void job.progress({ pct: (100 * step) / STEPS });
   }

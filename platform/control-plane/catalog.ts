@@ -18,19 +18,92 @@ interface Tier {
 }
 
 export const GPU_TIERS: Readonly<Record<GpuTierId, Tier>> = {
-  AMPERE_16: { gpuTypeId: 'NVIDIA RTX A4000', displayName: 'RTX A4000', memoryInGb: 16, flexPerHr: 0.58, vcpuPerGpu: 6, ramPerGpuInGb: 31, cpuTypeId: 'AMD EPYC 7343 16-Core Processor' },
-  AMPERE_24: { gpuTypeId: 'NVIDIA RTX A5000', displayName: 'RTX A5000', memoryInGb: 24, flexPerHr: 0.68, vcpuPerGpu: 8, ramPerGpuInGb: 46, cpuTypeId: 'AMD EPYC 7343 16-Core Processor' },
-  ADA_24: { gpuTypeId: 'NVIDIA GeForce RTX 4090', displayName: 'RTX 4090', memoryInGb: 24, flexPerHr: 1.12, vcpuPerGpu: 8, ramPerGpuInGb: 62, cpuTypeId: 'AMD EPYC 7763 64-Core Processor' },
-  AMPERE_48: { gpuTypeId: 'NVIDIA RTX A6000', displayName: 'RTX A6000', memoryInGb: 48, flexPerHr: 1.22, vcpuPerGpu: 9, ramPerGpuInGb: 50, cpuTypeId: 'AMD EPYC 7763 64-Core Processor' },
-  ADA_48_PRO: { gpuTypeId: 'NVIDIA L40S', displayName: 'L40S', memoryInGb: 48, flexPerHr: 1.91, vcpuPerGpu: 12, ramPerGpuInGb: 94, cpuTypeId: 'AMD EPYC 9354 32-Core Processor' },
-  AMPERE_80: { gpuTypeId: 'NVIDIA A100 80GB PCIe', displayName: 'A100 PCIe', memoryInGb: 80, flexPerHr: 2.74, vcpuPerGpu: 16, ramPerGpuInGb: 117, cpuTypeId: 'AMD EPYC 7763 64-Core Processor' },
-  ADA_80_PRO: { gpuTypeId: 'NVIDIA H100 80GB HBM3', displayName: 'H100 SXM', memoryInGb: 80, flexPerHr: 4.18, vcpuPerGpu: 20, ramPerGpuInGb: 188, cpuTypeId: 'AMD EPYC 9354 32-Core Processor' },
+  AMPERE_16: {
+    gpuTypeId: 'NVIDIA RTX A4000',
+    displayName: 'RTX A4000',
+    memoryInGb: 16,
+    flexPerHr: 0.58,
+    vcpuPerGpu: 6,
+    ramPerGpuInGb: 31,
+    cpuTypeId: 'AMD EPYC 7343 16-Core Processor',
+  },
+  AMPERE_24: {
+    gpuTypeId: 'NVIDIA RTX A5000',
+    displayName: 'RTX A5000',
+    memoryInGb: 24,
+    flexPerHr: 0.68,
+    vcpuPerGpu: 8,
+    ramPerGpuInGb: 46,
+    cpuTypeId: 'AMD EPYC 7343 16-Core Processor',
+  },
+  ADA_24: {
+    gpuTypeId: 'NVIDIA GeForce RTX 4090',
+    displayName: 'RTX 4090',
+    memoryInGb: 24,
+    flexPerHr: 1.12,
+    vcpuPerGpu: 8,
+    ramPerGpuInGb: 62,
+    cpuTypeId: 'AMD EPYC 7763 64-Core Processor',
+  },
+  AMPERE_48: {
+    gpuTypeId: 'NVIDIA RTX A6000',
+    displayName: 'RTX A6000',
+    memoryInGb: 48,
+    flexPerHr: 1.22,
+    vcpuPerGpu: 9,
+    ramPerGpuInGb: 50,
+    cpuTypeId: 'AMD EPYC 7763 64-Core Processor',
+  },
+  ADA_48_PRO: {
+    gpuTypeId: 'NVIDIA L40S',
+    displayName: 'L40S',
+    memoryInGb: 48,
+    flexPerHr: 1.91,
+    vcpuPerGpu: 12,
+    ramPerGpuInGb: 94,
+    cpuTypeId: 'AMD EPYC 9354 32-Core Processor',
+  },
+  AMPERE_80: {
+    gpuTypeId: 'NVIDIA A100 80GB PCIe',
+    displayName: 'A100 PCIe',
+    memoryInGb: 80,
+    flexPerHr: 2.74,
+    vcpuPerGpu: 16,
+    ramPerGpuInGb: 117,
+    cpuTypeId: 'AMD EPYC 7763 64-Core Processor',
+  },
+  ADA_80_PRO: {
+    gpuTypeId: 'NVIDIA H100 80GB HBM3',
+    displayName: 'H100 SXM',
+    memoryInGb: 80,
+    flexPerHr: 4.18,
+    vcpuPerGpu: 20,
+    ramPerGpuInGb: 188,
+    cpuTypeId: 'AMD EPYC 9354 32-Core Processor',
+  },
 };
 
-export const CPU_TYPES: Readonly<Record<string, { displayName: string; cores: number; threadsPerCore: number; groupId: string }>> = {
-  'AMD EPYC 7343 16-Core Processor': { displayName: 'EPYC 7343', cores: 16, threadsPerCore: 2, groupId: 'AMD EPYC 7003 Series' },
-  'AMD EPYC 7763 64-Core Processor': { displayName: 'EPYC 7763', cores: 64, threadsPerCore: 2, groupId: 'AMD EPYC 7003 Series' },
-  'AMD EPYC 9354 32-Core Processor': { displayName: 'EPYC 9354', cores: 32, threadsPerCore: 2, groupId: 'AMD EPYC 9004 Series' },
+export const CPU_TYPES: Readonly<
+  Record<string, { displayName: string; cores: number; threadsPerCore: number; groupId: string }>
+> = {
+  'AMD EPYC 7343 16-Core Processor': {
+    displayName: 'EPYC 7343',
+    cores: 16,
+    threadsPerCore: 2,
+    groupId: 'AMD EPYC 7003 Series',
+  },
+  'AMD EPYC 7763 64-Core Processor': {
+    displayName: 'EPYC 7763',
+    cores: 64,
+    threadsPerCore: 2,
+    groupId: 'AMD EPYC 7003 Series',
+  },
+  'AMD EPYC 9354 32-Core Processor': {
+    displayName: 'EPYC 9354',
+    cores: 32,
+    threadsPerCore: 2,
+    groupId: 'AMD EPYC 9004 Series',
+  },
 };
 
 /** Data centers `locations` may name (by id or by country code). The first is the default. */
@@ -50,8 +123,21 @@ export const DATA_CENTERS: readonly { id: string; country: string; location: str
   { id: 'AP-JP-1', country: 'JP', location: 'Japan' },
   { id: 'OC-AU-1', country: 'AU', location: 'Australia' },
   // The rest of the ids the REST reference (dataCenterIds) and Flash (locations) name.
-  ...['US-CA-2', 'US-DE-1', 'US-GA-2', 'US-KS-2', 'US-KS-3', 'US-MO-1', 'US-MO-2', 'US-NC-1', 'US-NC-2', 'US-NE-1', 'US-TX-1', 'US-TX-4', 'US-WA-1']
-    .map((id) => ({ id, country: 'US', location: 'United States' })),
+  ...[
+    'US-CA-2',
+    'US-DE-1',
+    'US-GA-2',
+    'US-KS-2',
+    'US-KS-3',
+    'US-MO-1',
+    'US-MO-2',
+    'US-NC-1',
+    'US-NC-2',
+    'US-NE-1',
+    'US-TX-1',
+    'US-TX-4',
+    'US-WA-1',
+  ].map((id) => ({ id, country: 'US', location: 'United States' })),
   ...['CA-MTL-2', 'CA-MTL-3'].map((id) => ({ id, country: 'CA', location: 'Canada' })),
   ...['EUR-IS-2', 'EUR-IS-3'].map((id) => ({ id, country: 'IS', location: 'Iceland' })),
 ];
@@ -60,7 +146,10 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 /** The tiers of a `gpuIds` value, in priority order (the value is validated beforehand). */
 export function tiersOf(gpuIds: string): GpuTierId[] {
-  return gpuIds.split(',').map((g) => g.trim()).filter((g): g is GpuTierId => g in GPU_TIERS);
+  return gpuIds
+    .split(',')
+    .map((g) => g.trim())
+    .filter((g): g is GpuTierId => g in GPU_TIERS);
 }
 
 /** The tokens of `locations` that name no known data center or country (empty: all valid). */
@@ -71,7 +160,10 @@ export function unknownLocations(locations: string): string[] {
 /** Where a worker of an endpoint with these `locations` is placed: the first matching data center. */
 export function placeIn(locations: string): (typeof DATA_CENTERS)[number] {
   const wanted = splitList(locations);
-  return DATA_CENTERS.find((d) => wanted.length === 0 || wanted.includes(d.id) || wanted.includes(d.country)) ?? DATA_CENTERS[0]!;
+  return (
+    DATA_CENTERS.find((d) => wanted.length === 0 || wanted.includes(d.id) || wanted.includes(d.country)) ??
+    DATA_CENTERS[0]!
+  );
 }
 
 /** Per-hour cost of one worker of `tier` with `count` GPUs. */
@@ -82,10 +174,17 @@ export function gpuObject(tier: GpuTierId, count: number): Gpu {
   const t = GPU_TIERS[tier];
   const secure = t.flexPerHr * 0.6;
   return {
-    id: t.gpuTypeId, count, displayName: t.displayName,
-    securePrice: round(secure), communityPrice: round(secure * 0.8), oneWeekPrice: round(secure * 0.95),
-    oneMonthPrice: round(secure * 0.9), threeMonthPrice: round(secure * 0.85), sixMonthPrice: round(secure * 0.8),
-    secureSpotPrice: round(secure * 0.5), communitySpotPrice: round(secure * 0.4),
+    id: t.gpuTypeId,
+    count,
+    displayName: t.displayName,
+    securePrice: round(secure),
+    communityPrice: round(secure * 0.8),
+    oneWeekPrice: round(secure * 0.95),
+    oneMonthPrice: round(secure * 0.9),
+    threeMonthPrice: round(secure * 0.85),
+    sixMonthPrice: round(secure * 0.8),
+    secureSpotPrice: round(secure * 0.5),
+    communitySpotPrice: round(secure * 0.4),
   };
 }
 
@@ -96,7 +195,8 @@ export const resourcesOf = (tier: GpuTierId, count: number): { vcpuCount: number
 });
 
 /** Id of the simulated host of a worker: one machine per data center and tier. */
-export const machineIdOf = (tier: GpuTierId, dataCenterId: string): string => `local-${dataCenterId.toLowerCase()}-${tier.toLowerCase().replace(/_/g, '')}`;
+export const machineIdOf = (tier: GpuTierId, dataCenterId: string): string =>
+  `local-${dataCenterId.toLowerCase()}-${tier.toLowerCase().replace(/_/g, '')}`;
 
 /** The spec's machine object of the simulated host. */
 export function machineObject(tier: GpuTierId, count: number, dataCenterId: string): Machine {
@@ -104,21 +204,54 @@ export function machineObject(tier: GpuTierId, count: number, dataCenterId: stri
   const dc = DATA_CENTERS.find((d) => d.id === dataCenterId) ?? DATA_CENTERS[0]!;
   const cpu = CPU_TYPES[t.cpuTypeId]!;
   return {
-    minPodGpuCount: 1, gpuTypeId: t.gpuTypeId, gpuType: gpuObject(tier, 1), cpuCount: cpu.cores * cpu.threadsPerCore,
-    cpuTypeId: t.cpuTypeId, cpuType: { id: t.cpuTypeId, ...cpu }, location: dc.location, dataCenterId: dc.id,
-    diskThroughputMBps: 2000, maxDownloadSpeedMbps: 1000, maxUploadSpeedMbps: 1000, supportPublicIp: false, secureCloud: true,
-    maintenanceStart: '', maintenanceEnd: '', maintenanceNote: '', note: 'simulated host of the local sluice platform',
-    costPerHr: costPerHr(tier, count), currentPricePerGpu: round(t.flexPerHr), gpuAvailable: 8, gpuDisplayName: t.displayName,
+    minPodGpuCount: 1,
+    gpuTypeId: t.gpuTypeId,
+    gpuType: gpuObject(tier, 1),
+    cpuCount: cpu.cores * cpu.threadsPerCore,
+    cpuTypeId: t.cpuTypeId,
+    cpuType: { id: t.cpuTypeId, ...cpu },
+    location: dc.location,
+    dataCenterId: dc.id,
+    diskThroughputMBps: 2000,
+    maxDownloadSpeedMbps: 1000,
+    maxUploadSpeedMbps: 1000,
+    supportPublicIp: false,
+    secureCloud: true,
+    maintenanceStart: '',
+    maintenanceEnd: '',
+    maintenanceNote: '',
+    note: 'simulated host of the local sluice platform',
+    costPerHr: costPerHr(tier, count),
+    currentPricePerGpu: round(t.flexPerHr),
+    gpuAvailable: 8,
+    gpuDisplayName: t.displayName,
   };
 }
 
 /** A network volume as reported locally: there is no volume store, so only the id is real. */
-export const networkVolumeObject = (id: string, dataCenterId: string): NetworkVolume => ({ id, name: id, size: 0, dataCenterId });
+export const networkVolumeObject = (id: string, dataCenterId: string): NetworkVolume => ({
+  id,
+  name: id,
+  size: 0,
+  dataCenterId,
+});
 
 /** The GPU types of the catalog (GraphQL `gpuTypes`): one per tier, in stock everywhere. */
-export const gpuTypes = (): { id: string; displayName: string; memoryInGb: number; secureCloud: boolean; communityCloud: boolean; pool: GpuTierId }[] =>
+export const gpuTypes = (): {
+  id: string;
+  displayName: string;
+  memoryInGb: number;
+  secureCloud: boolean;
+  communityCloud: boolean;
+  pool: GpuTierId;
+}[] =>
   (Object.entries(GPU_TIERS) as [GpuTierId, Tier][]).map(([pool, t]) => ({
-    id: t.gpuTypeId, displayName: t.displayName, memoryInGb: t.memoryInGb, secureCloud: true, communityCloud: true, pool,
+    id: t.gpuTypeId,
+    displayName: t.displayName,
+    memoryInGb: t.memoryInGb,
+    secureCloud: true,
+    communityCloud: true,
+    pool,
   }));
 
 /** The tier of a GPU type id (REST `gpuTypeIds`), or undefined when the catalog has no such type. */
@@ -126,5 +259,8 @@ export const tierOfGpuType = (gpuTypeId: string): GpuTierId | undefined =>
   (Object.keys(GPU_TIERS) as GpuTierId[]).find((tier) => GPU_TIERS[tier].gpuTypeId === gpuTypeId);
 
 function splitList(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

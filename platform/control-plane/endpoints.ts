@@ -16,10 +16,27 @@ export interface EndpointDeps {
 }
 
 /** Fields whose change replaces the workers (a new release): they shape what a worker is. */
-const RELEASE_FIELDS = ['templateId', 'gpuIds', 'gpuCount', 'locations', 'networkVolumeId', 'allowedCudaVersions', 'minCudaVersion'] as const;
+const RELEASE_FIELDS = [
+  'templateId',
+  'gpuIds',
+  'gpuCount',
+  'locations',
+  'networkVolumeId',
+  'allowedCudaVersions',
+  'minCudaVersion',
+] as const;
 
 /** Recorded fields where null (or 0 for the timeout) means "not set". */
-const CLEARABLE = ['executionTimeoutMs', 'minCudaVersion', 'workersPFBTarget', 'instanceIds', 'networkVolumeIds', 'flashEnvironmentId', 'computeType', 'modelReferences'] as const;
+const CLEARABLE = [
+  'executionTimeoutMs',
+  'minCudaVersion',
+  'workersPFBTarget',
+  'instanceIds',
+  'networkVolumeIds',
+  'flashEnvironmentId',
+  'computeType',
+  'modelReferences',
+] as const;
 
 /** The endpoint `id` of `user`: NOT_FOUND when unknown, FORBIDDEN (401) when another user's. */
 export function ownedEndpoint(registry: Registry, user: User, id: string): Endpoint {
@@ -36,7 +53,10 @@ export function ownedEndpoint(registry: Registry, user: User, id: string): Endpo
  */
 export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endpoint {
   const { template: inline, type: _qb, networkVolumeIds: volumes, ...input } = validate(EndpointInput, raw, 'input');
-  if (inline !== undefined && inline !== null) throw new BadRequestError('template: an inline template is accepted only by the GraphQL saveEndpoint', { field: 'template' });
+  if (inline !== undefined && inline !== null)
+    throw new BadRequestError('template: an inline template is accepted only by the GraphQL saveEndpoint', {
+      field: 'template',
+    });
   const previous = input.id === undefined ? undefined : ownedEndpoint(deps.registry, user, input.id);
   if (!previous) {
     for (const field of ['name', 'gpuIds', 'templateId'] as const) {
@@ -46,11 +66,18 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
   if (input.templateId !== undefined) checkTemplate(deps.registry, user, input.templateId);
   if (input.locations) {
     const unknown = unknownLocations(input.locations);
-    if (unknown.length > 0) throw new BadRequestError(`locations: unknown data center or country ${unknown.map((l) => `"${l}"`).join(', ')}`, { field: 'locations' });
+    if (unknown.length > 0)
+      throw new BadRequestError(
+        `locations: unknown data center or country ${unknown.map((l) => `"${l}"`).join(', ')}`,
+        { field: 'locations' },
+      );
   }
 
-  const given = Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== undefined && k !== 'id')) as Partial<Endpoint>;
-  if (volumes !== undefined) given.networkVolumeIds = volumes === null ? undefined : volumes.map((v) => v.networkVolumeId);
+  const given = Object.fromEntries(
+    Object.entries(input).filter(([k, v]) => v !== undefined && k !== 'id'),
+  ) as Partial<Endpoint>;
+  if (volumes !== undefined)
+    given.networkVolumeIds = volumes === null ? undefined : volumes.map((v) => v.networkVolumeId);
   const merged = {
     ...(previous ?? { ...ENDPOINT_DEFAULTS, gpuCount: 1, createdAt: new Date().toISOString() }),
     ...given,
@@ -60,12 +87,17 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
   merged.locations = merged.locations ?? '';
   merged.networkVolumeId = merged.networkVolumeId || null;
   if (!merged.allowedCudaVersions) delete merged.allowedCudaVersions;
-  for (const f of CLEARABLE) if (merged[f] === null || merged[f] === undefined || (f === 'executionTimeoutMs' && merged[f] === 0)) delete merged[f];
+  for (const f of CLEARABLE)
+    if (merged[f] === null || merged[f] === undefined || (f === 'executionTimeoutMs' && merged[f] === 0))
+      delete merged[f];
   // The service's old convention: a name ending in "-fb" asks for FlashBoot.
   if (!previous && input.flashBootType === undefined && /-fb$/i.test(merged.name)) merged.flashBootType = 'FLASHBOOT';
   if (merged.workersMin > merged.workersMax) {
     const field = input.workersMin !== undefined ? 'workersMin' : 'workersMax';
-    throw new BadRequestError(`${field}: workersMin (${merged.workersMin}) must not exceed workersMax (${merged.workersMax})`, { field });
+    throw new BadRequestError(
+      `${field}: workersMin (${merged.workersMin}) must not exceed workersMax (${merged.workersMax})`,
+      { field },
+    );
   }
 
   const { version: _v, id: _id, ...fields } = merged;
@@ -96,6 +128,9 @@ function checkTemplate(registry: Registry, user: User, templateId: string): void
   const t = visibleTemplate(registry, user, templateId);
   if (!t) throw new BadRequestError(`templateId: template ${templateId} not found`, { field: 'templateId' });
   if (!t.isServerless) {
-    throw new BadRequestError(`templateId: template ${templateId} is not a serverless template (create one with isServerless: true)`, { field: 'templateId' });
+    throw new BadRequestError(
+      `templateId: template ${templateId} is not a serverless template (create one with isServerless: true)`,
+      { field: 'templateId' },
+    );
   }
 }

@@ -59,7 +59,8 @@ export function podView(pod: WorkerPod, registry: Registry, include: PodIncludes
     volumeMountPath: t.volumeMountPath,
   };
   if (include.machine) view.machine = machineObject(spec.gpuTier, spec.gpuCount, spec.dataCenterId);
-  if (include.networkVolume && spec.networkVolumeId) view.networkVolume = networkVolumeObject(spec.networkVolumeId, spec.dataCenterId);
+  if (include.networkVolume && spec.networkVolumeId)
+    view.networkVolume = networkVolumeObject(spec.networkVolumeId, spec.dataCenterId);
   if (include.savingsPlans) view.savingsPlans = [];
   if (include.template) view.template = toWireTemplate(t);
   return view;
@@ -68,12 +69,35 @@ export function podView(pod: WorkerPod, registry: Registry, include: PodIncludes
 /** Pods registered without a spec (benchmarks' synthetic workers): described from the current registry. */
 function specFromRegistry(pod: WorkerPod, registry: Registry): PodSpec {
   const template = registry.template(pod.templateId) ?? {
-    id: pod.templateId, userId: pod.userId, name: '', imageName: '', category: 'CPU' as const, containerDiskInGb: 0,
-    containerRegistryAuthId: null, dockerEntrypoint: [], dockerStartCmd: [...pod.command], env: {}, isPublic: false,
-    isRunpod: false, isServerless: true, ports: [], readme: '', earned: 0, runtimeInMin: 0, volumeInGb: 0, volumeMountPath: '/workspace',
+    id: pod.templateId,
+    userId: pod.userId,
+    name: '',
+    imageName: '',
+    category: 'CPU' as const,
+    containerDiskInGb: 0,
+    containerRegistryAuthId: null,
+    dockerEntrypoint: [],
+    dockerStartCmd: [...pod.command],
+    env: {},
+    isPublic: false,
+    isRunpod: false,
+    isServerless: true,
+    ports: [],
+    readme: '',
+    earned: 0,
+    runtimeInMin: 0,
+    volumeInGb: 0,
+    volumeMountPath: '/workspace',
   };
-  const e = registry.endpoint(pod.endpointId)
-    ?? { ...ENDPOINT_DEFAULTS, id: pod.endpointId, name: pod.endpointId, userId: pod.userId, gpuIds: 'AMPERE_16', templateId: pod.templateId, version: pod.version };
+  const e = registry.endpoint(pod.endpointId) ?? {
+    ...ENDPOINT_DEFAULTS,
+    id: pod.endpointId,
+    name: pod.endpointId,
+    userId: pod.userId,
+    gpuIds: 'AMPERE_16',
+    templateId: pod.templateId,
+    version: pod.version,
+  };
   return podSpec(e, template);
 }
 
@@ -83,9 +107,16 @@ function specFromRegistry(pod: WorkerPod, registry: Registry): PodSpec {
  * too, a read by id names the pod, and locally every pod is a worker (runpodctl's `pod get`
  * cannot send the flag).
  */
-export function readPod(findPod: (podId: string) => WorkerPod | undefined, registry: Registry, user: User, podId: string, include: PodIncludes): Pod {
+export function readPod(
+  findPod: (podId: string) => WorkerPod | undefined,
+  registry: Registry,
+  user: User,
+  podId: string,
+  include: PodIncludes,
+): Pod {
   const pod = SAFE_ID.test(podId) ? findPod(podId) : undefined;
   if (!pod) throw new NotFoundError(`pod ${podId} not found`, { field: 'podId' });
-  if (pod.userId !== user.id) throw new ForbiddenError(`podId: this API key has no access to pod ${podId}`, { field: 'podId' });
+  if (pod.userId !== user.id)
+    throw new ForbiddenError(`podId: this API key has no access to pod ${podId}`, { field: 'podId' });
   return podView(pod, registry, include);
 }

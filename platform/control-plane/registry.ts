@@ -57,11 +57,14 @@ export class Registry extends EventEmitter<RegistryEvents> {
   saveTemplate(input: NewTemplate): StoredTemplate {
     const id = input.id ?? shortId(10);
     const clash = this.templateByName(input.name);
-    if (clash && clash.id !== id) throw new ConflictError(`name: a template named "${input.name}" already exists`, { field: 'name' });
+    if (clash && clash.id !== id)
+      throw new ConflictError(`name: a template named "${input.name}" already exists`, { field: 'name' });
     const previous = this.templates.get(id);
     const t: StoredTemplate = { earned: 0, runtimeInMin: 0, ...previous, ...input, id };
     this.db
-      .prepare('INSERT INTO templates(id, user_id, name, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, data = excluded.data')
+      .prepare(
+        'INSERT INTO templates(id, user_id, name, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, data = excluded.data',
+      )
       .run(t.id, t.userId, t.name, JSON.stringify(t));
     this.templates.set(id, t);
     return t;
@@ -117,7 +120,9 @@ export class Registry extends EventEmitter<RegistryEvents> {
 
   private writeEndpoint(e: Endpoint): void {
     this.db
-      .prepare('INSERT INTO endpoints(id, user_id, name, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, data = excluded.data')
+      .prepare(
+        'INSERT INTO endpoints(id, user_id, name, data) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, data = excluded.data',
+      )
       .run(e.id, e.userId, e.name, JSON.stringify(e));
     this.endpoints.set(e.id, e);
     this.emit('endpoint', e);

@@ -14,7 +14,12 @@ const projectRoot = join(__dirname, '..', '..');
 /** The command of an example worker: the project's TypeScript handler run through tsx's loader. */
 export function exampleCommand(name: string): string[] {
   const tsx = dirname(require.resolve('tsx/package.json'));
-  return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, join(projectRoot, 'examples', 'handlers', `${name}.ts`)];
+  return [
+    process.execPath,
+    '--import',
+    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
+    join(projectRoot, 'examples', 'handlers', `${name}.ts`),
+  ];
 }
 
 /**
@@ -45,11 +50,22 @@ export function seedExamples(registry: Registry, user: User): Record<ExampleName
       volumeInGb: 0,
       volumeMountPath: '/workspace',
     });
-    const endpoint = registry.endpointsOf(user.id).find((e) => e.name === name) ?? registry.saveEndpoint({
-      userId: user.id, name, gpuIds: 'AMPERE_16', templateId: template.id, idleTimeout: 30, locations: '',
-      flashBootType: 'FLASHBOOT', scalerType: 'REQUEST_COUNT', scalerValue: 1, workersMin: 0, workersMax: 3,
-      networkVolumeId: null,
-    });
+    const endpoint =
+      registry.endpointsOf(user.id).find((e) => e.name === name) ??
+      registry.saveEndpoint({
+        userId: user.id,
+        name,
+        gpuIds: 'AMPERE_16',
+        templateId: template.id,
+        idleTimeout: 30,
+        locations: '',
+        flashBootType: 'FLASHBOOT',
+        scalerType: 'REQUEST_COUNT',
+        scalerValue: 1,
+        workersMin: 0,
+        workersMax: 3,
+        networkVolumeId: null,
+      });
     out[name] = endpoint;
   }
   return out;

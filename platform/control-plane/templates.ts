@@ -1,5 +1,12 @@
 /** Template operations of the control plane: visibility, ownership, create and update. */
-import { TEMPLATE_DEFAULTS, TemplateCreate, TemplateUpdate, type Endpoint, type Template, type TemplateExtras } from '../../contracts';
+import {
+  TEMPLATE_DEFAULTS,
+  TemplateCreate,
+  TemplateUpdate,
+  type Endpoint,
+  type Template,
+  type TemplateExtras,
+} from '../../contracts';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../core/errors';
 import { SAFE_ID } from '../core/ids';
 import { type Registry, type StoredTemplate } from './registry';
@@ -22,16 +29,21 @@ export function visibleTemplate(registry: Registry, user: User, id: string): Sto
 export function readableTemplate(registry: Registry, user: User, id: string): StoredTemplate {
   const t = SAFE_ID.test(id) ? registry.template(id) : undefined;
   if (!t) throw new NotFoundError(`templateId: template ${id} not found`, { field: 'templateId' });
-  if (t.userId !== user.id && !t.isPublic) throw new ForbiddenError(`templateId: this API key has no access to template ${id}`, { field: 'templateId' });
+  if (t.userId !== user.id && !t.isPublic)
+    throw new ForbiddenError(`templateId: this API key has no access to template ${id}`, { field: 'templateId' });
   return t;
 }
 
 /** The template `id` for changing: only its owner may, and official (service-managed) templates are read-only. */
 export function ownedTemplate(registry: Registry, user: User, id: string): StoredTemplate {
   const t = readableTemplate(registry, user, id);
-  if (t.userId !== user.id) throw new ForbiddenError(`templateId: only the owner of template ${id} can change it`, { field: 'templateId' });
+  if (t.userId !== user.id)
+    throw new ForbiddenError(`templateId: only the owner of template ${id} can change it`, { field: 'templateId' });
   if (t.isRunpod) {
-    throw new ForbiddenError(`templateId: ${t.name} is an official template managed by the platform; create your own with POST /v1/templates`, { field: 'templateId' });
+    throw new ForbiddenError(
+      `templateId: ${t.name} is an official template managed by the platform; create your own with POST /v1/templates`,
+      { field: 'templateId' },
+    );
   }
   return t;
 }
@@ -40,7 +52,12 @@ export function ownedTemplate(registry: Registry, user: User, id: string): Store
  * Creates a template owned by `user` from a `POST /v1/templates` body (validated here). Missing
  * fields take the spec's defaults; names are unique across the platform.
  */
-export function createTemplate(registry: Registry, user: User, raw: unknown, extras?: Partial<TemplateExtras>): StoredTemplate {
+export function createTemplate(
+  registry: Registry,
+  user: User,
+  raw: unknown,
+  extras?: Partial<TemplateExtras>,
+): StoredTemplate {
   const body = validate(TemplateCreate, raw);
   requireCommand(body.isServerless ?? false, body.dockerEntrypoint ?? [], body.dockerStartCmd ?? []);
   return registry.saveTemplate({
@@ -76,7 +93,12 @@ export type UpdateMode =
  * endpoint that uses it: each endpoint's version goes up and the pool replaces its workers.
  */
 export function updateTemplate(
-  registry: Registry, user: User, id: string, raw: unknown, mode: UpdateMode, extras?: Partial<TemplateExtras>,
+  registry: Registry,
+  user: User,
+  id: string,
+  raw: unknown,
+  mode: UpdateMode,
+  extras?: Partial<TemplateExtras>,
 ): { template: StoredTemplate; released: Endpoint[] } {
   const current = ownedTemplate(registry, user, id);
   const body = validate(TemplateUpdate, raw);
@@ -101,7 +123,10 @@ export function deleteTemplate(registry: Registry, user: User, id: string): void
   const t = ownedTemplate(registry, user, id);
   const users = registry.endpointsUsingTemplate(t.id);
   if (users.length > 0) {
-    throw new PreconditionFailedError(`templateId: template ${id} is used by endpoint ${users.map((e) => e.id).join(', ')}; delete or switch those endpoints first`, { field: 'templateId' });
+    throw new PreconditionFailedError(
+      `templateId: template ${id} is used by endpoint ${users.map((e) => e.id).join(', ')}; delete or switch those endpoints first`,
+      { field: 'templateId' },
+    );
   }
   registry.deleteTemplate(t.id);
 }
@@ -109,7 +134,10 @@ export function deleteTemplate(registry: Registry, user: User, id: string): void
 /** There is no container runtime locally, so a serverless template must say what to run. */
 function requireCommand(isServerless: boolean, entrypoint: string[], startCmd: string[]): void {
   if (isServerless && entrypoint.length + startCmd.length === 0) {
-    throw new BadRequestError('invalid body: dockerStartCmd: a serverless template needs a command (dockerEntrypoint + dockerStartCmd): the local platform runs it as the worker process', { field: 'dockerStartCmd' });
+    throw new BadRequestError(
+      'invalid body: dockerStartCmd: a serverless template needs a command (dockerEntrypoint + dockerStartCmd): the local platform runs it as the worker process',
+      { field: 'dockerStartCmd' },
+    );
   }
 }
 

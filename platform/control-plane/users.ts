@@ -40,7 +40,8 @@ export class UserStore {
 
   /** Creates a user; the key is generated unless given. Names are unique. */
   add(name: string, key: string = newApiKey()): User {
-    if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(name)) throw new ConflictError(`user name "${name}" must be 1-64 letters, digits or _.@-`);
+    if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(name))
+      throw new ConflictError(`user name "${name}" must be 1-64 letters, digits or _.@-`);
     if (this.byName(name)) throw new ConflictError(`a user named "${name}" already exists`);
     if (this.byApiKey(key)) throw new ConflictError('that API key is already in use');
     const user: User = { id: `user_${shortId(10)}`, name, apiKey: key };

@@ -7,7 +7,10 @@
 export abstract class PlatformError extends Error {
   abstract readonly code: string;
   abstract readonly httpStatus: number;
-  constructor(message: string, readonly context: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    readonly context: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -47,7 +50,11 @@ export class MethodNotAllowedError extends platformError('METHOD_NOT_ALLOWED', 4
 export class ConflictError extends platformError('CONFLICT', 400) {}
 
 export class RateLimitedError extends platformError('RATE_LIMITED', 429) {
-  constructor(message: string, readonly retryAfterSeconds: number, context: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    context: Record<string, unknown> = {},
+  ) {
     super(message, context);
   }
 }

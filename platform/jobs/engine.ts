@@ -42,10 +42,13 @@ export class JobEngine extends WorkerJobs {
   private readonly createdPerEndpoint = new Map<string, number>();
 
   constructor(store: JobStore, options: JobEngineOptions) {
-    super(new JobStates(store, options.clock, {
-      asyncMs: options.retentionAsyncMs ?? LIMITS.retentionAsyncMs,
-      syncMs: options.retentionSyncMs ?? LIMITS.retentionSyncMs,
-    }), options.clock);
+    super(
+      new JobStates(store, options.clock, {
+        asyncMs: options.retentionAsyncMs ?? LIMITS.retentionAsyncMs,
+        syncMs: options.retentionSyncMs ?? LIMITS.retentionSyncMs,
+      }),
+      options.clock,
+    );
     this.endpointTimeout = options.endpointExecutionTimeoutMs ?? (() => undefined);
     this.jobs = this.states;
   }
@@ -59,7 +62,9 @@ export class JobEngine extends WorkerJobs {
         this.queue.push(job.endpointId, job.id);
         requeued++;
       } else if (job.status === 'IN_PROGRESS') {
-        this.finish(job, 'FAILED', { error: 'the platform restarted while this job was running; retry it with /retry' });
+        this.finish(job, 'FAILED', {
+          error: 'the platform restarted while this job was running; retry it with /retry',
+        });
         failed++;
       }
     }
@@ -75,8 +80,19 @@ export class JobEngine extends WorkerJobs {
     const now = this.clock.now();
     const policy = resolvePolicy({ executionTimeout: this.endpointTimeout(endpointId), ...body.policy });
     const job: Job = {
-      id: newJobId(), endpointId, userId, status: 'IN_QUEUE', sync, input: body.input, policy,
-      submittedAt: now, queuedAt: now, ttlDeadline: now + policy.ttl, retries: 0, pendingChunks: [], chunkSeq: 0,
+      id: newJobId(),
+      endpointId,
+      userId,
+      status: 'IN_QUEUE',
+      sync,
+      input: body.input,
+      policy,
+      submittedAt: now,
+      queuedAt: now,
+      ttlDeadline: now + policy.ttl,
+      retries: 0,
+      pendingChunks: [],
+      chunkSeq: 0,
     };
     if (body.webhook !== undefined) job.webhook = body.webhook;
     if (body.s3Config !== undefined) job.s3Config = body.s3Config;
@@ -106,7 +122,9 @@ export class JobEngine extends WorkerJobs {
   /** `/retry`: FAILED or TIMED_OUT back to IN_QUEUE with the same id and input, output cleared. */
   retry(job: Job): Job {
     if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT') {
-      throw new BadRequestError(`job ${job.id} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`, { jobId: job.id });
+      throw new BadRequestError(`job ${job.id} is ${job.status}; only FAILED or TIMED_OUT jobs can be retried`, {
+        jobId: job.id,
+      });
     }
     this.states.reset(job);
     this.enqueue(job);
@@ -140,7 +158,9 @@ export class JobEngine extends WorkerJobs {
 
   /** `executionTimeout` passed: the job is TIMED_OUT and stopped on its worker. */
   timeOut(job: Job): void {
-    this.stopOnWorker(job, 'TIMED_OUT', { error: `job exceeded its executionTimeout of ${job.policy.executionTimeout} ms` });
+    this.stopOnWorker(job, 'TIMED_OUT', {
+      error: `job exceeded its executionTimeout of ${job.policy.executionTimeout} ms`,
+    });
   }
 
   /** Deletes a job whatever its state (ttl, retention); a running one is stopped on its worker. */

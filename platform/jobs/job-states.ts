@@ -26,7 +26,10 @@ export interface Retention {
 }
 
 /** The read side of the jobs, offered to everyone: lookups never change a job. */
-export type JobReader = Pick<JobStates, 'find' | 'get' | 'ofEndpoint' | 'counts' | 'isDone' | 'watch' | 'byIdempotencyKey'>;
+export type JobReader = Pick<
+  JobStates,
+  'find' | 'get' | 'ofEndpoint' | 'counts' | 'isDone' | 'watch' | 'byIdempotencyKey'
+>;
 
 /**
  * The jobs of the platform (looked up through {@link JobIndex}) and each change of their state:
@@ -38,7 +41,11 @@ export class JobStates extends JobIndex {
   private readonly deadlines = new Deadlines();
   private readonly watchers = new JobWatchers();
 
-  constructor(private readonly store: JobStore, private readonly clock: Clock, private readonly retention: Retention) {
+  constructor(
+    private readonly store: JobStore,
+    private readonly clock: Clock,
+    private readonly retention: Retention,
+  ) {
     super();
   }
 
@@ -87,7 +94,8 @@ export class JobStates extends JobIndex {
     job.status = 'IN_QUEUE';
     job.queuedAt = this.clock.now();
     job.retries++;
-    for (const k of ['startedAt', 'completedAt', 'retentionUntil', 'output', 'error', 'progress', 'workerId'] as const) delete job[k];
+    for (const k of ['startedAt', 'completedAt', 'retentionUntil', 'output', 'error', 'progress', 'workerId'] as const)
+      delete job[k];
     job.pendingChunks = [];
     this.store.clearChunks(job.id);
     this.store.update(job);

@@ -1,5 +1,12 @@
 /** A job as the engine holds it, its wire record, and its deadlines. */
-import { type JobRecord, type JobStatus, type ResolvedPolicy, type S3Config, type StreamChunk, type TakenJob } from '../../contracts';
+import {
+  type JobRecord,
+  type JobStatus,
+  type ResolvedPolicy,
+  type S3Config,
+  type StreamChunk,
+  type TakenJob,
+} from '../../contracts';
 
 /** A job as the engine holds it. Times are epoch milliseconds of the platform clock. */
 export interface Job {
@@ -41,7 +48,8 @@ export interface Job {
 export function toRecord(job: Job): JobRecord {
   const record: JobRecord = { id: job.id, status: job.status };
   if (job.startedAt !== undefined) record.delayTime = job.startedAt - job.queuedAt;
-  if (job.completedAt !== undefined && job.startedAt !== undefined) record.executionTime = job.completedAt - job.startedAt;
+  if (job.completedAt !== undefined && job.startedAt !== undefined)
+    record.executionTime = job.completedAt - job.startedAt;
   if (job.status === 'IN_PROGRESS') {
     if (job.progress !== undefined) record.output = job.progress;
   } else if (job.output !== undefined) {

@@ -121,7 +121,11 @@ export class JobQueue {
     const list = this.waiters.get(endpointId);
     if (!list) return [];
     const mine = list.filter((w) => w.workerId === workerId);
-    if (mine.length > 0) this.waiters.set(endpointId, list.filter((w) => w.workerId !== workerId));
+    if (mine.length > 0)
+      this.waiters.set(
+        endpointId,
+        list.filter((w) => w.workerId !== workerId),
+      );
     return mine;
   }
 

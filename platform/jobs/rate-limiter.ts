@@ -85,7 +85,11 @@ export class RateLimiter {
     if (c.times.length - c.head >= perWindow) {
       c.limited++;
       const retryAfter = Math.max(1, Math.ceil((c.times[c.head]! + this.windowMs - now) / 1000));
-      throw new RateLimitedError(`rate limit of ${perWindow} ${op} requests per ${this.windowMs / 1000} s exceeded`, retryAfter, { op, endpointId });
+      throw new RateLimitedError(
+        `rate limit of ${perWindow} ${op} requests per ${this.windowMs / 1000} s exceeded`,
+        retryAfter,
+        { op, endpointId },
+      );
     }
     if (concurrent !== null && c.inflight >= concurrent) {
       c.limited++;

@@ -4,11 +4,28 @@ import { type Db } from '../core/db';
 import { type Job } from './job';
 
 interface JobRow {
-  id: string; endpoint_id: string; user_id: string; status: string; sync: number; input: string;
-  webhook: string | null; policy: string; s3: string | null; submitted_at: number; queued_at: number;
-  started_at: number | null; completed_at: number | null; ttl_deadline: number; retention_until: number | null;
-  output: string | null; error: string | null; progress: string | null; worker_id: string | null;
-  retries: number; stream_read: number; idempotency_key: string | null;
+  id: string;
+  endpoint_id: string;
+  user_id: string;
+  status: string;
+  sync: number;
+  input: string;
+  webhook: string | null;
+  policy: string;
+  s3: string | null;
+  submitted_at: number;
+  queued_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  ttl_deadline: number;
+  retention_until: number | null;
+  output: string | null;
+  error: string | null;
+  progress: string | null;
+  worker_id: string | null;
+  retries: number;
+  stream_read: number;
+  idempotency_key: string | null;
 }
 
 const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
@@ -80,9 +97,18 @@ export class JobStore {
 
   insert(job: Job): void {
     const row = {
-      id: job.id, endpointId: job.endpointId, userId: job.userId, status: job.status, sync: job.sync ? 1 : 0,
-      input: JSON.stringify(job.input), webhook: job.webhook ?? null, policy: JSON.stringify(job.policy),
-      s3: json(job.s3Config), submittedAt: job.submittedAt, queuedAt: job.queuedAt, ttlDeadline: job.ttlDeadline,
+      id: job.id,
+      endpointId: job.endpointId,
+      userId: job.userId,
+      status: job.status,
+      sync: job.sync ? 1 : 0,
+      input: JSON.stringify(job.input),
+      webhook: job.webhook ?? null,
+      policy: JSON.stringify(job.policy),
+      s3: json(job.s3Config),
+      submittedAt: job.submittedAt,
+      queuedAt: job.queuedAt,
+      ttlDeadline: job.ttlDeadline,
       idempotencyKey: job.idempotencyKey ?? null,
     };
     this.queue(() => this.stmts.insert.run(row));
@@ -98,10 +124,19 @@ export class JobStore {
   private writeState(job: Job): void {
     this.dirty.delete(job);
     this.stmts.update.run({
-      id: job.id, status: job.status, queuedAt: job.queuedAt, startedAt: job.startedAt ?? null,
-      completedAt: job.completedAt ?? null, ttlDeadline: job.ttlDeadline, retentionUntil: job.retentionUntil ?? null,
-      output: json(job.output), error: json(job.error), progress: json(job.progress), workerId: job.workerId ?? null,
-      retries: job.retries, streamRead: job.chunkSeq - job.pendingChunks.length,
+      id: job.id,
+      status: job.status,
+      queuedAt: job.queuedAt,
+      startedAt: job.startedAt ?? null,
+      completedAt: job.completedAt ?? null,
+      ttlDeadline: job.ttlDeadline,
+      retentionUntil: job.retentionUntil ?? null,
+      output: json(job.output),
+      error: json(job.error),
+      progress: json(job.progress),
+      workerId: job.workerId ?? null,
+      retries: job.retries,
+      streamRead: job.chunkSeq - job.pendingChunks.length,
     });
   }
 
@@ -135,12 +170,27 @@ export class JobStore {
       const pending = chunks.filter((c) => c.seq >= r.stream_read);
       const last = chunks.at(-1);
       return {
-        id: r.id, endpointId: r.endpoint_id, userId: r.user_id, status: r.status as Job['status'], sync: r.sync === 1,
-        input: JSON.parse(r.input), webhook: opt(r.webhook), policy: JSON.parse(r.policy) as Job['policy'],
-        s3Config: parse(r.s3) as Job['s3Config'], submittedAt: r.submitted_at, queuedAt: r.queued_at,
-        startedAt: opt(r.started_at), completedAt: opt(r.completed_at), ttlDeadline: r.ttl_deadline,
-        retentionUntil: opt(r.retention_until), output: parse(r.output), error: parse(r.error), progress: parse(r.progress),
-        workerId: opt(r.worker_id), retries: r.retries, idempotencyKey: opt(r.idempotency_key),
+        id: r.id,
+        endpointId: r.endpoint_id,
+        userId: r.user_id,
+        status: r.status as Job['status'],
+        sync: r.sync === 1,
+        input: JSON.parse(r.input),
+        webhook: opt(r.webhook),
+        policy: JSON.parse(r.policy) as Job['policy'],
+        s3Config: parse(r.s3) as Job['s3Config'],
+        submittedAt: r.submitted_at,
+        queuedAt: r.queued_at,
+        startedAt: opt(r.started_at),
+        completedAt: opt(r.completed_at),
+        ttlDeadline: r.ttl_deadline,
+        retentionUntil: opt(r.retention_until),
+        output: parse(r.output),
+        error: parse(r.error),
+        progress: parse(r.progress),
+        workerId: opt(r.worker_id),
+        retries: r.retries,
+        idempotencyKey: opt(r.idempotency_key),
         pendingChunks: pending.map((c) => JSON.parse(c.body) as Job['pendingChunks'][number]),
         chunkSeq: last ? last.seq + 1 : r.stream_read,
       };

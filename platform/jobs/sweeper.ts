@@ -15,10 +15,17 @@ export function sweep(engine: JobEngine, now: number): { timedOut: number; expir
   for (const id of engine.due(now)) {
     const job = engine.jobs.find(id);
     if (!job) continue;
-    if (now >= job.ttlDeadline || (job.retentionUntil !== undefined && isTerminal(job.status) && now >= job.retentionUntil)) {
+    if (
+      now >= job.ttlDeadline ||
+      (job.retentionUntil !== undefined && isTerminal(job.status) && now >= job.retentionUntil)
+    ) {
       engine.delete(job);
       expired++;
-    } else if (job.status === 'IN_PROGRESS' && job.startedAt !== undefined && now - job.startedAt >= job.policy.executionTimeout) {
+    } else if (
+      job.status === 'IN_PROGRESS' &&
+      job.startedAt !== undefined &&
+      now - job.startedAt >= job.policy.executionTimeout
+    ) {
       engine.timeOut(job);
       timedOut++;
     }
@@ -30,7 +37,11 @@ export function sweep(engine: JobEngine, now: number): { timedOut: number; expir
 /** Runs {@link sweep} on an interval of real time against the (possibly adjusted) clock. */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly engine: JobEngine, private readonly clock: Clock, private readonly intervalMs: number) {}
+  constructor(
+    private readonly engine: JobEngine,
+    private readonly clock: Clock,
+    private readonly intervalMs: number,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => sweep(this.engine, this.clock.now()), this.intervalMs);

@@ -34,7 +34,10 @@ export class WebhookSender {
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
 
-  constructor(private readonly logger: Logger, options: WebhookOptions = {}) {
+  constructor(
+    private readonly logger: Logger,
+    options: WebhookOptions = {},
+  ) {
     this.retries = options.retries ?? LIMITS.webhookRetries;
     this.retryDelayMs = options.retryDelayMs ?? LIMITS.webhookRetryDelayMs;
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -51,7 +54,10 @@ export class WebhookSender {
       body = JSON.stringify(record);
     } catch (err) {
       // Outputs are checked against LIMITS.jsonDepth on the way in; this is the last guard.
-      this.logger.error({ url, jobId: record.id, err: (err as Error).message }, 'webhook body could not be written; not sent');
+      this.logger.error(
+        { url, jobId: record.id, err: (err as Error).message },
+        'webhook body could not be written; not sent',
+      );
       return;
     }
     for (let attempt = 0; attempt <= this.retries && !this.closed; attempt++) {

@@ -26,13 +26,19 @@ export interface JobEngineEvents {
 export abstract class WorkerJobs extends EventEmitter<JobEngineEvents> {
   protected readonly queue = new JobQueue();
 
-  constructor(protected readonly states: JobStates, protected readonly clock: Clock) {
+  constructor(
+    protected readonly states: JobStates,
+    protected readonly clock: Clock,
+  ) {
     super();
   }
 
   /** The endpoint's queued jobs, oldest first. */
   queued(endpointId: string): Job[] {
-    return this.queue.ids(endpointId).map((id) => this.states.find(id)).filter((j): j is Job => !!j);
+    return this.queue
+      .ids(endpointId)
+      .map((id) => this.states.find(id))
+      .filter((j): j is Job => !!j);
   }
 
   /**

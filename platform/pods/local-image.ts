@@ -30,8 +30,13 @@ export interface ResolvedLaunch {
  * absolute paths existing under the image root are rewritten to that file; others stay as they
  * are (`/bin/sh` is the host's).
  */
-export function resolveLaunch(command: readonly string[], image: LocalImage | undefined, defaultCwd: string): ResolvedLaunch {
+export function resolveLaunch(
+  command: readonly string[],
+  image: LocalImage | undefined,
+  defaultCwd: string,
+): ResolvedLaunch {
   if (!image) return { command: [...command], cwd: defaultCwd, env: {} };
-  const inImage = (arg: string): string => (arg.startsWith('/') && existsSync(join(image.root, arg)) ? join(image.root, arg) : arg);
+  const inImage = (arg: string): string =>
+    arg.startsWith('/') && existsSync(join(image.root, arg)) ? join(image.root, arg) : arg;
   return { command: command.map(inImage), cwd: image.root, env: { ...image.env } };
 }

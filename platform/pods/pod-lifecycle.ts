@@ -31,7 +31,10 @@ export class PodLifecycle {
   private closed = false;
   private reaper?: ChildProcess;
 
-  constructor(private readonly parts: PoolParts, private readonly o: LifecycleSettings) {}
+  constructor(
+    private readonly parts: PoolParts,
+    private readonly o: LifecycleSettings,
+  ) {}
 
   /** Workers die with the platform even when it is SIGKILLed: a reaper process watches over their groups. */
   watchOverPods(): void {
@@ -58,9 +61,23 @@ export class PodLifecycle {
     // The template is read here, once: the pod runs this command for its whole life.
     const spec = podSpec(e, template);
     const pod: WorkerPod = {
-      id, endpointId: e.id, userId: e.userId, templateId: template.id, version: e.version, token: apiKey(),
-      phase: 'starting', command, env: {}, jobs: new Set(), idleSince: now, draining: false, unhealthy: false,
-      stops: new StopOrders(), createdAt: now, lastStatusChange: `Create worker at ${new Date(now).toISOString()}`, spec,
+      id,
+      endpointId: e.id,
+      userId: e.userId,
+      templateId: template.id,
+      version: e.version,
+      token: apiKey(),
+      phase: 'starting',
+      command,
+      env: {},
+      jobs: new Set(),
+      idleSince: now,
+      draining: false,
+      unhealthy: false,
+      stops: new StopOrders(),
+      createdAt: now,
+      lastStatusChange: `Create worker at ${new Date(now).toISOString()}`,
+      spec,
     };
     // The image's ENV, then the template's env, then the worker variables (as in a container).
     const image = resolveLaunch(command, this.o.images[template.imageName], this.o.podCwd);
@@ -103,12 +120,21 @@ export class PodLifecycle {
 
   private launch(pod: WorkerPod): void {
     if (pod.phase !== 'starting' || this.closed) return;
-    const proc = launchPod({ podId: pod.id, command: pod.command, env: pod.env, cwd: pod.cwd ?? this.o.podCwd, dir: join(this.o.dataDir, 'pods', pod.id) });
+    const proc = launchPod({
+      podId: pod.id,
+      command: pod.command,
+      env: pod.env,
+      cwd: pod.cwd ?? this.o.podCwd,
+      dir: join(this.o.dataDir, 'pods', pod.id),
+    });
     pod.proc = proc;
     pod.phase = 'initializing';
     pod.startedAt = Date.now();
     pod.lastStatusChange = `Start worker at ${new Date().toISOString()}`;
-    this.o.logger.info({ podId: pod.id, endpointId: pod.endpointId, version: pod.version, pid: proc.pid }, 'worker started');
+    this.o.logger.info(
+      { podId: pod.id, endpointId: pod.endpointId, version: pod.version, pid: proc.pid },
+      'worker started',
+    );
     proc.on('error', (err) => this.o.logger.error({ podId: pod.id, err: err.message }, 'worker failed to start'));
     proc.on('exit', (code, signal) => this.exited(pod, code, signal));
   }

@@ -25,8 +25,12 @@ export interface PodSpec {
 /** The spec of a pod of endpoint `e` started from `template` now: the first GPU tier listed, the first matching data center. */
 export function podSpec(e: Endpoint, template: StoredTemplate): PodSpec {
   return {
-    template: { ...template, env: { ...template.env } }, endpointName: e.name, gpuTier: tiersOf(e.gpuIds)[0] ?? 'AMPERE_16',
-    gpuCount: e.gpuCount ?? 1, dataCenterId: placeIn(e.locations).id, networkVolumeId: e.networkVolumeId,
+    template: { ...template, env: { ...template.env } },
+    endpointName: e.name,
+    gpuTier: tiersOf(e.gpuIds)[0] ?? 'AMPERE_16',
+    gpuCount: e.gpuCount ?? 1,
+    dataCenterId: placeIn(e.locations).id,
+    networkVolumeId: e.networkVolumeId,
   };
 }
 

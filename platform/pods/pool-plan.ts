@@ -42,18 +42,23 @@ export function planEndpoint(input: PlanInput): Plan {
   const inProgress = pods.reduce((n, p) => n + p.jobs.size, 0);
   const active = pods.filter((p) => !p.draining);
   const want = desiredWorkers({
-    endpoint: e, queuedScaling: scaling.length, inProgress, live: active.length,
+    endpoint: e,
+    queuedScaling: scaling.length,
+    inProgress,
+    live: active.length,
     oldestWaitMs: scaling.length > 0 ? Math.max(0, now - scaling[0]!.queuedAt) : 0,
   });
   const drain: Plan['drain'] = [];
 
   const outdated = active.filter((p) => p.version < e.version);
-  const releaseBusy = pods.some((p) => p.draining && p.version < e.version)
-    || active.some((p) => p.version >= e.version && isStarting(p))
-    || input.crashing;
+  const releaseBusy =
+    pods.some((p) => p.draining && p.version < e.version) ||
+    active.some((p) => p.version >= e.version && isStarting(p)) ||
+    input.crashing;
   if (outdated.length > 0 && !releaseBusy) {
     // Cheapest first: a pod not serving yet, then an idle one, then the least busy.
-    const victim = outdated.find(isStarting) ?? outdated.find(isIdle) ?? [...outdated].sort((a, b) => a.jobs.size - b.jobs.size)[0]!;
+    const victim =
+      outdated.find(isStarting) ?? outdated.find(isIdle) ?? [...outdated].sort((a, b) => a.jobs.size - b.jobs.size)[0]!;
     drain.push({ pod: victim, why: `rolling release to version ${e.version}` });
   }
 

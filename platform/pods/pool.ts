@@ -66,8 +66,14 @@ export class PodPool {
 
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
     const o = {
-      podCwd: process.cwd(), coldStartMs: 1000, flashBootColdStartMs: 100, stopGraceMs: 10_000,
-      reconcileIntervalMs: 200, pingIntervalMs: 10_000, images: {}, ...options,
+      podCwd: process.cwd(),
+      coldStartMs: 1000,
+      flashBootColdStartMs: 100,
+      stopGraceMs: 10_000,
+      reconcileIntervalMs: 200,
+      pingIntervalMs: 10_000,
+      images: {},
+      ...options,
     };
     const crashes = new CrashGuard();
     const changed = (): void => this.reconciler.schedule();
@@ -83,7 +89,9 @@ export class PodPool {
       // A release or a new worker count applies before the next request is served.
       this.reconciler.reconcileAll();
     });
-    registry.on('endpointDeleted', (e) => this.podsOf(e.id).forEach((p) => void this.lifecycle.stop(p, 'endpoint deleted')));
+    registry.on('endpointDeleted', (e) =>
+      this.podsOf(e.id).forEach((p) => void this.lifecycle.stop(p, 'endpoint deleted')),
+    );
   }
 
   start(): void {

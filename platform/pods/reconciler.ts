@@ -11,7 +11,11 @@ export class Reconciler {
   private scheduled = false;
   private closed = false;
 
-  constructor(private readonly parts: PoolParts, private readonly lifecycle: PodLifecycle, private readonly intervalMs: number) {}
+  constructor(
+    private readonly parts: PoolParts,
+    private readonly lifecycle: PodLifecycle,
+    private readonly intervalMs: number,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => this.reconcileAll(), this.intervalMs);

@@ -8,7 +8,12 @@ import { type WorkerPod } from './pod';
  * already in place (the take URL only substitutes `$ID`), each with a `?` because the SDK
  * appends `&...`.
  */
-export function workerEnv(baseUrl: string, endpointId: string, pod: WorkerPod, pingIntervalMs: number): Record<string, string> {
+export function workerEnv(
+  baseUrl: string,
+  endpointId: string,
+  pod: WorkerPod,
+  pingIntervalMs: number,
+): Record<string, string> {
   const ep = `${baseUrl}/v2/${endpointId}`;
   // The counts the pod reports through REST (its simulated machine), so both views agree.
   const gpus = pod.spec?.gpuCount ?? 1;

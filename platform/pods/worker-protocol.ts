@@ -6,7 +6,10 @@ import { type PoolParts } from './pool-parts';
 
 /** What a worker's calls do to its pod. */
 export class WorkerProtocol {
-  constructor(private readonly parts: PoolParts, private readonly lifecycle: PodLifecycle) {}
+  constructor(
+    private readonly parts: PoolParts,
+    private readonly lifecycle: PodLifecycle,
+  ) {}
 
   /** A worker's `job-take`: marks it ready and long-polls the engine for up to `max` jobs. */
   async take(pod: WorkerPod, max: number, waitMs: number, isAlive: () => boolean): Promise<Job[]> {

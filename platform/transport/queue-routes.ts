@@ -1,5 +1,12 @@
 /** The queue API of the spec: run, runsync, status, status-sync, stream, cancel, retry, purge-queue, health. */
-import { IDEMPOTENCY_HEADERS, JobSubmission, LIMITS, TtlMs, isTerminal, type RateLimitedOperation } from '../../contracts';
+import {
+  IDEMPOTENCY_HEADERS,
+  JobSubmission,
+  LIMITS,
+  TtlMs,
+  isTerminal,
+  type RateLimitedOperation,
+} from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { toRecord, type Job } from '../jobs/job';
 import { authenticate, ownedEndpoint } from './http/auth';
@@ -21,7 +28,10 @@ function idempotencyKey(ctx: Ctx): string | undefined {
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw.join(', ') : raw;
   if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxLength) {
-    throw new BadRequestError(`Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyMaxLength} characters, got ${key.length}`, { field: 'Idempotency-Key' });
+    throw new BadRequestError(
+      `Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyMaxLength} characters, got ${key.length}`,
+      { field: 'Idempotency-Key' },
+    );
   }
   return key;
 }
@@ -65,7 +75,10 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
     if (raw === null) return LIMITS.runsyncWaitDefaultMs;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < LIMITS.runsyncWaitMinMs || n > LIMITS.runsyncWaitMaxMs) {
-      throw new BadRequestError(`wait must be an integer number of milliseconds from ${LIMITS.runsyncWaitMinMs} to ${LIMITS.runsyncWaitMaxMs}`, { field: 'wait' });
+      throw new BadRequestError(
+        `wait must be an integer number of milliseconds from ${LIMITS.runsyncWaitMinMs} to ${LIMITS.runsyncWaitMaxMs}`,
+        { field: 'wait' },
+      );
     }
     return n;
   };
@@ -74,14 +87,24 @@ export function queueRoutes(router: Router, s: PlatformServices): void {
   const syncAnswer = (ctx: Ctx, job: Job, headers?: Record<string, string>): Promise<void> | void => {
     const current = s.engine.jobs.find(job.id);
     if (!current) return sendJson(ctx.res, 404, { error: `job ${job.id} not found (its ttl expired)` }, headers);
-    return reply(ctx.res, 200, isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status }, headers);
+    return reply(
+      ctx.res,
+      200,
+      isTerminal(current.status) ? toRecord(current) : { id: current.id, status: current.status },
+      headers,
+    );
   };
 
   router.on('POST', '/v2/:endpointId/run', async (ctx) => {
     const { job, replayed } = await submit(ctx, false);
     // Accepted into the queue: a waiting worker may already hold it, but the answer of /run is IN_QUEUE.
     // A replay answers the first job as it is now.
-    await reply(ctx.res, 200, { id: job.id, status: replayed ? job.status : 'IN_QUEUE' }, replayed ? REPLAYED : undefined);
+    await reply(
+      ctx.res,
+      200,
+      { id: job.id, status: replayed ? job.status : 'IN_QUEUE' },
+      replayed ? REPLAYED : undefined,
+    );
   });
 
   router.on('POST', '/v2/:endpointId/runsync', async (ctx) => {

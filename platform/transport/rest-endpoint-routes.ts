@@ -14,19 +14,28 @@ import { flag, REST_BODY_LIMIT } from './rest-routes';
  * no workersMin/workersMax precondition, unlike GraphQL `deleteEndpoint`).
  */
 export function restEndpointRoutes(router: Router, s: PlatformServices): void {
-  const body = async (ctx: Ctx, what: string): Promise<unknown> => parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
+  const body = async (ctx: Ctx, what: string): Promise<unknown> =>
+    parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
   const deps = { registry: s.registry, engine: s.engine, podsOf: (id: string) => s.pool.podsOf(id) };
   const include = (ctx: Ctx) => ({ template: flag(ctx, 'includeTemplate'), workers: flag(ctx, 'includeWorkers') });
 
   router.on('GET', '/v1/endpoints', (ctx) => {
     const user = authenticate(s, ctx.req);
     const inc = include(ctx);
-    sendJson(ctx.res, 200, s.registry.endpointsOf(user.id).map((e) => restEndpointView(e, deps, inc)));
+    sendJson(
+      ctx.res,
+      200,
+      s.registry.endpointsOf(user.id).map((e) => restEndpointView(e, deps, inc)),
+    );
   });
 
   router.on('POST', '/v1/endpoints', async (ctx) => {
     const user = authenticate(s, ctx.req);
-    sendJson(ctx.res, 200, restEndpointView(createRestEndpoint(s, user, await body(ctx, 'POST /v1/endpoints')), deps, {}));
+    sendJson(
+      ctx.res,
+      200,
+      restEndpointView(createRestEndpoint(s, user, await body(ctx, 'POST /v1/endpoints')), deps, {}),
+    );
   });
 
   router.on('GET', '/v1/endpoints/:endpointId', (ctx) => {
@@ -39,7 +48,11 @@ export function restEndpointRoutes(router: Router, s: PlatformServices): void {
     const user = authenticate(s, ctx.req);
     const id = ctx.params.endpointId ?? '';
     ownedEndpoint(s.registry, user, id);
-    sendJson(ctx.res, 200, restEndpointView(updateRestEndpoint(s, user, id, await body(ctx, 'endpoint update')), deps, {}));
+    sendJson(
+      ctx.res,
+      200,
+      restEndpointView(updateRestEndpoint(s, user, id, await body(ctx, 'endpoint update')), deps, {}),
+    );
   };
   router.on('PATCH', '/v1/endpoints/:endpointId', update);
   router.on('POST', '/v1/endpoints/:endpointId/update', update);

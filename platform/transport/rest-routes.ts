@@ -2,7 +2,13 @@
 import { type PodIncludes } from '../../contracts';
 import { BadRequestError } from '../core/errors';
 import { podView, readPod } from '../control-plane/pod-view';
-import { createTemplate, deleteTemplate, readableTemplate, toWireTemplate, updateTemplate } from '../control-plane/templates';
+import {
+  createTemplate,
+  deleteTemplate,
+  readableTemplate,
+  toWireTemplate,
+  updateTemplate,
+} from '../control-plane/templates';
 import { type PlatformServices } from '../services';
 import { authenticate } from './http/auth';
 import { parseJson, readBody } from './http/body';
@@ -36,11 +42,16 @@ const includes = (ctx: Ctx): PodIncludes => ({
  */
 export function restRoutes(router: Router, s: PlatformServices): void {
   restEndpointRoutes(router, s);
-  const body = async (ctx: Ctx, what: string): Promise<unknown> => parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
+  const body = async (ctx: Ctx, what: string): Promise<unknown> =>
+    parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
 
   router.on('GET', '/v1/pods/:podId', (ctx) => {
     const user = authenticate(s, ctx.req);
-    sendJson(ctx.res, 200, readPod((id) => s.pool.pod(id), s.registry, user, ctx.params.podId ?? '', includes(ctx)));
+    sendJson(
+      ctx.res,
+      200,
+      readPod((id) => s.pool.pod(id), s.registry, user, ctx.params.podId ?? '', includes(ctx)),
+    );
   });
 
   // Locally every pod is a serverless worker, so without includeWorkers the list is empty.
@@ -49,9 +60,17 @@ export function restRoutes(router: Router, s: PlatformServices): void {
     const include = includes(ctx);
     const endpointId = ctx.query.get('endpointId');
     const pods = include.workers
-      ? s.pool.allPods().filter((p) => p.userId === user.id && p.phase !== 'exited' && (endpointId === null || p.endpointId === endpointId))
+      ? s.pool
+          .allPods()
+          .filter(
+            (p) => p.userId === user.id && p.phase !== 'exited' && (endpointId === null || p.endpointId === endpointId),
+          )
       : [];
-    sendJson(ctx.res, 200, pods.map((p) => podView(p, s.registry, include)));
+    sendJson(
+      ctx.res,
+      200,
+      pods.map((p) => podView(p, s.registry, include)),
+    );
   });
 
   router.on('POST', '/v1/templates', async (ctx) => {
@@ -61,7 +80,14 @@ export function restRoutes(router: Router, s: PlatformServices): void {
 
   router.on('GET', '/v1/templates', (ctx) => {
     const user = authenticate(s, ctx.req);
-    sendJson(ctx.res, 200, s.registry.templatesOf(user.id).filter((t) => t.userId === user.id).map(toWireTemplate));
+    sendJson(
+      ctx.res,
+      200,
+      s.registry
+        .templatesOf(user.id)
+        .filter((t) => t.userId === user.id)
+        .map(toWireTemplate),
+    );
   });
 
   router.on('GET', '/v1/templates/:templateId', (ctx) => {
@@ -71,14 +97,26 @@ export function restRoutes(router: Router, s: PlatformServices): void {
 
   router.on('POST', '/v1/templates/:templateId/update', async (ctx) => {
     const user = authenticate(s, ctx.req);
-    const { template } = updateTemplate(s.registry, user, ctx.params.templateId ?? '', await body(ctx, 'template update'), 'spec-defaults');
+    const { template } = updateTemplate(
+      s.registry,
+      user,
+      ctx.params.templateId ?? '',
+      await body(ctx, 'template update'),
+      'spec-defaults',
+    );
     sendJson(ctx.res, 200, toWireTemplate(template));
   });
 
   // PATCH changes only the fields given (what runpodctl's `template update` expects).
   router.on('PATCH', '/v1/templates/:templateId', async (ctx) => {
     const user = authenticate(s, ctx.req);
-    const { template } = updateTemplate(s.registry, user, ctx.params.templateId ?? '', await body(ctx, 'template update'), 'merge');
+    const { template } = updateTemplate(
+      s.registry,
+      user,
+      ctx.params.templateId ?? '',
+      await body(ctx, 'template update'),
+      'merge',
+    );
     sendJson(ctx.res, 200, toWireTemplate(template));
   });
 

@@ -22,7 +22,8 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
   const reply = durableReply(s);
   const podOf = (ctx: Ctx): WorkerPod => {
     const pod = s.pool.pod(ctx.params.podId ?? '');
-    if (!pod || pod.endpointId !== ctx.params.endpointId) throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
+    if (!pod || pod.endpointId !== ctx.params.endpointId)
+      throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
     if (credential(ctx.req) !== pod.token) throw new UnauthorizedError('invalid worker key');
     return pod;
   };
@@ -48,13 +49,19 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
    * A worker's body parsed as JSON. One nested too deeply (an output the platform cannot store or
    * hand on) fails the job with an error saying so, and the worker hears the 400.
    */
-  const workerBody = async (ctx: Ctx, pod: WorkerPod, what: string, allowEmpty: boolean): Promise<{ body: unknown; job: Job }> => {
+  const workerBody = async (
+    ctx: Ctx,
+    pod: WorkerPod,
+    what: string,
+    allowEmpty: boolean,
+  ): Promise<{ body: unknown; job: Job }> => {
     const raw = await readBody(ctx.req, WORKER_BODY_LIMIT, what);
     const job = s.engine.jobs.get(pod.endpointId, ctx.params.jobId ?? '');
     try {
       return { body: parseJson(raw, { allowEmpty }), job };
     } catch (err) {
-      if (err instanceof JsonTooDeepError) s.engine.refuseOutput(pod.id, job, `the worker's ${what} body was refused: ${err.message}`);
+      if (err instanceof JsonTooDeepError)
+        s.engine.refuseOutput(pod.id, job, `the worker's ${what} body was refused: ${err.message}`);
       throw err;
     }
   };

@@ -37,7 +37,12 @@ describe('batch workflow (bulk mode)', () => {
     }
     const { file } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 40, retry: { maxAttempts: 2, initialBackoffMs: 50 } } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { concurrency: 40, retry: { maxAttempts: 2, initialBackoffMs: 50 } },
+    });
     const summary = await ctx.batch.result(id);
 
     const results = resultsOf(outDir, [...expected.keys()]);
@@ -51,8 +56,15 @@ describe('batch workflow (bulk mode)', () => {
     expect(summary.phase).toBe('done');
     expect(summary.counts.total).toBe(1000);
     expect(summary.counts.done).toBe(1000);
-    expect(summary.counts.byStatus).toEqual({ COMPLETED: count('COMPLETED'), FAILED: count('FAILED'), BAD_INPUT: count('BAD_INPUT') });
-    expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({ phase: 'done', counts: { done: 1000, byStatus: summary.counts.byStatus } });
+    expect(summary.counts.byStatus).toEqual({
+      COMPLETED: count('COMPLETED'),
+      FAILED: count('FAILED'),
+      BAD_INPUT: count('BAD_INPUT'),
+    });
+    expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({
+      phase: 'done',
+      counts: { done: 1000, byStatus: summary.counts.byStatus },
+    });
     // The dead letter holds the failed inputs' lines, runnable as a batch as they are.
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toHaveLength(count('FAILED'));
     // One remote job per valid input (a retry reruns the same job): no duplicate.
@@ -67,7 +79,12 @@ describe('batch workflow (bulk mode)', () => {
     const lines = Array.from({ length: 240 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 6, stepsPerRun: 2 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { concurrency: 6, stepsPerRun: 2 },
+    });
     await eventually(async () => (await ctx.batch.state(id)).counts.done >= 40, 30_000);
     const paused = await ctx.batch.pause(id);
     expect(paused.phase).toBe('paused');
@@ -80,7 +97,10 @@ describe('batch workflow (bulk mode)', () => {
     const summary = await ctx.batch.result(id);
     expect(summary.runs).toBeGreaterThan(3);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 240 });
-    resultsOf(outDir, lines.map((_, i) => i));
+    resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     expect(platformJobs(ctx.s, ep)).toHaveLength(240);
   }, 120_000);
 
@@ -96,10 +116,16 @@ describe('batch workflow (bulk mode)', () => {
     expect(paused.counts.inFlight).toBe(5);
     expect(paused.counts.done).toBe(0);
     await ctx.batch.cancel(id);
-    const err = await ctx.batch.result(id).then(() => undefined, (e: unknown) => e);
+    const err = await ctx.batch.result(id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    const results = resultsOf(outDir, lines.map((_, i) => i));
+    const results = resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     const by = (st: string) => [...results.values()].filter((r) => r.status === st).length;
     expect(by('CANCELLED')).toBe(5);
     expect(by('NOT_SUBMITTED')).toBe(95);

@@ -28,11 +28,15 @@ describe('shared submission budget', () => {
   /** Polls the batches' states until all are done; returns every wait reason seen. */
   const watch = async (ids: string[]): Promise<Set<string>> => {
     const seen = new Set<string>();
-    await eventually(async () => {
-      const states: BatchState[] = await Promise.all(ids.map((id) => ctx.batch.state(id)));
-      for (const s of states) for (const w of s.waiting) seen.add(w);
-      return states.every((s) => s.phase === 'done');
-    }, 60_000, 100);
+    await eventually(
+      async () => {
+        const states: BatchState[] = await Promise.all(ids.map((id) => ctx.batch.state(id)));
+        for (const s of states) for (const w of s.waiting) seen.add(w);
+        return states.every((s) => s.phase === 'done');
+      },
+      60_000,
+      100,
+    );
     return seen;
   };
 
@@ -48,8 +52,14 @@ describe('shared submission budget', () => {
     const [ra, rb] = await Promise.all([ctx.batch.result(ia), ctx.batch.result(ib)]);
     expect(ra.counts.byStatus).toEqual({ COMPLETED: 70 });
     expect(rb.counts.byStatus).toEqual({ COMPLETED: 70 });
-    resultsOf(join(a.dir, 'out'), echoes('a', 70).map((_, i) => i));
-    resultsOf(join(b.dir, 'out'), echoes('b', 70).map((_, i) => i));
+    resultsOf(
+      join(a.dir, 'out'),
+      echoes('a', 70).map((_, i) => i),
+    );
+    resultsOf(
+      join(b.dir, 'out'),
+      echoes('b', 70).map((_, i) => i),
+    );
     // Counted by the platform: every job admitted once, and at most a stray 429.
     const counts = runCounts(ep);
     expect(counts.admitted).toBe(140);
@@ -62,9 +72,19 @@ describe('shared submission budget', () => {
     const ep = mixedEndpoint(ctx.s, 'budget-priority', 6);
     const large = inputFile(echoes('large', 200));
     const small = inputFile(echoes('small', 30));
-    const il = await ctx.batch.start({ endpointId: ep, source: large.file, outDir: join(large.dir, 'out'), options: { concurrency: 60, priority: 1 } });
+    const il = await ctx.batch.start({
+      endpointId: ep,
+      source: large.file,
+      outDir: join(large.dir, 'out'),
+      options: { concurrency: 60, priority: 1 },
+    });
     await eventually(async () => (await ctx.batch.state(il)).counts.submitted >= 40, 30_000);
-    const is = await ctx.batch.start({ endpointId: ep, source: small.file, outDir: join(small.dir, 'out'), options: { concurrency: 10, priority: 9 } });
+    const is = await ctx.batch.start({
+      endpointId: ep,
+      source: small.file,
+      outDir: join(small.dir, 'out'),
+      options: { concurrency: 10, priority: 9 },
+    });
     const reasons = watch([il]);
     const rs = await ctx.batch.result(is);
     const largeWhenSmallEnded = await ctx.batch.state(il);
@@ -79,22 +99,37 @@ describe('shared submission budget', () => {
     const jobs = platformJobs(ctx.s, ep);
     const smallAt = jobs.filter((j) => tagOf(j.input) === 'small').map((j) => j.submittedAt);
     const [first, last] = [Math.min(...smallAt), Math.max(...smallAt)];
-    const largeBetween = jobs.filter((j) => tagOf(j.input) === 'large' && j.submittedAt > first && j.submittedAt < last).length;
+    const largeBetween = jobs.filter(
+      (j) => tagOf(j.input) === 'large' && j.submittedAt > first && j.submittedAt < last,
+    ).length;
     expect(largeBetween).toBeLessThanOrEqual(4);
     expect((await reasons).has('priority')).toBe(true);
     expect(runCounts(ep).limited).toBeLessThanOrEqual(2);
   }, 90_000);
 
   it('two daemons on one task queue split the limit between them and stay under it together', async () => {
-    const second = await startDaemon({ config: { ...ctx.s.config, SLUICE_DAEMON_PORT: 0 }, client: ctx.s.env.client, logger: pino({ level: 'silent' }), rateBudget: limits });
+    const second = await startDaemon({
+      config: { ...ctx.s.config, SLUICE_DAEMON_PORT: 0 },
+      client: ctx.s.env.client,
+      logger: pino({ level: 'silent' }),
+      rateBudget: limits,
+    });
     try {
       // Each counts the live pollers of the task queue (the first on its timer; here at once).
-      await eventually(async () => (await ctx.s.daemon.share!.refresh()) === 2 && (await second.share!.refresh()) === 2, 30_000, 200);
+      await eventually(
+        async () => (await ctx.s.daemon.share!.refresh()) === 2 && (await second.share!.refresh()) === 2,
+        30_000,
+        200,
+      );
       expect(ctx.s.daemon.budget.limitsOf('run').perWindow).toBe(RUN.perWindow / 2);
       expect(second.budget.limitsOf('run').perWindow).toBe(RUN.perWindow / 2);
       const ep = mixedEndpoint(ctx.s, 'budget-two-daemons', 6);
       const files = ['x', 'y', 'z'].map((tag) => ({ tag, ...inputFile(echoes(tag, 40)) }));
-      const ids = await Promise.all(files.map((f) => ctx.batch.start({ endpointId: ep, source: f.file, outDir: join(f.dir, 'out'), options: { concurrency: 30 } })));
+      const ids = await Promise.all(
+        files.map((f) =>
+          ctx.batch.start({ endpointId: ep, source: f.file, outDir: join(f.dir, 'out'), options: { concurrency: 30 } }),
+        ),
+      );
       const results = await Promise.all(ids.map((id) => ctx.batch.result(id)));
       for (const r of results) expect(r.counts.byStatus).toEqual({ COMPLETED: 40 });
       const counts = runCounts(ep);

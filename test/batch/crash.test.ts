@@ -23,8 +23,15 @@ describe('a batch through crashes', () => {
   const key = 'crash-key';
 
   /** Starts `sluice <args>` and waits for `ready` in its output. */
-  const start = async (args: string[], extra: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; out: () => string }> => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = async (
+    args: string[],
+    extra: Record<string, string>,
+    ready: RegExp,
+  ): Promise<{ child: ChildProcess; out: () => string }> => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     child.once('exit', () => children.delete(child));
     let out = '';
@@ -38,9 +45,14 @@ describe('a batch through crashes', () => {
     child.kill('SIGKILL');
     await gone;
   };
-  const platform = () => start(['platform', '--port', String(port), '--data-dir', dataDir, '--api-key', key], {}, /endpoints\s/);
+  const platform = () =>
+    start(['platform', '--port', String(port), '--data-dir', dataDir, '--api-key', key], {}, /endpoints\s/);
   const daemon = async () => {
-    const e = { ...daemonEnv({ url: `http://127.0.0.1:${port}`, apiKey: key }, env.address, resultsDir), SLUICE_TASK_QUEUE: 'batch-crash', SLUICE_DAEMON_PORT: String(await freePort()) };
+    const e = {
+      ...daemonEnv({ url: `http://127.0.0.1:${port}`, apiKey: key }, env.address, resultsDir),
+      SLUICE_TASK_QUEUE: 'batch-crash',
+      SLUICE_DAEMON_PORT: String(await freePort()),
+    };
     return start(['worker'], e, /sluice worker running/);
   };
 
@@ -68,7 +80,9 @@ describe('a batch through crashes', () => {
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
     const batch = new BatchClient({ client: env.client, taskQueue: 'batch-crash', resultsDir });
     const id = await batch.start({
-      endpointId: sleep, source: file, outDir: join(dir, 'out'),
+      endpointId: sleep,
+      source: file,
+      outDir: join(dir, 'out'),
       options: { concurrency: 12, webhookFallbackMs: 1000, retry: { maxAttempts: 6, initialBackoffMs: 200 } },
     });
     const doneAtLeast = (k: number) => eventually(async () => (await batch.state(id)).counts.done >= k, 90_000);
@@ -84,13 +98,17 @@ describe('a batch through crashes', () => {
     d = await daemon();
 
     const summary = await batch.result(id);
-    const results = resultsOf(join(dir, 'out'), Array.from({ length: n }, (_, i) => i));
+    const results = resultsOf(
+      join(dir, 'out'),
+      Array.from({ length: n }, (_, i) => i),
+    );
     expect(summary.counts.byStatus).toEqual({ COMPLETED: n });
     for (const r of results.values()) expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
     // Counted by the platform: every job it holds for the endpoint, each input's exactly once.
     const ids = new Set([...results.values()].map((r) => r.remoteJobIds[0]!));
     expect(ids.size).toBe(n);
-    for (const jobId of [...ids].slice(0, 20)) expect((await call(`http://127.0.0.1:${port}`, 'GET', `/v2/${sleep}/status/${jobId}`, { key })).status).toBe(200);
+    for (const jobId of [...ids].slice(0, 20))
+      expect((await call(`http://127.0.0.1:${port}`, 'GET', `/v2/${sleep}/status/${jobId}`, { key })).status).toBe(200);
     // The platform's own count of the jobs it holds for the endpoint: one per input, all completed.
     const health = await call(`http://127.0.0.1:${port}`, 'GET', `/v2/${sleep}/health`, { key });
     expect(health.body.jobs).toMatchObject({ completed: n, failed: 0, inQueue: 0, inProgress: 0 });

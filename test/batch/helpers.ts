@@ -12,7 +12,8 @@ export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
 /** An endpoint running examples/handlers/mixed.ts. */
 export function mixedEndpoint(s: Stack, name: string, workersMax = 4): string {
-  return addEndpoint(s.platform, { name, command: exampleCommand('mixed'), workersMin: 1, workersMax, idleTimeout: 30 }).id;
+  return addEndpoint(s.platform, { name, command: exampleCommand('mixed'), workersMin: 1, workersMax, idleTimeout: 30 })
+    .id;
 }
 
 /** Writes JSONL lines (objects are stringified, strings written as they are) to a new temp file. */
@@ -25,7 +26,10 @@ export function inputFile(lines: (object | string)[]): { file: string; dir: stri
 
 export function readJsonl<T = unknown>(file: string): T[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 }
 
 /** The results of a finished batch, checked to hold every index exactly once. */
@@ -37,7 +41,8 @@ export function resultsOf(outDir: string, indices: number[]): Map<number, BatchR
     byIndex.set(l.index, l);
   }
   const missing = indices.filter((i) => !byIndex.has(i));
-  if (missing.length > 0) throw new Error(`no result for ${missing.length} indices, e.g. ${missing.slice(0, 5).join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`no result for ${missing.length} indices, e.g. ${missing.slice(0, 5).join(', ')}`);
   if (byIndex.size !== indices.length) throw new Error(`${byIndex.size} result lines for ${indices.length} inputs`);
   return byIndex;
 }
@@ -46,11 +51,18 @@ export function resultsOf(outDir: string, indices: number[]): Map<number, BatchR
 export const platformJobs = (s: Stack, endpointId: string) => s.platform.engine.jobs.ofEndpoint(endpointId);
 
 /** A real stack and a batch client for one test file (stopped in afterAll). */
-export function batchStack(options?: Parameters<typeof orchestratorStack>[0]): { readonly s: Stack; readonly batch: BatchClient } {
+export function batchStack(options?: Parameters<typeof orchestratorStack>[0]): {
+  readonly s: Stack;
+  readonly batch: BatchClient;
+} {
   const ctx = {} as { s: Stack; batch: BatchClient };
   beforeAll(async () => {
     ctx.s = await orchestratorStack(options);
-    ctx.batch = new BatchClient({ client: ctx.s.env.client, resultsDir: ctx.s.resultsDir, resultsUrl: ctx.s.resultsUrl });
+    ctx.batch = new BatchClient({
+      client: ctx.s.env.client,
+      resultsDir: ctx.s.resultsDir,
+      resultsUrl: ctx.s.resultsUrl,
+    });
   });
   afterAll(() => ctx.s?.dispose());
   return ctx;

@@ -10,10 +10,13 @@ import { batchStack, inputFile, mixedEndpoint, platformJobs, resultsOf } from '.
 function maxConcurrentPerKey(traceFile: string): Map<string, number> {
   const running = new Map<string, number>();
   const max = new Map<string, number>();
-  const events = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => {
-    const [what, key, at] = l.split(' ');
-    return { what: what!, key: key!, at: Number(at) };
-  });
+  const events = readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [what, key, at] = l.split(' ');
+      return { what: what!, key: key!, at: Number(at) };
+    });
   // Ends before starts at the same millisecond: a slot freed and taken again is not two at once.
   events.sort((a, b) => a.at - b.at || (a.what === 'end' ? -1 : 1));
   for (const e of events) {
@@ -31,9 +34,20 @@ describe('batch limits', () => {
     const ep = mixedEndpoint(ctx.s, 'batch-keys', 8);
     const { dir } = inputFile([]);
     const traceFile = join(dir, 'trace.log');
-    const lines = Array.from({ length: 48 }, (_, i) => ({ kind: 'sleep', ms: 150, tenant: `t${i % 3}`, key: `t${i % 3}`, traceFile }));
+    const lines = Array.from({ length: 48 }, (_, i) => ({
+      kind: 'sleep',
+      ms: 150,
+      tenant: `t${i % 3}`,
+      key: `t${i % 3}`,
+      traceFile,
+    }));
     const { file } = inputFile(lines);
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 2 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 12, keyPath: '$.tenant', keyLimit: 2 },
+    });
     const summary = await ctx.batch.result(id);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 48 });
     const max = maxConcurrentPerKey(traceFile);
@@ -48,9 +62,17 @@ describe('batch limits', () => {
     const lines = Array.from({ length: 60 }, () => ({ kind: 'sleep', ms: 200 }));
     const { file, dir } = inputFile(lines);
     // 3600 USD per worker-hour: one USD per second of execution; each job costs about 0.2.
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 2, pricePerHour: 3600, maxCost: 1 },
+    });
     const summary = await ctx.batch.result(id);
-    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    const results = resultsOf(
+      join(dir, 'out'),
+      lines.map((_, i) => i),
+    );
     const sent = [...results.values()].filter((r) => r.status === 'COMPLETED').length;
     expect(sent).toBeGreaterThanOrEqual(5);
     expect(sent).toBeLessThan(15);
@@ -64,13 +86,21 @@ describe('batch limits', () => {
     const ep = mixedEndpoint(ctx.s, 'batch-deadline', 2);
     const lines = Array.from({ length: 80 }, () => ({ kind: 'sleep', ms: 200 }));
     const { file, dir } = inputFile(lines);
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2, deadline: Date.now() + 600_000 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 2, deadline: Date.now() + 600_000 },
+    });
     await eventually(async () => (await ctx.batch.state(id)).counts.done >= 4, 30_000);
     // The deadline moved to now (live): nothing is submitted from here on.
     const moved = await ctx.batch.configure(id, { deadline: Date.now() });
     const submitted = moved.counts.submitted;
     const summary = await ctx.batch.result(id);
-    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    const results = resultsOf(
+      join(dir, 'out'),
+      lines.map((_, i) => i),
+    );
     const done = [...results.values()].filter((r) => r.status === 'COMPLETED');
     expect(done.length).toBeGreaterThanOrEqual(4);
     expect(done.length).toBeLessThanOrEqual(submitted + 2);
@@ -78,11 +108,16 @@ describe('batch limits', () => {
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
   }, 60_000);
 
-  it('without a given price, spend is estimated at the endpoint\'s worker costPerHr (REST pod read)', async () => {
+  it("without a given price, spend is estimated at the endpoint's worker costPerHr (REST pod read)", async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-price', 2);
     const lines = Array.from({ length: 12 }, () => ({ kind: 'sleep', ms: 100 }));
     const { file, dir } = inputFile(lines);
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 2 },
+    });
     const summary = await ctx.batch.result(id);
     const rest = new RestClient({ baseUrl: `${ctx.s.platform.url}/v1`, apiKey: ctx.s.platform.apiKey });
     const workers = (await rest.getEndpoint(ep, { workers: true })).workers ?? [];
@@ -95,12 +130,22 @@ describe('batch limits', () => {
 
   it("completion 'poll': the service gets no webhook URL, and every input still ends once (mixed outcomes)", async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-poll', 3);
-    const lines = Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? { kind: 'fail', message: `no ${i}` } : { kind: 'sleep', ms: 50 }));
+    const lines = Array.from({ length: 24 }, (_, i) =>
+      i % 6 === 5 ? { kind: 'fail', message: `no ${i}` } : { kind: 'sleep', ms: 50 },
+    );
     const { file, dir } = inputFile(lines);
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 6, completion: 'poll', retry: { maxAttempts: 1 } } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 6, completion: 'poll', retry: { maxAttempts: 1 } },
+    });
     const summary = await ctx.batch.result(id);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 20, FAILED: 4 });
-    const results = resultsOf(join(dir, 'out'), lines.map((_, i) => i));
+    const results = resultsOf(
+      join(dir, 'out'),
+      lines.map((_, i) => i),
+    );
     expect(results.size).toBe(24);
     const jobs = platformJobs(ctx.s, ep);
     expect(jobs).toHaveLength(24);

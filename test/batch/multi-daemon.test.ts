@@ -47,15 +47,19 @@ describe('several daemons on one task queue', () => {
     const port = await freePort();
     const e = {
       ...daemonEnv({ url: platform.url, apiKey: platform.apiKey }, env.address, '', {
-        SLUICE_TASK_QUEUE: TASK_QUEUE, SLUICE_DAEMON_PORT: String(port), SLUICE_PUBLIC_URL: balancer.url,
-        SLUICE_WEBHOOK_SECRET: SECRET, SLUICE_WEBHOOK_FALLBACK_MS: '1000',
+        SLUICE_TASK_QUEUE: TASK_QUEUE,
+        SLUICE_DAEMON_PORT: String(port),
+        SLUICE_PUBLIC_URL: balancer.url,
+        SLUICE_WEBHOOK_SECRET: SECRET,
+        SLUICE_WEBHOOK_FALLBACK_MS: '1000',
       }),
       ...results.env,
     };
     // daemonEnv names a results dir; the location decides (a directory, or SLUICE_RESULTS_URL).
     if (!('SLUICE_RESULTS_DIR' in results.env)) delete (e as Record<string, string>).SLUICE_RESULTS_DIR;
     const proc = spawnWatched(process.execPath, [bin, 'worker'], {
-      stdio: ['ignore', 'pipe', 'pipe'], graceMs: 2000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      graceMs: 2000,
       env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...e },
     });
     let out = '';
@@ -64,10 +68,14 @@ describe('several daemons on one task queue', () => {
     const d = { name, port, proc, out: () => out };
     daemons.push(d);
     balancer.targets.push(port);
-    await eventually(() => {
-      if (hasExited(proc)) throw new Error(`daemon ${name} exited: ${out.slice(-2000)}`);
-      return out.includes('sluice worker running');
-    }, 60_000, 100);
+    await eventually(
+      () => {
+        if (hasExited(proc)) throw new Error(`daemon ${name} exited: ${out.slice(-2000)}`);
+        return out.includes('sluice worker running');
+      },
+      60_000,
+      100,
+    );
     return d;
   };
 
@@ -78,7 +86,13 @@ describe('several daemons on one task queue', () => {
     for (const [k, v] of Object.entries(results.env)) if (k.startsWith('AWS_')) process.env[k] = v;
     balancer = await startRoundRobin([]);
     [env, platform] = await Promise.all([temporalEnv(), testPlatform()]);
-    endpointId = addEndpoint(platform, { name: 'sleep', command: exampleCommand('sleep'), workersMin: WORKERS, workersMax: WORKERS, idleTimeout: 60 }).id;
+    endpointId = addEndpoint(platform, {
+      name: 'sleep',
+      command: exampleCommand('sleep'),
+      workersMin: WORKERS,
+      workersMax: WORKERS,
+      idleTimeout: 60,
+    }).id;
   }, 60_000);
 
   afterAll(async () => {
@@ -92,7 +106,11 @@ describe('several daemons on one task queue', () => {
   }, 30_000);
 
   it('a daemon SIGKILLed mid-step and one added: every index once, one remote job per input, both survivors ran steps', async () => {
-    const [a, b] = await Promise.all([startDaemon('a'), startDaemon('b'), eventually(() => platform.pool.workerCounts(endpointId).idle >= WORKERS, 60_000, 100)]);
+    const [a, b] = await Promise.all([
+      startDaemon('a'),
+      startDaemon('b'),
+      eventually(() => platform.pool.workerCounts(endpointId).idle >= WORKERS, 60_000, 100),
+    ]);
     const n = 400;
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
     inputDirs.push(dir);
@@ -101,18 +119,29 @@ describe('several daemons on one task queue', () => {
     // A short run per continue-as-new: each new run's first workflow task goes to any daemon of the
     // task queue (Temporal keeps a run, and by eager dispatch its steps, on the daemon that has it).
     const id = await batch.start({
-      endpointId, source: file, outDir,
-      options: { concurrency: 2 * WORKERS, stepsPerRun: 2, webhookFallbackMs: 1000, retry: { maxAttempts: 6, initialBackoffMs: 200 } },
+      endpointId,
+      source: file,
+      outDir,
+      options: {
+        concurrency: 2 * WORKERS,
+        stepsPerRun: 2,
+        webhookFallbackMs: 1000,
+        retry: { maxAttempts: 6, initialBackoffMs: 200 },
+      },
     });
     const handle = env.client.workflow.getHandle(id);
 
     // Some outcomes exist: SIGKILL the daemon whose step is running right now.
     await eventually(async () => (await batch.state(id)).counts.done >= 40, 60_000, 100);
-    const victim = (await eventually(async () => {
-      const d = await handle.describe();
-      const who = d.raw.pendingActivities?.find((p) => p.lastWorkerIdentity)?.lastWorkerIdentity ?? '';
-      return [a, b].find((x) => who.endsWith(`:${x.port}`));
-    }, 30_000, 20))!;
+    const victim = (await eventually(
+      async () => {
+        const d = await handle.describe();
+        const who = d.raw.pendingActivities?.find((p) => p.lastWorkerIdentity)?.lastWorkerIdentity ?? '';
+        return [a, b].find((x) => who.endsWith(`:${x.port}`));
+      },
+      30_000,
+      20,
+    ))!;
     const doneAtKill = (await batch.state(id)).counts.done;
     signalGroup(victim.proc, 'SIGKILL');
     await eventually(() => hasExited(victim.proc), 10_000);
@@ -149,14 +178,19 @@ describe('several daemons on one task queue', () => {
       }
       runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
     }
-    for (const s of survivors) expect(ranBy.get(s.name) ?? 0, `steps run by ${s.name}: ${JSON.stringify([...ranBy])}`).toBeGreaterThan(0);
+    for (const s of survivors)
+      expect(ranBy.get(s.name) ?? 0, `steps run by ${s.name}: ${JSON.stringify([...ranBy])}`).toBeGreaterThan(0);
 
     // Webhooks went through the one URL to every daemon, and were answered after being kept in the
     // bucket's inbox logs (one per receiving daemon) that the steps read, wherever they ran.
-    for (const s of survivors) expect(balancer.answered.get(s.port)?.get(200) ?? 0, `webhooks ${s.name} accepted`).toBeGreaterThan(0);
+    for (const s of survivors)
+      expect(balancer.answered.get(s.port)?.get(200) ?? 0, `webhooks ${s.name} accepted`).toBeGreaterThan(0);
     const store = openResultsStore(results.resultsUrl);
     try {
-      const logs = await allKeys(store, batchKeys.inboxPrefix({ workflowId: id, runId: first.raw.workflowExecutionInfo?.firstRunId || first.runId }));
+      const logs = await allKeys(
+        store,
+        batchKeys.inboxPrefix({ workflowId: id, runId: first.raw.workflowExecutionInfo?.firstRunId || first.runId }),
+      );
       expect(logs.length).toBeGreaterThanOrEqual(2);
     } finally {
       await store.close();

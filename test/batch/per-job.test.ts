@@ -13,10 +13,13 @@ import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsO
 
 /** Most jobs of one key running at once, from the handler's start/end trace. */
 function maxConcurrentPerKey(traceFile: string): Map<string, number> {
-  const events = readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => {
-    const [what, key, at] = l.split(' ');
-    return { what: what!, key: key!, at: Number(at) };
-  });
+  const events = readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [what, key, at] = l.split(' ');
+      return { what: what!, key: key!, at: Number(at) };
+    });
   // Ends before starts at the same millisecond: a slot freed and taken again is not two at once.
   events.sort((a, b) => a.at - b.at || (a.what === 'end' ? -1 : 1));
   const running = new Map<string, number>();
@@ -31,7 +34,8 @@ function maxConcurrentPerKey(traceFile: string): Map<string, number> {
 
 describe('batch workflow (per-job-workflows mode)', () => {
   const ctx = batchStack();
-  const childStatus = async (id: string, i: number) => (await ctx.s.env.client.workflow.getHandle(batchChildId(id, i)).describe()).status.name;
+  const childStatus = async (id: string, i: number) =>
+    (await ctx.s.env.client.workflow.getHandle(batchChildId(id, i)).describe()).status.name;
 
   it('200 mixed inputs: one result line per index, the summary adds up, each input its own child workflow', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-mixed');
@@ -55,12 +59,22 @@ describe('batch workflow (per-job-workflows mode)', () => {
     }
     const { file } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 20, retry: { maxAttempts: 2, initialBackoffMs: 50 } } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { perJobWorkflows: true, concurrency: 20, retry: { maxAttempts: 2, initialBackoffMs: 50 } },
+    });
     const summary = await ctx.batch.result(id);
 
     const results = resultsOf(outDir, [...expected.keys()]);
     for (const [i, status] of expected) expect(results.get(i)!.status, `index ${i}`).toBe(status);
-    expect(results.get(3)).toMatchObject({ status: 'FAILED', attempts: 2, error: expect.stringMatching(/no good 3/), remoteJobIds: [expect.any(String)] });
+    expect(results.get(3)).toMatchObject({
+      status: 'FAILED',
+      attempts: 2,
+      error: expect.stringMatching(/no good 3/),
+      remoteJobIds: [expect.any(String)],
+    });
     expect(results.get(5)).toMatchObject({ status: 'COMPLETED', attempts: 2, output: { attempts: 2 } });
     // Outputs come from the results store (the children keep none in history), big ones too.
     expect(results.get(2)).toMatchObject({ status: 'COMPLETED', attempts: 1, output: { kind: 'echo', n: 2 } });
@@ -68,10 +82,20 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect(results.get(7)!.error).toMatch(/line 8: not valid JSON/);
 
     const count = (st: string) => [...expected.values()].filter((x) => x === st).length;
-    expect(summary).toMatchObject({ phase: 'done', counts: { total: 200, done: 200, submitted: 200 - count('BAD_INPUT'), inFlight: 0 } });
-    expect(summary.counts.byStatus).toEqual({ COMPLETED: count('COMPLETED'), FAILED: count('FAILED'), BAD_INPUT: count('BAD_INPUT') });
+    expect(summary).toMatchObject({
+      phase: 'done',
+      counts: { total: 200, done: 200, submitted: 200 - count('BAD_INPUT'), inFlight: 0 },
+    });
+    expect(summary.counts.byStatus).toEqual({
+      COMPLETED: count('COMPLETED'),
+      FAILED: count('FAILED'),
+      BAD_INPUT: count('BAD_INPUT'),
+    });
     expect(summary.counts.retries).toBe(count('FAILED') + 5); // each fail retried once, each flaky once
-    expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({ phase: 'done', counts: { done: 200, byStatus: summary.counts.byStatus } });
+    expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({
+      phase: 'done',
+      counts: { done: 200, byStatus: summary.counts.byStatus },
+    });
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toHaveLength(count('FAILED'));
     expect(platformJobs(ctx.s, ep)).toHaveLength(200 - count('BAD_INPUT'));
 
@@ -94,7 +118,12 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const lines = Array.from({ length: 60 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4, childrenPerRun: 8 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { perJobWorkflows: true, concurrency: 4, childrenPerRun: 8 },
+    });
     await eventually(async () => (await ctx.batch.state(id)).counts.done >= 12, 60_000);
     const paused = await ctx.batch.pause(id);
     expect(paused.phase).toBe('paused');
@@ -111,7 +140,10 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const summary = await ctx.batch.result(id);
     expect(summary.runs).toBeGreaterThan(3);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: 60 });
-    resultsOf(outDir, lines.map((_, i) => i));
+    resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     expect(platformJobs(ctx.s, ep)).toHaveLength(60);
   }, 180_000);
 
@@ -119,9 +151,20 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-keys', 6);
     const { dir } = inputFile([]);
     const traceFile = join(dir, 'trace.log');
-    const lines = Array.from({ length: 24 }, (_, i) => ({ kind: 'sleep', ms: 150, tenant: `t${i % 3}`, key: `t${i % 3}`, traceFile }));
+    const lines = Array.from({ length: 24 }, (_, i) => ({
+      kind: 'sleep',
+      ms: 150,
+      tenant: `t${i % 3}`,
+      key: `t${i % 3}`,
+      traceFile,
+    }));
     const { file } = inputFile(lines);
-    const keyed = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { perJobWorkflows: true, concurrency: 8, keyPath: '$.tenant', keyLimit: 1 } });
+    const keyed = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { perJobWorkflows: true, concurrency: 8, keyPath: '$.tenant', keyLimit: 1 },
+    });
     expect((await ctx.batch.result(keyed)).counts.byStatus).toEqual({ COMPLETED: 24 });
     const max = maxConcurrentPerKey(traceFile);
     expect([...max.keys()].sort()).toEqual(['t0', 't1', 't2']);
@@ -131,9 +174,17 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const cost = inputFile(costly);
     const before = platformJobs(ctx.s, ep).length;
     // 3600 USD per worker-hour: one USD per second of execution; each job costs about 0.2.
-    const id = await ctx.batch.start({ endpointId: ep, source: cost.file, outDir: join(cost.dir, 'out'), options: { perJobWorkflows: true, concurrency: 2, pricePerHour: 3600, maxCost: 1 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: cost.file,
+      outDir: join(cost.dir, 'out'),
+      options: { perJobWorkflows: true, concurrency: 2, pricePerHour: 3600, maxCost: 1 },
+    });
     const summary = await ctx.batch.result(id);
-    const results = resultsOf(join(cost.dir, 'out'), costly.map((_, i) => i));
+    const results = resultsOf(
+      join(cost.dir, 'out'),
+      costly.map((_, i) => i),
+    );
     const sent = [...results.values()].filter((r) => r.status === 'COMPLETED').length;
     expect(sent).toBeGreaterThanOrEqual(5);
     expect(sent).toBeLessThan(15);
@@ -144,28 +195,72 @@ describe('batch workflow (per-job-workflows mode)', () => {
 
     // A deadline moved to now (live): no child starts from then on; those in flight finish.
     const timed = inputFile(Array.from({ length: 40 }, () => ({ kind: 'sleep', ms: 200 })));
-    const dl = await ctx.batch.start({ endpointId: ep, source: timed.file, outDir: join(timed.dir, 'out'), options: { perJobWorkflows: true, concurrency: 2, deadline: Date.now() + 600_000 } });
+    const dl = await ctx.batch.start({
+      endpointId: ep,
+      source: timed.file,
+      outDir: join(timed.dir, 'out'),
+      options: { perJobWorkflows: true, concurrency: 2, deadline: Date.now() + 600_000 },
+    });
     await eventually(async () => (await ctx.batch.state(dl)).counts.done >= 4, 30_000);
     const moved = await ctx.batch.configure(dl, { deadline: Date.now() });
     const end = await ctx.batch.result(dl);
     expect(end.counts.submitted).toBe(moved.counts.submitted);
-    const timedResults = resultsOf(join(timed.dir, 'out'), Array.from({ length: 40 }, (_, i) => i));
+    const timedResults = resultsOf(
+      join(timed.dir, 'out'),
+      Array.from({ length: 40 }, (_, i) => i),
+    );
     expect(end.counts.byStatus.NOT_SUBMITTED).toBe(40 - moved.counts.submitted);
     expect([...timedResults.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
   }, 150_000);
 
   it('sluice batch start --per-job-workflows: progress, outcome table, status and results as in bulk mode', async () => {
     mixedEndpoint(ctx.s, 'perjob-cli', 2);
-    const lines = Array.from({ length: 12 }, (_, i) => (i === 5 ? { kind: 'fail', message: 'no good 5' } : { kind: 'echo', i }));
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      i === 5 ? { kind: 'fail', message: 'no good 5' } : { kind: 'echo', i },
+    );
     const { file, dir } = inputFile(lines);
-    const env = cleanEnv({ TEMPORAL_ADDRESS: ctx.s.env.address, SLUICE_QUEUE_URL: `${ctx.s.platform.url}/v2`, SLUICE_GRAPHQL_URL: `${ctx.s.platform.url}/graphql`, SLUICE_API_KEY: ctx.s.platform.apiKey, SLUICE_RESULTS_DIR: ctx.s.resultsDir });
-    const r = await sluice(['batch', 'start', file, '--endpoint', 'perjob-cli', '--id', 'perjob-cli', '--per-job-workflows', '--max-attempts', '1', '--interval', '0.5'], { env, cwd: dir });
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: ctx.s.env.address,
+      SLUICE_QUEUE_URL: `${ctx.s.platform.url}/v2`,
+      SLUICE_GRAPHQL_URL: `${ctx.s.platform.url}/graphql`,
+      SLUICE_API_KEY: ctx.s.platform.apiKey,
+      SLUICE_RESULTS_DIR: ctx.s.resultsDir,
+    });
+    const r = await sluice(
+      [
+        'batch',
+        'start',
+        file,
+        '--endpoint',
+        'perjob-cli',
+        '--id',
+        'perjob-cli',
+        '--per-job-workflows',
+        '--max-attempts',
+        '1',
+        '--interval',
+        '0.5',
+      ],
+      { env, cwd: dir },
+    );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^outcomes\s+COMPLETED 11 {2}FAILED 1$/m);
     expect(await childStatus('perjob-cli', 5)).toBe('FAILED');
-    const [st, res] = await Promise.all([sluice(['batch', 'status', 'perjob-cli', '--json'], { env, cwd: dir }), sluice(['batch', 'results', 'perjob-cli', '--json'], { env, cwd: dir })]);
-    expect(JSON.parse(st.stdout.trim().split('\n').at(-1)!)).toMatchObject({ state: { phase: 'done', counts: { done: 12, byStatus: { COMPLETED: 11, FAILED: 1 } } } });
-    expect(res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number }).map((l) => l.index).sort((a, b) => a - b)).toEqual(lines.map((_, i) => i));
+    const [st, res] = await Promise.all([
+      sluice(['batch', 'status', 'perjob-cli', '--json'], { env, cwd: dir }),
+      sluice(['batch', 'results', 'perjob-cli', '--json'], { env, cwd: dir }),
+    ]);
+    expect(JSON.parse(st.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      state: { phase: 'done', counts: { done: 12, byStatus: { COMPLETED: 11, FAILED: 1 } } },
+    });
+    expect(
+      res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { index: number })
+        .map((l) => l.index)
+        .sort((a, b) => a - b),
+    ).toEqual(lines.map((_, i) => i));
   }, 90_000);
 
   it('retry-failed re-runs only the failed indices as new children; results merge to one line per index', async () => {
@@ -173,11 +268,21 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const { dir } = inputFile([]);
     const fails = [2, 9];
     const flaky = [5, 11];
-    const lines = Array.from({ length: 14 }, (_, i) => (fails.includes(i) ? { kind: 'fail', message: `no good ${i}` }
-      : flaky.includes(i) ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } } : { kind: 'echo', n: i }));
+    const lines = Array.from({ length: 14 }, (_, i) =>
+      fails.includes(i)
+        ? { kind: 'fail', message: `no good ${i}` }
+        : flaky.includes(i)
+          ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } }
+          : { kind: 'echo', n: i },
+    );
     const { file } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4, retry: { maxAttempts: 1 } } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { perJobWorkflows: true, concurrency: 4, retry: { maxAttempts: 1 } },
+    });
     expect((await ctx.batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 10, FAILED: 4 });
     const jobsBefore = platformJobs(ctx.s, ep).length;
     const retry = await ctx.batch.retryFailed(id);
@@ -188,12 +293,22 @@ describe('batch workflow (per-job-workflows mode)', () => {
     // Four new remote jobs, from new runs of the children of the failed indices.
     expect(platformJobs(ctx.s, ep).length - jobsBefore).toBe(4);
     // The platform's side: the new jobs were submitted by new runs of the children (their idempotency keys).
-    const keys = platformJobs(ctx.s, ep).slice(jobsBefore).map((j) => j.idempotencyKey!.split('/').slice(0, -1).join('/')).sort();
+    const keys = platformJobs(ctx.s, ep)
+      .slice(jobsBefore)
+      .map((j) => j.idempotencyKey!.split('/').slice(0, -1).join('/'))
+      .sort();
     expect(keys).toEqual([...fails, ...flaky].map((i) => batchChildId(id, i)).sort());
     for (const i of flaky) expect(await childStatus(id, i)).toBe('COMPLETED');
-    const after = resultsOf(outDir, lines.map((_, i) => i));
+    const after = resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     for (const i of flaky) expect(after.get(i)).toMatchObject({ status: 'COMPLETED', output: { attempts: 2 } });
-    for (const i of fails) expect(after.get(i)).toMatchObject({ status: 'FAILED', error: expect.stringMatching(new RegExp(`no good ${i}`)) });
+    for (const i of fails)
+      expect(after.get(i)).toMatchObject({
+        status: 'FAILED',
+        error: expect.stringMatching(new RegExp(`no good ${i}`)),
+      });
   }, 120_000);
 
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
@@ -201,13 +316,27 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const lines = Array.from({ length: 30 }, () => ({ kind: 'sleep', ms: 20_000 }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { perJobWorkflows: true, concurrency: 4 } });
-    await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 4 && platformJobs(ctx.s, ep).length === 4, 30_000);
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { perJobWorkflows: true, concurrency: 4 },
+    });
+    await eventually(
+      async () => (await ctx.batch.state(id)).counts.inFlight === 4 && platformJobs(ctx.s, ep).length === 4,
+      30_000,
+    );
     await ctx.batch.cancel(id);
-    const err = await ctx.batch.result(id).then(() => undefined, (e: unknown) => e);
+    const err = await ctx.batch.result(id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    const results = resultsOf(outDir, lines.map((_, i) => i));
+    const results = resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     const by = (st: string) => [...results.values()].filter((r) => r.status === st);
     expect(by('CANCELLED')).toHaveLength(4);
     // The cancelled inputs name the remote job their child had submitted.

@@ -11,15 +11,22 @@ import { type BatchResultLine, type BatchState } from '../../contracts';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
 
-const refusal = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => (e instanceof BatchRetryError ? e.code : e));
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => (e instanceof BatchRetryError ? e.code : e),
+  );
 
 describe('batch retry-failed', () => {
   const ctx = batchStack();
   /** The platform's jobs of one run of a batch, by input index (from the idempotency key `<workflow id>/<run>#<index>#<attempt>`). */
-  const jobsOfRun = (ep: string, workflowId: string, runId: string) => new Map(platformJobs(ctx.s, ep)
-    .filter((j) => j.idempotencyKey?.startsWith(`${workflowId}/${runId}#`))
-    .map((j) => [Number(j.idempotencyKey!.split('#')[1]), j] as const)
-    .sort(([a], [b]) => a - b));
+  const jobsOfRun = (ep: string, workflowId: string, runId: string) =>
+    new Map(
+      platformJobs(ctx.s, ep)
+        .filter((j) => j.idempotencyKey?.startsWith(`${workflowId}/${runId}#`))
+        .map((j) => [Number(j.idempotencyKey!.split('#')[1]), j] as const)
+        .sort(([a], [b]) => a - b),
+    );
 
   it('re-runs only the failed indices as a new run of the same batch; results merge to one line per index; again for what still fails', async () => {
     const ep = mixedEndpoint(ctx.s, 'retry-mixed');
@@ -27,12 +34,25 @@ describe('batch retry-failed', () => {
     const fails = [3, 13, 23, 33];
     const flaky = [6, 16, 26, 36];
     const lines: (object | string)[] = Array.from({ length: 40 }, (_, i) =>
-      i === 8 ? '{broken' : i === 20 ? '' : fails.includes(i) ? { kind: 'fail', message: `no good ${i}` }
-        : flaky.includes(i) ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } } : { kind: 'echo', n: i });
+      i === 8
+        ? '{broken'
+        : i === 20
+          ? ''
+          : fails.includes(i)
+            ? { kind: 'fail', message: `no good ${i}` }
+            : flaky.includes(i)
+              ? { input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } }
+              : { kind: 'echo', n: i },
+    );
     const { file } = inputFile(lines);
     const outDir = join(dir, 'out');
     const indices = lines.map((_, i) => i).filter((i) => i !== 20); // a blank line is no input
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir, options: { concurrency: 8, retry: { maxAttempts: 1 } } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir,
+      options: { concurrency: 8, retry: { maxAttempts: 1 } },
+    });
     const first = await ctx.batch.result(id);
     expect(first.counts.byStatus).toEqual({ COMPLETED: 30, FAILED: 8, BAD_INPUT: 1 });
     const before = resultsOf(outDir, indices);
@@ -49,24 +69,40 @@ describe('batch retry-failed', () => {
     expect(jobs).toHaveLength(jobsBefore + 8);
     const rerun = jobsOfRun(ep, id, retry.runId);
     expect([...rerun.keys()]).toEqual([...fails, ...flaky].sort((a, b) => a - b));
-    for (const [i, j] of rerun) expect(j.input, `index ${i}`).toEqual((lines[i] as { input?: object }).input ?? lines[i]);
+    for (const [i, j] of rerun)
+      expect(j.input, `index ${i}`).toEqual((lines[i] as { input?: object }).input ?? lines[i]);
 
     // results.jsonl: one line per index; new outcomes for the re-run indices, the previous lines for the rest.
     const after = resultsOf(outDir, indices);
-    for (const i of flaky) expect(after.get(i)).toMatchObject({ index: i, status: 'COMPLETED', attempts: 1, output: { attempts: 2 } });
-    for (const i of fails) expect(after.get(i)).toMatchObject({ index: i, status: 'FAILED', error: expect.stringMatching(new RegExp(`no good ${i}`)) });
-    for (const i of indices.filter((x) => !fails.includes(x) && !flaky.includes(x))) expect(after.get(i)).toEqual(before.get(i));
+    for (const i of flaky)
+      expect(after.get(i)).toMatchObject({ index: i, status: 'COMPLETED', attempts: 1, output: { attempts: 2 } });
+    for (const i of fails)
+      expect(after.get(i)).toMatchObject({
+        index: i,
+        status: 'FAILED',
+        error: expect.stringMatching(new RegExp(`no good ${i}`)),
+      });
+    for (const i of indices.filter((x) => !fails.includes(x) && !flaky.includes(x)))
+      expect(after.get(i)).toEqual(before.get(i));
     expect(after.get(8)).toMatchObject({ status: 'BAD_INPUT', error: expect.stringMatching(/line 9: not valid JSON/) });
     // What still failed is the dead letter; the previous attempt's files are kept.
     const dead = readJsonl<{ message: string }>(join(outDir, 'dead-letter.jsonl'));
     expect(dead).toHaveLength(fails.length);
     expect(dead).toEqual(expect.arrayContaining(fails.map((i) => ({ kind: 'fail', message: `no good ${i}` }))));
-    expect(new Map(readJsonl<BatchResultLine>(join(outDir, 'attempts', '1', 'results.jsonl')).map((l) => [l.index, l]))).toEqual(before);
+    expect(
+      new Map(readJsonl<BatchResultLine>(join(outDir, 'attempts', '1', 'results.jsonl')).map((l) => [l.index, l])),
+    ).toEqual(before);
     expect(readJsonl(join(outDir, 'attempts', '1', 'dead-letter.jsonl'))).toHaveLength(8);
-    expect(JSON.parse(readFileSync(join(outDir, 'attempts', '1', 'summary.json'), 'utf8'))).toMatchObject({ counts: { byStatus: first.counts.byStatus } });
+    expect(JSON.parse(readFileSync(join(outDir, 'attempts', '1', 'summary.json'), 'utf8'))).toMatchObject({
+      counts: { byStatus: first.counts.byStatus },
+    });
 
     // The summary counts every input and says it is a retry.
-    const want = { phase: 'done', counts: { total: 39, done: 39, byStatus: { COMPLETED: 34, FAILED: 4, BAD_INPUT: 1 } }, retry: { attempt: 2, of: retry.retriedRunId, inputs: 8, byStatus: { COMPLETED: 4, FAILED: 4 } } };
+    const want = {
+      phase: 'done',
+      counts: { total: 39, done: 39, byStatus: { COMPLETED: 34, FAILED: 4, BAD_INPUT: 1 } },
+      retry: { attempt: 2, of: retry.retriedRunId, inputs: 8, byStatus: { COMPLETED: 4, FAILED: 4 } },
+    };
     expect(summary).toMatchObject(want);
     expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject(want);
     const listed: BatchResultLine[] = [];
@@ -78,7 +114,10 @@ describe('batch retry-failed', () => {
     expect(again).toMatchObject({ attempt: 3, inputs: 4, retriedRunId: retry.runId });
     const third: BatchState = await ctx.batch.result(id);
     expect(platformJobs(ctx.s, ep)).toHaveLength(jobsBefore + 8 + 4);
-    expect(third).toMatchObject({ counts: { total: 39, byStatus: { COMPLETED: 34, FAILED: 4, BAD_INPUT: 1 } }, retry: { attempt: 3, inputs: 4, byStatus: { FAILED: 4 } } });
+    expect(third).toMatchObject({
+      counts: { total: 39, byStatus: { COMPLETED: 34, FAILED: 4, BAD_INPUT: 1 } },
+      retry: { attempt: 3, inputs: 4, byStatus: { FAILED: 4 } },
+    });
     resultsOf(outDir, indices);
     expect(readJsonl(join(outDir, 'attempts', '2', 'results.jsonl'))).toHaveLength(39);
   }, 120_000);
@@ -87,13 +126,21 @@ describe('batch retry-failed', () => {
     const ep = mixedEndpoint(ctx.s, 'retry-refuse', 2);
     expect(await refusal(ctx.batch.retryFailed('no-such-batch'))).toBe('BATCH_NOT_FOUND');
     const { file, dir } = inputFile(Array.from({ length: 4 }, (_, i) => ({ kind: 'sleep', ms: 1500, i })));
-    const id = await ctx.batch.start({ endpointId: ep, source: file, outDir: join(dir, 'out'), options: { concurrency: 2 } });
+    const id = await ctx.batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 2 },
+    });
     await eventually(async () => (await ctx.batch.state(id)).counts.inFlight > 0, 20_000);
     expect(await refusal(ctx.batch.retryFailed(id))).toBe('BATCH_RUNNING');
     expect((await ctx.batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 4 });
     const nothing = await ctx.batch.retryFailed(id).catch((e: unknown) => e as BatchRetryError);
     expect(nothing).toBeInstanceOf(BatchRetryError);
-    expect(nothing).toMatchObject({ code: 'NOTHING_TO_RETRY', message: expect.stringMatching(/has no failed inputs to retry/) });
+    expect(nothing).toMatchObject({
+      code: 'NOTHING_TO_RETRY',
+      message: expect.stringMatching(/has no failed inputs to retry/),
+    });
     // Nothing was started: the batch's run is the first one, and the platform saw no new job.
     expect((await ctx.batch.result(id)).retry).toBeUndefined();
     expect(platformJobs(ctx.s, ep)).toHaveLength(4);
@@ -108,12 +155,21 @@ describe('batch retry-failed', () => {
     await eventually(async () => (await ctx.batch.state(id)).counts.inFlight === 2, 20_000);
     await ctx.batch.cancel(id);
     await ctx.batch.result(id).catch(() => undefined);
-    const cancelled = resultsOf(outDir, lines.map((_, i) => i));
-    const redo = [...cancelled.values()].filter((l) => l.status !== 'COMPLETED').map((l) => l.index).sort((a, b) => a - b);
+    const cancelled = resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
+    const redo = [...cancelled.values()]
+      .filter((l) => l.status !== 'COMPLETED')
+      .map((l) => l.index)
+      .sort((a, b) => a - b);
     expect(redo.length).toBeGreaterThanOrEqual(4);
 
     const nothing = await ctx.batch.retryFailed(id).catch((e: unknown) => e as BatchRetryError);
-    expect(nothing).toMatchObject({ code: 'NOTHING_TO_RETRY', message: expect.stringMatching(/--include-cancelled re-runs them/) });
+    expect(nothing).toMatchObject({
+      code: 'NOTHING_TO_RETRY',
+      message: expect.stringMatching(/--include-cancelled re-runs them/),
+    });
     const jobsBefore = platformJobs(ctx.s, ep).length;
     const retry = await ctx.batch.retryFailed(id, { includeCancelled: true, options: { concurrency: 6 } });
     expect(retry.inputs).toBe(redo.length);
@@ -124,7 +180,10 @@ describe('batch retry-failed', () => {
     const rerun = jobsOfRun(ep, id, retry.runId);
     expect([...rerun.keys()]).toEqual(redo);
     for (const [i, j] of rerun) expect(j.input).toEqual(lines[i]);
-    const after = resultsOf(outDir, lines.map((_, i) => i));
+    const after = resultsOf(
+      outDir,
+      lines.map((_, i) => i),
+    );
     expect([...after.values()].every((l) => l.status === 'COMPLETED')).toBe(true);
   }, 60_000);
 });

@@ -35,11 +35,26 @@ describe('sluice batch retry-failed', () => {
   const sluice = (...args: string[]) => runSluice(args, { env, cwd });
   const json = <T = Record<string, unknown>>(out: string): T => JSON.parse(out.trim().split('\n').at(-1)!) as T;
 
-  it('watched: re-runs the failed inputs and exits with the batch\'s code over every input; --detach --json; then nothing is left: exit 1', async () => {
+  it("watched: re-runs the failed inputs and exits with the batch's code over every input; --detach --json; then nothing is left: exit 1", async () => {
     const lines = Array.from({ length: 10 }, (_, i) =>
-      i === 4 || i === 7 ? { input: { kind: 'flaky', failTimes: i === 4 ? 1 : 2, counterFile: join(cwd, `flaky-${i}`) } } : { kind: 'echo', i });
+      i === 4 || i === 7
+        ? { input: { kind: 'flaky', failTimes: i === 4 ? 1 : 2, counterFile: join(cwd, `flaky-${i}`) } }
+        : { kind: 'echo', i },
+    );
     const { file } = inputFile(lines);
-    const first = await sluice('batch', 'start', file, '--endpoint', 'cli-retry', '--id', 'cli-rf', '--max-attempts', '1', '--interval', '0.5');
+    const first = await sluice(
+      'batch',
+      'start',
+      file,
+      '--endpoint',
+      'cli-retry',
+      '--id',
+      'cli-rf',
+      '--max-attempts',
+      '1',
+      '--interval',
+      '0.5',
+    );
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/^outcomes\s+COMPLETED 8 {2}FAILED 2$/m);
 
@@ -47,7 +62,9 @@ describe('sluice batch retry-failed', () => {
     expect(watched.code, watched.stderr + watched.stdout).toBe(1);
     const outDir = join(cwd, '.data', 'batches', 'cli-rf');
     expect(watched.stdout).toContain(`retrying 2 inputs of batch/cli-rf (attempt 2); results in ${outDir}`);
-    expect(watched.stdout).toMatch(/^ {2}\d\d:\d\d:\d\d {2}10\/10 done \(100%\) {2}1 failed {2}0 in flight .* {2}done$/m);
+    expect(watched.stdout).toMatch(
+      /^ {2}\d\d:\d\d:\d\d {2}10\/10 done \(100%\) {2}1 failed {2}0 in flight .* {2}done$/m,
+    );
     // The final table counts every input.
     expect(watched.stdout).toMatch(/^outcomes\s+COMPLETED 9 {2}FAILED 1$/m);
     expect(watched.stdout).toMatch(/^done\s+10\/10 \(100%\)$/m);
@@ -62,29 +79,60 @@ describe('sluice batch retry-failed', () => {
     expect(rerun.map((j) => j.input)).toEqual([lines[7]!.input]);
 
     const [status, results, none, noneJson] = await Promise.all([
-      sluice('batch', 'status', 'cli-rf', '--json'), sluice('batch', 'results', 'cli-rf'),
-      sluice('batch', 'retry-failed', 'cli-rf'), sluice('batch', 'retry-failed', 'cli-rf', '--json'),
+      sluice('batch', 'status', 'cli-rf', '--json'),
+      sluice('batch', 'results', 'cli-rf'),
+      sluice('batch', 'retry-failed', 'cli-rf'),
+      sluice('batch', 'retry-failed', 'cli-rf', '--json'),
     ]);
     expect(status.code).toBe(0);
-    expect(json(status.stdout)).toMatchObject({ workflowStatus: 'COMPLETED', state: { counts: { total: 10, done: 10, byStatus: { COMPLETED: 10 } }, retry: { attempt: 3, inputs: 1, byStatus: { COMPLETED: 1 } } } });
+    expect(json(status.stdout)).toMatchObject({
+      workflowStatus: 'COMPLETED',
+      state: {
+        counts: { total: 10, done: 10, byStatus: { COMPLETED: 10 } },
+        retry: { attempt: 3, inputs: 1, byStatus: { COMPLETED: 1 } },
+      },
+    });
     expect(results.code).toBe(0);
-    const indices = results.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { index: number }).index).sort((a, b) => a - b);
+    const indices = results.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { index: number }).index)
+      .sort((a, b) => a - b);
     expect(indices).toEqual(lines.map((_, i) => i));
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/batch\/cli-rf has no failed inputs to retry/);
     expect(noneJson.code).toBe(1);
-    expect(JSON.parse(noneJson.stdout)).toMatchObject({ workflowId: 'batch/cli-rf', retried: false, code: 'NOTHING_TO_RETRY' });
+    expect(JSON.parse(noneJson.stdout)).toMatchObject({
+      workflowId: 'batch/cli-rf',
+      retried: false,
+      code: 'NOTHING_TO_RETRY',
+    });
   }, 180_000);
 
   it('refuses a running batch (exit 4) and an unknown one (exit 2), starting nothing', async () => {
     const { file } = inputFile(Array.from({ length: 4 }, () => ({ kind: 'sleep', ms: 10_000 })));
-    const started = await sluice('batch', 'start', file, '--endpoint', ep, '--id', 'cli-rf-long', '--concurrency', '1', '--detach');
+    const started = await sluice(
+      'batch',
+      'start',
+      file,
+      '--endpoint',
+      ep,
+      '--id',
+      'cli-rf-long',
+      '--concurrency',
+      '1',
+      '--detach',
+    );
     expect(started.code, started.stderr).toBe(0);
     const [running, runningJson, unknown] = await Promise.all([
-      sluice('batch', 'retry-failed', 'cli-rf-long'), sluice('batch', 'retry-failed', 'cli-rf-long', '--json'), sluice('batch', 'retry-failed', 'cli-rf-nope'),
+      sluice('batch', 'retry-failed', 'cli-rf-long'),
+      sluice('batch', 'retry-failed', 'cli-rf-long', '--json'),
+      sluice('batch', 'retry-failed', 'cli-rf-nope'),
     ]);
     expect(running.code, running.stderr).toBe(4);
-    expect(running.stderr).toMatch(/batch\/cli-rf-long is still running; retry-failed re-runs failed inputs once it has ended/);
+    expect(running.stderr).toMatch(
+      /batch\/cli-rf-long is still running; retry-failed re-runs failed inputs once it has ended/,
+    );
     expect(runningJson.code).toBe(4);
     expect(JSON.parse(runningJson.stdout)).toMatchObject({ retried: false, code: 'BATCH_RUNNING' });
     expect(unknown.code).toBe(2);

@@ -15,7 +15,11 @@ describe('sluice dev --data-dir and the other commands', () => {
   let apiKey: string;
   beforeAll(async () => {
     temporalPort = await freePort();
-    dev = startSluice(['dev', '--data-dir', dataDir, '--port', '0', '--temporal-port', String(temporalPort), '--daemon-port', '0'], cleanEnv({ SLUICE_TEMPORAL_METRICS_PORT: '0' }), root);
+    dev = startSluice(
+      ['dev', '--data-dir', dataDir, '--port', '0', '--temporal-port', String(temporalPort), '--daemon-port', '0'],
+      cleanEnv({ SLUICE_TEMPORAL_METRICS_PORT: '0' }),
+      root,
+    );
     apiKey = (await dev.waitFor(/API key\s+(\S+)/))[1]!;
     await dev.waitFor(/endpoints\s+.*echo=/);
   });
@@ -26,12 +30,24 @@ describe('sluice dev --data-dir and the other commands', () => {
   });
 
   it('run from another directory finds the stack through --data-dir and through SLUICE_DATA_DIR', async () => {
-    const byFlag = await sluice(['run', '--endpoint', 'echo', '--input', '{"via":"flag"}', '--json', '--data-dir', dataDir], { cwd: elsewhere });
+    const byFlag = await sluice(
+      ['run', '--endpoint', 'echo', '--input', '{"via":"flag"}', '--json', '--data-dir', dataDir],
+      { cwd: elsewhere },
+    );
     expect(byFlag.code, byFlag.stderr).toBe(0);
-    expect(JSON.parse(byFlag.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { via: 'flag' } });
-    const byEnv = await sluice(['run', '--endpoint', 'echo', '--input', '{"via":"env"}', '--json'], { cwd: elsewhere, env: cleanEnv({ SLUICE_DATA_DIR: dataDir }) });
+    expect(JSON.parse(byFlag.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      status: 'COMPLETED',
+      output: { via: 'flag' },
+    });
+    const byEnv = await sluice(['run', '--endpoint', 'echo', '--input', '{"via":"env"}', '--json'], {
+      cwd: elsewhere,
+      env: cleanEnv({ SLUICE_DATA_DIR: dataDir }),
+    });
     expect(byEnv.code, byEnv.stderr).toBe(0);
-    expect(JSON.parse(byEnv.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { via: 'env' } });
+    expect(JSON.parse(byEnv.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      status: 'COMPLETED',
+      output: { via: 'env' },
+    });
   });
 
   it('config shows the dev stack as the source of every value, the key masked (--json and text)', async () => {
@@ -39,7 +55,8 @@ describe('sluice dev --data-dir and the other commands', () => {
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c).toMatchObject({
-      source: 'dev stack', devStateFile: join(dataDir, 'dev.json'),
+      source: 'dev stack',
+      devStateFile: join(dataDir, 'dev.json'),
       settings: {
         TEMPORAL_ADDRESS: { value: `127.0.0.1:${temporalPort}`, from: 'dev stack' },
         SLUICE_API_KEY: { from: 'dev stack' },
@@ -54,16 +71,22 @@ describe('sluice dev --data-dir and the other commands', () => {
     expect(text.stdout).not.toContain(apiKey);
   });
 
-  it('TEMPORAL_ADDRESS alone makes the environment the source: the dev stack\'s key is not picked up, and run says why it cannot look names up', async () => {
+  it("TEMPORAL_ADDRESS alone makes the environment the source: the dev stack's key is not picked up, and run says why it cannot look names up", async () => {
     const env = cleanEnv({ SLUICE_DATA_DIR: dataDir, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}` });
     const c = JSON.parse((await sluice(['config', '--json'], { cwd: elsewhere, env })).stdout);
     expect(c).toMatchObject({
       source: 'environment',
-      settings: { TEMPORAL_ADDRESS: { from: 'environment' }, SLUICE_API_KEY: { value: null, from: 'unset' }, SLUICE_GRAPHQL_URL: { value: null, from: 'unset' } },
+      settings: {
+        TEMPORAL_ADDRESS: { from: 'environment' },
+        SLUICE_API_KEY: { value: null, from: 'unset' },
+        SLUICE_GRAPHQL_URL: { value: null, from: 'unset' },
+      },
     });
     const r = await sluice(['run', '--endpoint', 'echo', '--input', '{}'], { cwd: elsewhere, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/cannot look up endpoint echo: no GraphQL URL and API key \(settings from the environment \(TEMPORAL_ADDRESS set\); the dev stack's .*dev\.json is not used\)/);
+    expect(r.stderr).toMatch(
+      /cannot look up endpoint echo: no GraphQL URL and API key \(settings from the environment \(TEMPORAL_ADDRESS set\); the dev stack's .*dev\.json is not used\)/,
+    );
     expect(r.stderr).not.toMatch(/not found/);
   });
 
@@ -73,6 +96,8 @@ describe('sluice dev --data-dir and the other commands', () => {
     expect(r.stderr).toMatch(/endpoint ecoh not found; the endpoints that exist: .*echo \(\w+\).*stream \(\w+\)/);
     const none = await sluice(['run', '--endpoint', 'echo', '--input', '{}'], { cwd: elsewhere });
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/cannot look up endpoint echo: no GraphQL URL and API key \(default settings \(no client variable set, no .*dev\.json\)\)/);
+    expect(none.stderr).toMatch(
+      /cannot look up endpoint echo: no GraphQL URL and API key \(default settings \(no client variable set, no .*dev\.json\)\)/,
+    );
   });
 });

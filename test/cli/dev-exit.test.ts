@@ -31,13 +31,24 @@ async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void
   }
 }
 
-const devArgs = (dataDir: string, temporalPort: number) => ['dev', '--data-dir', dataDir, '--port', '0', '--daemon-port', '0', '--temporal-port', String(temporalPort)];
+const devArgs = (dataDir: string, temporalPort: number) => [
+  'dev',
+  '--data-dir',
+  dataDir,
+  '--port',
+  '0',
+  '--daemon-port',
+  '0',
+  '--temporal-port',
+  String(temporalPort),
+];
 
 describe('sluice dev stops its Temporal dev server on every exit path', () => {
   const started: ReturnType<typeof startSluice>[] = [];
   afterAll(async () => {
     await Promise.all(started.map((s) => s.stop()));
-    for (const p of servers(join(root, 'hup')).concat(servers(join(root, 'kill')), servers(join(root, 'pipe')))) process.kill(p.pid, 'SIGKILL');
+    for (const p of servers(join(root, 'hup')).concat(servers(join(root, 'kill')), servers(join(root, 'pipe'))))
+      process.kill(p.pid, 'SIGKILL');
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -76,13 +87,15 @@ describe('sluice dev stops its Temporal dev server on every exit path', () => {
     const third = startSluice(devArgs(dataDir, port), env);
     started.push(third);
     await third.waitFor(/endpoints\s+.*echo=/);
-    expect(third.output).toMatch(new RegExp(`stopped a leftover Temporal dev server of ${dataDir} \\(pids ${leftover[0]}\\)`));
+    expect(third.output).toMatch(
+      new RegExp(`stopped a leftover Temporal dev server of ${dataDir} \\(pids ${leftover[0]}\\)`),
+    );
     expect(servers(dataDir).map((p) => p.pid)).not.toContain(leftover[0]);
     await third.stop();
     expect(servers(dataDir)).toEqual([]);
   }, 150_000);
 
-  it('Ctrl-C on `sluice dev | cat` (SIGINT to the whole group, the pipe\'s reader dies too) stops everything', async () => {
+  it("Ctrl-C on `sluice dev | cat` (SIGINT to the whole group, the pipe's reader dies too) stops everything", async () => {
     const dataDir = join(root, 'pipe');
     const cmd = [process.execPath, bin, ...devArgs(dataDir, await freePort())].map((a) => `'${a}'`).join(' ');
     const sh = spawn('sh', ['-c', `${cmd} | cat`], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { stackTaskQueue } from '../../client/cli/dev/stack';
 import { TASK_QUEUE } from '../../contracts/names';
 
-describe('the dev stack\'s task queue', () => {
+describe("the dev stack's task queue", () => {
   it('is the default with the embedded server, one per data dir on a shared cluster, and SLUICE_TASK_QUEUE when set', () => {
     expect(stackTaskQueue('/tmp/a', {})).toBe(TASK_QUEUE);
     const shared = { TEMPORAL_ADDRESS: 'temporal:7233' };

@@ -26,20 +26,43 @@ async function answers(address: string): Promise<void> {
   }
 }
 
-describe('the dev stack\'s Temporal server', () => {
+describe("the dev stack's Temporal server", () => {
   const root = mkdtempSync(join(tmpdir(), 'sluice-temporal-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('fails with PORT_IN_USE naming the port and --temporal-port when another Temporal server answers there, and stops its own', async () => {
     const port = await freePort();
-    const other = spawn(temporalBinary(), ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', join(root, 'other.sqlite'), '--log-level', 'error'], { detached: true, stdio: 'ignore' });
+    const other = spawn(
+      temporalBinary(),
+      [
+        'server',
+        'start-dev',
+        '--headless',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--db-filename',
+        join(root, 'other.sqlite'),
+        '--log-level',
+        'error',
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
     try {
       await answers(`127.0.0.1:${port}`);
       const dataDir = join(root, 'mine', 'temporal');
-      const err = await startTemporalDevServer({ dataDir, port, uiPort: await freePort() }).then(() => undefined, (e: unknown) => e);
+      const err = await startTemporalDevServer({ dataDir, port, uiPort: await freePort() }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(PortInUseError);
       expect((err as PortInUseError).code).toBe('PORT_IN_USE');
-      expect((err as Error).message).toMatch(new RegExp(`port ${port} \\(the Temporal dev server\\) is held by another Temporal server; choose another with --temporal-port`));
+      expect((err as Error).message).toMatch(
+        new RegExp(
+          `port ${port} \\(the Temporal dev server\\) is held by another Temporal server; choose another with --temporal-port`,
+        ),
+      );
       expect(serverProcesses(temporalDbFile(dataDir))).toEqual([]);
     } finally {
       await stopProcessGroup(other, 5000);

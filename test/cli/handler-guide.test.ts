@@ -10,11 +10,15 @@ const root = join(__dirname, '..', '..');
 const doc = readFileSync(join(root, 'docs', 'handlers.md'), 'utf8');
 /** The page's files (```lang file=PATH) and the `npx sluice` lines of its sh blocks, in order. */
 const files = [...doc.matchAll(/```\w+ file=(\S+)\n([\s\S]*?)```/g)].map((m) => ({ path: m[1]!, text: m[2]! }));
-const commands = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n')).filter((l) => l.startsWith('npx sluice ') && !l.startsWith('npx sluice dev'));
+const commands = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1]!.split('\n'))
+  .filter((l) => l.startsWith('npx sluice ') && !l.startsWith('npx sluice dev'));
 
 function sh(line: string, env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('sh', ['-c', line], { cwd: root, env, timeout: 90_000 }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile('sh', ['-c', line], { cwd: root, env, timeout: 90_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -27,8 +31,13 @@ describe('docs/handlers.md: write and deploy your own handler', () => {
     stack = await orchestratorStack();
     const p = stack.platform;
     env = cleanEnv({
-      TEMPORAL_ADDRESS: stack.env.address, SLUICE_TASK_QUEUE: stack.config.SLUICE_TASK_QUEUE, SLUICE_API_KEY: p.apiKey, SLUICE_RESULTS_DIR: stack.resultsDir,
-      SLUICE_QUEUE_URL: `${p.url}/v2`, SLUICE_REST_URL: `${p.url}/v1`, SLUICE_GRAPHQL_URL: `${p.url}/graphql`,
+      TEMPORAL_ADDRESS: stack.env.address,
+      SLUICE_TASK_QUEUE: stack.config.SLUICE_TASK_QUEUE,
+      SLUICE_API_KEY: p.apiKey,
+      SLUICE_RESULTS_DIR: stack.resultsDir,
+      SLUICE_QUEUE_URL: `${p.url}/v2`,
+      SLUICE_REST_URL: `${p.url}/v1`,
+      SLUICE_GRAPHQL_URL: `${p.url}/graphql`,
     });
   });
   afterAll(async () => {
@@ -46,11 +55,15 @@ describe('docs/handlers.md: write and deploy your own handler', () => {
     expect(commands.length).toBeGreaterThan(8);
     const outputs: Record<string, string> = {};
     for (const line of commands) {
-      const r = await sh(line.replace(/^npx sluice /, `"${process.execPath}" "${bin}" `).replaceAll('my-handlers/', `${basename(dir)}/`), env);
+      const r = await sh(
+        line.replace(/^npx sluice /, `"${process.execPath}" "${bin}" `).replaceAll('my-handlers/', `${basename(dir)}/`),
+        env,
+      );
       expect(r.code, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
       outputs[line] = r.stdout;
     }
-    const run = (name: string) => JSON.parse(outputs[commands.find((l) => l.includes(`run --endpoint ${name}`))!]!.trim().split('\n').at(-1)!);
+    const run = (name: string) =>
+      JSON.parse(outputs[commands.find((l) => l.includes(`run --endpoint ${name}`))!]!.trim().split('\n').at(-1)!);
     expect(run('shout-ts')).toMatchObject({ status: 'COMPLETED', output: { shout: 'HELLO!', by: 'typescript' } });
     expect(run('shout-py')).toMatchObject({ status: 'COMPLETED', output: { shout: 'HELLO!', by: 'python' } });
     expect(outputs['npx sluice endpoints list']).toMatch(/shout-ts[\s\S]*shout-py/);
@@ -76,6 +89,8 @@ describe('docs/handlers.md: write and deploy your own handler', () => {
     expect(dup.stderr).toMatch(/already exists/);
     const none = await s('endpoints list --data-dir /nonexistent', cleanEnv());
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed/);
+    expect(none.stderr).toMatch(
+      /no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed/,
+    );
   }, 60_000);
 });

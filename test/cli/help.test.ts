@@ -7,21 +7,63 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../client/cli/main';
 import { cleanEnv, sluice } from './run-sluice';
 
-const COMMANDS = ['dev', 'run', 'status', 'cancel', 'result', 'config', 'endpoints list', 'endpoints create', 'endpoints update', 'endpoints delete', 'templates list', 'templates create', 'templates update', 'platform', 'platform users add', 'worker', 'demo'];
+const COMMANDS = [
+  'dev',
+  'run',
+  'status',
+  'cancel',
+  'result',
+  'config',
+  'endpoints list',
+  'endpoints create',
+  'endpoints update',
+  'endpoints delete',
+  'templates list',
+  'templates create',
+  'templates update',
+  'platform',
+  'platform users add',
+  'worker',
+  'demo',
+];
 /** The scale group: every command and subcommand (the whole tree is checked in-process below). */
 const SCALE_COMMANDS = [
-  'scale', 'scale start', 'scale configure', 'scale status', 'scale watch', 'scale override', 'scale pause', 'scale resume', 'scale stop',
-  'scale schedule', 'scale schedule add', 'scale schedule list', 'scale schedule pause', 'scale schedule resume', 'scale schedule delete',
+  'scale',
+  'scale start',
+  'scale configure',
+  'scale status',
+  'scale watch',
+  'scale override',
+  'scale pause',
+  'scale resume',
+  'scale stop',
+  'scale schedule',
+  'scale schedule add',
+  'scale schedule list',
+  'scale schedule pause',
+  'scale schedule resume',
+  'scale schedule delete',
 ];
-const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 describe('sluice help and usage', () => {
   it('--help lists every command, the exit codes and the environment; --version prints the version', async () => {
     const help = await sluice(['--help']);
     expect(help.code).toBe(0);
-    for (const c of ['dev', 'run', 'status', 'cancel', 'result', 'config', 'platform', 'worker', 'demo']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
-    expect(help.stdout).toContain('Exit codes: 0 completed, 1 failed / timed out / expired (or the command failed), 2 usage, 3 cancelled, 4 still running, 130 interrupted.');
-    for (const v of ['SLUICE_DATA_DIR', 'TEMPORAL_ADDRESS', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'SLUICE_GRAPHQL_URL', 'SLUICE_API_KEY']) expect(help.stdout).toContain(v);
+    for (const c of ['dev', 'run', 'status', 'cancel', 'result', 'config', 'platform', 'worker', 'demo'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(help.stdout).toContain(
+      'Exit codes: 0 completed, 1 failed / timed out / expired (or the command failed), 2 usage, 3 cancelled, 4 still running, 130 interrupted.',
+    );
+    for (const v of [
+      'SLUICE_DATA_DIR',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      'SLUICE_GRAPHQL_URL',
+      'SLUICE_API_KEY',
+    ])
+      expect(help.stdout).toContain(v);
     const v = await sluice(['--version']);
     expect(v).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
@@ -43,14 +85,16 @@ describe('sluice help and usage', () => {
     }
     const run = (await sluice(['run', '--help'])).stdout;
     expect(run).toMatch(/--data-dir <dir>[\s\S]*\(default: "\.data", env:\s+SLUICE_DATA_DIR\)/);
-    expect((await sluice(['dev', '--help'])).stdout).toMatch(/--temporal-port <n>[\s\S]*\(default: 7233\)[\s\S]*SLUICE_TEMPORAL_METRICS_PORT/);
+    expect((await sluice(['dev', '--help'])).stdout).toMatch(
+      /--temporal-port <n>[\s\S]*\(default: 7233\)[\s\S]*SLUICE_TEMPORAL_METRICS_PORT/,
+    );
     expect((await sluice(['worker', '--help'])).stdout).toMatch(/SLUICE_QUEUE_URL[\s\S]*SLUICE_WEBHOOK_SECRET/);
     expect((await sluice(['status', '--help'])).stdout).toContain('4 still running');
     expect((await sluice(['cancel', '--help'])).stdout).toContain('Exit code: 0 the job was cancelled');
     // 22 processes: 60 s on a loaded 2-core box (load 6-8), hence room.
   }, 180_000);
 
-  it('every command and subcommand of the program (the scale group\'s included) has --help with its usage and an example', async () => {
+  it("every command and subcommand of the program (the scale group's included) has --help with its usage and an example", async () => {
     const all: [string, Command][] = [];
     const walk = (c: Command, path: string[]): void => {
       for (const sub of c.commands) {
@@ -67,7 +111,8 @@ describe('sluice help and usage', () => {
       c.configureOutput({ writeOut: (t) => (out += t) }).outputHelp();
       expect(out, name).toMatch(new RegExp(`^Usage: sluice ${name} `));
       // A group's help lists its commands; a leaf's shows an example of itself.
-      if (c.commands.length === 0) expect(out, name).toMatch(new RegExp(`Examples?:\\n {2}(\\S+=\\S+ )*sluice ${name.split(' ')[0]}`));
+      if (c.commands.length === 0)
+        expect(out, name).toMatch(new RegExp(`Examples?:\\n {2}(\\S+=\\S+ )*sluice ${name.split(' ')[0]}`));
       else for (const sub of c.commands) expect(out, name).toMatch(new RegExp(`^ {2}${sub.name()}\\b`, 'm'));
     }
     // The real process too, for the new command.
@@ -82,7 +127,10 @@ describe('sluice help and usage', () => {
       [['frobnicate'], /^sluice: unknown command 'frobnicate'/],
       [['status'], /^sluice: missing required argument 'id'/],
       [['run', '--bogus'], /^sluice: unknown option '--bogus'/],
-      [['dev', '--port', '70000'], /^sluice: option '--port <n>' argument '70000' is invalid. must be an integer from 0 to 65535/],
+      [
+        ['dev', '--port', '70000'],
+        /^sluice: option '--port <n>' argument '70000' is invalid. must be an integer from 0 to 65535/,
+      ],
       [['platform', 'users'], /Usage: sluice platform users/],
     ];
     for (const [args, message] of cases) {
@@ -106,12 +154,41 @@ describe('sluice: a port in use names the port and what changes it (exit 2)', ()
 
   it('platform --port, dev --daemon-port, and the Temporal metrics port of dev and worker', async () => {
     const cases: [string[], Record<string, string>, RegExp][] = [
-      [['platform', '--port', String(port)], {}, new RegExp(`port ${port} \\(the platform\\) is in use; choose another with --port`)],
-      [['dev', '--port', '0', '--temporal-port', String(port)], {}, new RegExp(`port ${port} \\(the Temporal dev server\\) is in use; choose another with --temporal-port`)],
-      [['dev', '--port', '0', '--daemon-port', String(port)], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, new RegExp(`port ${port} \\(the daemon\\) is in use; choose another with --daemon-port`)],
-      [['dev', '--port', '0', '--daemon-port', '0'], { TEMPORAL_ADDRESS: '127.0.0.1:1', SLUICE_TEMPORAL_METRICS_PORT: String(port) }, new RegExp(`port ${port} \\(Temporal's runtime metrics\\) is in use; set SLUICE_TEMPORAL_METRICS_PORT`)],
-      [['worker'], { SLUICE_QUEUE_URL: 'http://127.0.0.1:1/v2', SLUICE_API_KEY: 'k', SLUICE_DAEMON_PORT: '0', SLUICE_TEMPORAL_METRICS_PORT: String(port) }, /SLUICE_TEMPORAL_METRICS_PORT to another port \(0 turns them off\)/],
-      [['worker'], { SLUICE_QUEUE_URL: 'http://127.0.0.1:1/v2', SLUICE_API_KEY: 'k', SLUICE_DAEMON_PORT: String(port) }, new RegExp(`port ${port} \\(the daemon\\) is in use; set SLUICE_DAEMON_PORT`)],
+      [
+        ['platform', '--port', String(port)],
+        {},
+        new RegExp(`port ${port} \\(the platform\\) is in use; choose another with --port`),
+      ],
+      [
+        ['dev', '--port', '0', '--temporal-port', String(port)],
+        {},
+        new RegExp(`port ${port} \\(the Temporal dev server\\) is in use; choose another with --temporal-port`),
+      ],
+      [
+        ['dev', '--port', '0', '--daemon-port', String(port)],
+        { TEMPORAL_ADDRESS: '127.0.0.1:1' },
+        new RegExp(`port ${port} \\(the daemon\\) is in use; choose another with --daemon-port`),
+      ],
+      [
+        ['dev', '--port', '0', '--daemon-port', '0'],
+        { TEMPORAL_ADDRESS: '127.0.0.1:1', SLUICE_TEMPORAL_METRICS_PORT: String(port) },
+        new RegExp(`port ${port} \\(Temporal's runtime metrics\\) is in use; set SLUICE_TEMPORAL_METRICS_PORT`),
+      ],
+      [
+        ['worker'],
+        {
+          SLUICE_QUEUE_URL: 'http://127.0.0.1:1/v2',
+          SLUICE_API_KEY: 'k',
+          SLUICE_DAEMON_PORT: '0',
+          SLUICE_TEMPORAL_METRICS_PORT: String(port),
+        },
+        /SLUICE_TEMPORAL_METRICS_PORT to another port \(0 turns them off\)/,
+      ],
+      [
+        ['worker'],
+        { SLUICE_QUEUE_URL: 'http://127.0.0.1:1/v2', SLUICE_API_KEY: 'k', SLUICE_DAEMON_PORT: String(port) },
+        new RegExp(`port ${port} \\(the daemon\\) is in use; set SLUICE_DAEMON_PORT`),
+      ],
     ];
     for (const [args, env, message] of cases) {
       const r = await sluice(args, { env: cleanEnv(env) });
@@ -125,7 +202,13 @@ describe('sluice: bad settings are all reported at once (exit 2)', () => {
   it('worker names every missing and invalid variable', async () => {
     const r = await sluice(['worker'], { env: cleanEnv({ TEMPORAL_ADDRESS: 'no-port', SLUICE_DAEMON_PORT: 'abc' }) });
     expect(r.code).toBe(2);
-    for (const m of ['TEMPORAL_ADDRESS: must be host:port', 'SLUICE_QUEUE_URL: is required', 'SLUICE_API_KEY: is required', 'SLUICE_DAEMON_PORT: must be a port number']) expect(r.stderr).toContain(m);
+    for (const m of [
+      'TEMPORAL_ADDRESS: must be host:port',
+      'SLUICE_QUEUE_URL: is required',
+      'SLUICE_API_KEY: is required',
+      'SLUICE_DAEMON_PORT: must be a port number',
+    ])
+      expect(r.stderr).toContain(m);
   });
 
   it('the job commands and config name every invalid variable', async () => {
@@ -133,7 +216,9 @@ describe('sluice: bad settings are all reported at once (exit 2)', () => {
     for (const args of [['config'], ['status', 'job/x'], ['run', '--endpoint', 'echo', '--input', '{}']]) {
       const r = await sluice(args, { env });
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr).toMatch(/invalid settings:\n {2}TEMPORAL_ADDRESS: must be host:port\n {2}TEMPORAL_TLS: .*\n {2}SLUICE_QUEUE_URL: must be an http\(s\) URL/);
+      expect(r.stderr).toMatch(
+        /invalid settings:\n {2}TEMPORAL_ADDRESS: must be host:port\n {2}TEMPORAL_TLS: .*\n {2}SLUICE_QUEUE_URL: must be an http\(s\) URL/,
+      );
     }
   });
 });

@@ -11,7 +11,9 @@ const modules = join(root, 'node_modules');
 
 function exec(file: string, args: string[], o: { cwd: string; env?: NodeJS.ProcessEnv }) {
   return new Promise<{ code: number; out: string }>((resolve) => {
-    execFile(file, args, { ...o, timeout: 120_000 }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout + stderr }));
+    execFile(file, args, { ...o, timeout: 120_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: stdout + stderr }),
+    );
   });
 }
 
@@ -40,14 +42,41 @@ describe('the README TypeScript example', () => {
     rmSync(app, { recursive: true, force: true });
   });
 
-  it('imports from "sluice", type-checks (tsc, nodenext) and runs (tsx) to a completed job', { timeout: 180_000 }, async () => {
-    const tsc = await exec(process.execPath, [join(modules, 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'pipeline.ts'], { cwd: app });
-    expect(tsc.code, tsc.out).toBe(0);
-    const run = await exec(join(modules, '.bin', 'tsx'), ['pipeline.ts'], {
-      cwd: app,
-      env: { ...process.env, TEMPORAL_ADDRESS: s.env.address, SLUICE_RESULTS_DIR: s.resultsDir, ENDPOINT_ID: s.platform.examples.echo!.id },
-    });
-    expect(run.code, run.out).toBe(0);
-    expect(run.out).toMatch(/COMPLETED \{ hello: 'world' \}/);
-  });
+  it(
+    'imports from "sluice", type-checks (tsc, nodenext) and runs (tsx) to a completed job',
+    { timeout: 180_000 },
+    async () => {
+      const tsc = await exec(
+        process.execPath,
+        [
+          join(modules, 'typescript', 'bin', 'tsc'),
+          '--noEmit',
+          '--strict',
+          '--skipLibCheck',
+          '--target',
+          'es2022',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--types',
+          'node',
+          'pipeline.ts',
+        ],
+        { cwd: app },
+      );
+      expect(tsc.code, tsc.out).toBe(0);
+      const run = await exec(join(modules, '.bin', 'tsx'), ['pipeline.ts'], {
+        cwd: app,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: s.env.address,
+          SLUICE_RESULTS_DIR: s.resultsDir,
+          ENDPOINT_ID: s.platform.examples.echo!.id,
+        },
+      });
+      expect(run.code, run.out).toBe(0);
+      expect(run.out).toMatch(/COMPLETED \{ hello: 'world' \}/);
+    },
+  );
 });

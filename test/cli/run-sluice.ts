@@ -7,22 +7,34 @@ export const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
 
 /** The environment without any sluice or Temporal variable of the machine running the tests. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SLUICE_') && !k.startsWith('TEMPORAL_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('SLUICE_') && !k.startsWith('TEMPORAL_')),
+  );
   return { ...env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...extra };
 }
 
 /** Runs `sluice ...args` to its end. */
 export function sluice(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: o.env ?? cleanEnv(), cwd: o.cwd, timeout: o.timeout ?? 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: o.env ?? cleanEnv(), cwd: o.cwd, timeout: o.timeout ?? 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Starts a long-running `sluice ...args` (dev, worker) in its own process group; `stop()` ends the group. */
 export function startSluice(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
-  const child: ChildProcess = spawn(process.execPath, [bin, ...args], { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [bin, ...args], {
+    env,
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -38,7 +50,12 @@ export function startSluice(args: string[], env: NodeJS.ProcessEnv, cwd?: string
         const tick = (): void => {
           const m = re.exec(out);
           if (m) return resolve(m);
-          if (child.exitCode !== null || child.signalCode !== null) return reject(new Error(`sluice ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${re}:\n${out}`));
+          if (child.exitCode !== null || child.signalCode !== null)
+            return reject(
+              new Error(
+                `sluice ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${re}:\n${out}`,
+              ),
+            );
           if (Date.now() > deadline) return reject(new Error(`no ${re} within ${ms} ms:\n${out}`));
           setTimeout(tick, 100);
         };

@@ -17,8 +17,11 @@ describe('sluice scale', () => {
   beforeAll(async () => {
     s = await orchestratorStack();
     env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address, SLUICE_QUEUE_URL: `${s.platform.url}/v2`, SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey, SLUICE_RESULTS_DIR: s.resultsDir,
+      TEMPORAL_ADDRESS: s.env.address,
+      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
+      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
+      SLUICE_API_KEY: s.platform.apiKey,
+      SLUICE_RESULTS_DIR: s.resultsDir,
     });
     scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
     gql = new GraphqlClient({ url: `${s.platform.url}/graphql`, apiKey: s.platform.apiKey });
@@ -37,9 +40,14 @@ describe('sluice scale', () => {
   const run = async (...args: string[]) => {
     let stdout = '';
     let stderr = '';
-    for (const [k, v] of Object.entries(env)) if (k.startsWith('SLUICE_') || k.startsWith('TEMPORAL_')) vi.stubEnv(k, v);
-    const write = vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
-    const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void (stderr += `${a.join(' ')}\n`));
+    for (const [k, v] of Object.entries(env))
+      if (k.startsWith('SLUICE_') || k.startsWith('TEMPORAL_')) vi.stubEnv(k, v);
+    const write = vi
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((c: string | Uint8Array) => ((stderr += String(c)), true));
+    const error = vi
+      .spyOn(console, 'error')
+      .mockImplementation((...a: unknown[]) => void (stderr += `${a.join(' ')}\n`));
     const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (stdout += `${a.join(' ')}\n`));
     try {
       return { code: await main(args), stdout, stderr };
@@ -53,9 +61,28 @@ describe('sluice scale', () => {
 
   it('start by name, status as a table and as JSON, override and --clear, pause and resume, watch until Ctrl-C, stop restores the bounds; then 3 and 1', async () => {
     const ep = sleepEndpoint(s, 'cli-scale', { workersMin: 0, workersMax: 1 });
-    const started = await sluice('scale', 'start', 'cli-scale', '--floor', '0', '--ceiling', '6', '--interval', '500ms', '--window', '4s', '--min-write-gap', '1s', '--json');
+    const started = await sluice(
+      'scale',
+      'start',
+      'cli-scale',
+      '--floor',
+      '0',
+      '--ceiling',
+      '6',
+      '--interval',
+      '500ms',
+      '--window',
+      '4s',
+      '--min-write-gap',
+      '1s',
+      '--json',
+    );
     expect(started.code, started.stderr).toBe(0);
-    expect(JSON.parse(started.stdout)).toMatchObject({ workflowId: `scaler/${ep}`, endpointId: ep, config: { floor: 0, ceiling: 6, intervalMs: 500, stabilizationWindowMs: 4000, minWriteGapMs: 1000 } });
+    expect(JSON.parse(started.stdout)).toMatchObject({
+      workflowId: `scaler/${ep}`,
+      endpointId: ep,
+      config: { floor: 0, ceiling: 6, intervalMs: 500, stabilizationWindowMs: 4000, minWriteGapMs: 1000 },
+    });
     await eventually(async () => (await scaling.status(ep)).ticks >= 2, 15_000, 100);
 
     const again = await run('scale', 'start', ep);
@@ -75,7 +102,10 @@ describe('sluice scale', () => {
     expect(pinned.code, pinned.stderr).toBe(0);
     expect(pinned.stdout).toMatch(/bounds pinned to 2\.\.3 until \S+Z; then the policy takes over/);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 2, workersMax: 3 });
-    const st = JSON.parse((await run('scale', 'status', ep, '--json')).stdout) as { workflowStatus: string; state: ScalerState };
+    const st = JSON.parse((await run('scale', 'status', ep, '--json')).stdout) as {
+      workflowStatus: string;
+      state: ScalerState;
+    };
     expect(st.workflowStatus).toBe('RUNNING');
     expect(st.state.override).toMatchObject({ workersMin: 2, workersMax: 3 });
     expect(st.state.override!.until - Date.now()).toBeGreaterThan(9 * 60_000);
@@ -96,7 +126,9 @@ describe('sluice scale', () => {
     try {
       await watching.waitFor(/"workflowStatus":"RUNNING"[\s\S]*\n[\s\S]*"workflowStatus":"RUNNING"/, 20_000);
       watching.child.kill('SIGINT');
-      const code = await new Promise<number | null>((r) => (watching.child.exitCode !== null ? r(watching.child.exitCode) : watching.child.once('exit', (c) => r(c))));
+      const code = await new Promise<number | null>((r) =>
+        watching.child.exitCode !== null ? r(watching.child.exitCode) : watching.child.once('exit', (c) => r(c)),
+      );
       expect(code, watching.output).toBe(130);
       expect(watching.output).toContain(`the scaler keeps running. Re-attach: sluice scale watch ${ep}`);
     } finally {
@@ -104,7 +136,13 @@ describe('sluice scale', () => {
     }
     const line = await new Promise<string>((resolve) => {
       const w = startSluice(['scale', 'watch', ep, '--interval', '0.2'], env);
-      void w.waitFor(/^ {2}\d\d:\d\d:\d\d {2}running {2}bounds \d+\.\.\d+ {2}target \d+ {2}load 0q\+0p.*$/m, 20_000).then((m) => resolve(m[0]), (e: Error) => resolve(e.message)).finally(() => void w.stop());
+      void w
+        .waitFor(/^ {2}\d\d:\d\d:\d\d {2}running {2}bounds \d+\.\.\d+ {2}target \d+ {2}load 0q\+0p.*$/m, 20_000)
+        .then(
+          (m) => resolve(m[0]),
+          (e: Error) => resolve(e.message),
+        )
+        .finally(() => void w.stop());
     });
     expect(line).toMatch(/last: \S+ \d+\.\.\d+/);
     expect((await scaling.view(ep)).workflowStatus).toBe('RUNNING');
@@ -127,7 +165,7 @@ describe('sluice scale', () => {
     expect(JSON.parse(stopAfter.stdout)).toMatchObject({ workflowStatus: 'CANCELLED', done: false });
   }, 120_000);
 
-  it('configure changes a running scaler live (none clears a setting; a floor above the ceiling is refused); status lists the endpoint\'s schedules', async () => {
+  it("configure changes a running scaler live (none clears a setting; a floor above the ceiling is refused); status lists the endpoint's schedules", async () => {
     const ep = sleepEndpoint(s, 'cli-conf', { workersMin: 0, workersMax: 1 });
     const none = await run('scale', 'configure', ep, '--ceiling', '4');
     expect(none.code).toBe(2);
@@ -135,12 +173,33 @@ describe('sluice scale', () => {
     await scaling.start(ep, { intervalMs: 500, ceiling: 6 });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000, 100);
 
-    const changed = await sluice('scale', 'configure', 'cli-conf', '--ceiling', '8', '--max-spend-per-hour', '5', '--warm-hold', '0', '--window', '2m');
+    const changed = await sluice(
+      'scale',
+      'configure',
+      'cli-conf',
+      '--ceiling',
+      '8',
+      '--max-spend-per-hour',
+      '5',
+      '--warm-hold',
+      '0',
+      '--window',
+      '2m',
+    );
     expect(changed.code, changed.stderr).toBe(0);
     expect(changed.stdout).toMatch(/^scaler\/\S+: .*ceiling 6 -> 8/);
-    expect(changed.stdout).toMatch(/maxSpendPerHour none -> 5.*warmHoldMs none -> 0|warmHoldMs none -> 0.*maxSpendPerHour none -> 5/);
+    expect(changed.stdout).toMatch(
+      /maxSpendPerHour none -> 5.*warmHoldMs none -> 0|warmHoldMs none -> 0.*maxSpendPerHour none -> 5/,
+    );
     expect(changed.stdout).toMatch(/stabilizationWindowMs 300000 -> 120000/);
-    expect((await scaling.status(ep)).config).toMatchObject({ ceiling: 8, maxSpendPerHour: 5, warmHoldMs: 0, stabilizationWindowMs: 120_000, floor: 0, intervalMs: 500 });
+    expect((await scaling.status(ep)).config).toMatchObject({
+      ceiling: 8,
+      maxSpendPerHour: 5,
+      warmHoldMs: 0,
+      stabilizationWindowMs: 120_000,
+      floor: 0,
+      intervalMs: 500,
+    });
     const cleared = await run('scale', 'configure', ep, '--max-spend-per-hour', 'none', '--json');
     expect(cleared.code, cleared.stderr).toBe(0);
     expect((JSON.parse(cleared.stdout) as ScalerState).config).not.toHaveProperty('maxSpendPerHour');
@@ -160,17 +219,33 @@ describe('sluice scale', () => {
     expect((await scaling.status(ep)).config).toMatchObject({ floor: 0, ceiling: 8 });
 
     // The endpoint's schedules (paused: none fires here) in the status table and in --json.
-    await scaling.schedules.add({ endpointId: ep, at: '08:00', days: 'mon-fri', timezone: 'Europe/Berlin', min: 2, max: 6, paused: true });
-    const table = await eventually(async () => {
-      const r = await run('scale', 'status', 'cli-conf');
-      return r.stdout.includes('0800-mon-fri') ? r : undefined;
-    }, 20_000, 500);
+    await scaling.schedules.add({
+      endpointId: ep,
+      at: '08:00',
+      days: 'mon-fri',
+      timezone: 'Europe/Berlin',
+      min: 2,
+      max: 6,
+      paused: true,
+    });
+    const table = await eventually(
+      async () => {
+        const r = await run('scale', 'status', 'cli-conf');
+        return r.stdout.includes('0800-mon-fri') ? r : undefined;
+      },
+      20_000,
+      500,
+    );
     expect(table!.code).toBe(0);
     expect(table!.stdout).toMatch(/^config\s+floor 0 {2}ceiling 8 .*warm hold 0/m);
     expect(table!.stdout).toMatch(/^schedules {3}\(they set the floor and ceiling when they fire\)$/m);
     expect(table!.stdout).toMatch(/^ {2}SCHEDULE\s+NAME\s+WHEN\s+TZ\s+BOUNDS\s+STATE\s+NEXT\s+LAST$/m);
-    expect(table!.stdout).toMatch(/^ {2}scale\/\S+\/0800-mon-fri\s+0800-mon-fri\s+at 08:00 mon-fri\s+Europe\/Berlin\s+2\.\.6\s+paused \(created paused\)/m);
-    const json = JSON.parse((await run('scale', 'status', ep, '--json')).stdout) as { schedules: { name: string; min: number; max: number }[] };
+    expect(table!.stdout).toMatch(
+      /^ {2}scale\/\S+\/0800-mon-fri\s+0800-mon-fri\s+at 08:00 mon-fri\s+Europe\/Berlin\s+2\.\.6\s+paused \(created paused\)/m,
+    );
+    const json = JSON.parse((await run('scale', 'status', ep, '--json')).stdout) as {
+      schedules: { name: string; min: number; max: number }[];
+    };
     expect(json.schedules).toMatchObject([{ name: '0800-mon-fri', min: 2, max: 6 }]);
     await scaling.schedules.delete(ep, '0800-mon-fri');
 
@@ -182,30 +257,80 @@ describe('sluice scale', () => {
 
   it('schedules: add (a weekday calendar in a time zone), list, pause, resume, delete; one that fires sets the bounds when no scaler runs', async () => {
     const ep = sleepEndpoint(s, 'cli-sched', { workersMin: 0, workersMax: 1 });
-    const added = await sluice('scale', 'schedule', 'add', 'cli-sched', '--at', '08:00', '--tz', 'Europe/Berlin', '--days', 'mon-fri', '--min', '2', '--max', '10', '--json');
+    const added = await sluice(
+      'scale',
+      'schedule',
+      'add',
+      'cli-sched',
+      '--at',
+      '08:00',
+      '--tz',
+      'Europe/Berlin',
+      '--days',
+      'mon-fri',
+      '--min',
+      '2',
+      '--max',
+      '10',
+      '--json',
+    );
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ scheduleId: `scale/${ep}/0800-mon-fri`, name: '0800-mon-fri', min: 2, max: 10, at: '08:00', days: 'mon-fri', timezone: 'Europe/Berlin', paused: false });
-    const fires = await run('scale', 'schedule', 'add', ep, '--cron', '@every 2s', '--min', '1', '--max', '2', '--name', 'often');
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      scheduleId: `scale/${ep}/0800-mon-fri`,
+      name: '0800-mon-fri',
+      min: 2,
+      max: 10,
+      at: '08:00',
+      days: 'mon-fri',
+      timezone: 'Europe/Berlin',
+      paused: false,
+    });
+    const fires = await run(
+      'scale',
+      'schedule',
+      'add',
+      ep,
+      '--cron',
+      '@every 2s',
+      '--min',
+      '1',
+      '--max',
+      '2',
+      '--name',
+      'often',
+    );
     expect(fires.code, fires.stderr).toBe(0);
     expect(fires.stdout).toMatch(/^added scale\/\S+\/often: cron @every 2s \(UTC\) sets 1\.\.2; next /);
     await eventually(async () => (await boundsOf(gql, ep)).workersMax === 2, 15_000, 100);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 1, workersMax: 2 });
 
-    const listed = await eventually(async () => {
-      const r = await run('scale', 'schedule', 'list', 'cli-sched');
-      return r.stdout.includes('often') && r.stdout.includes('0800-mon-fri') ? r : undefined;
-    }, 20_000, 500);
+    const listed = await eventually(
+      async () => {
+        const r = await run('scale', 'schedule', 'list', 'cli-sched');
+        return r.stdout.includes('often') && r.stdout.includes('0800-mon-fri') ? r : undefined;
+      },
+      20_000,
+      500,
+    );
     expect(listed!.code).toBe(0);
     expect(listed!.stdout).toMatch(/^SCHEDULE\s+ENDPOINT\s+NAME\s+WHEN\s+TZ\s+BOUNDS\s+STATE\s+NEXT\s+LAST$/m);
-    expect(listed!.stdout).toMatch(/0800-mon-fri\s+at 08:00 mon-fri\s+Europe\/Berlin\s+2\.\.10\s+active\s+\S+T0[67]:00:00\.000Z\s+-$/m);
+    expect(listed!.stdout).toMatch(
+      /0800-mon-fri\s+at 08:00 mon-fri\s+Europe\/Berlin\s+2\.\.10\s+active\s+\S+T0[67]:00:00\.000Z\s+-$/m,
+    );
 
     const paused = await run('scale', 'schedule', 'pause', 'cli-sched', 'often', '--json');
     expect(paused.code, paused.stderr).toBe(0);
     expect(JSON.parse(paused.stdout)).toMatchObject([{ name: 'often', paused: true }]);
     const resumed = await run('scale', 'schedule', 'resume', ep, 'often');
     expect(resumed.stdout).toMatch(/resumed schedule often/);
-    const all = JSON.parse((await run('scale', 'schedule', 'list', ep, '--json')).stdout) as { name: string; paused: boolean }[];
-    expect(all.map((v) => [v.name, v.paused])).toEqual([['0800-mon-fri', false], ['often', false]]);
+    const all = JSON.parse((await run('scale', 'schedule', 'list', ep, '--json')).stdout) as {
+      name: string;
+      paused: boolean;
+    }[];
+    expect(all.map((v) => [v.name, v.paused])).toEqual([
+      ['0800-mon-fri', false],
+      ['often', false],
+    ]);
 
     const deleted = await sluice('scale', 'schedule', 'delete', 'cli-sched', '--all', '--json');
     expect(deleted.code, deleted.stderr).toBe(0);
@@ -218,17 +343,45 @@ describe('sluice scale', () => {
   it('bad input: a clear message, exit 2, nothing started or created', async () => {
     const ep = sleepEndpoint(s, 'cli-bad', { workersMin: 0, workersMax: 1 });
     const inProc: [string[], RegExp][] = [
-      [['scale', 'start', ep, '--floor', '5', '--ceiling', '2'], /invalid scaler options: --floor must not exceed --ceiling/],
-      [['scale', 'start', ep, '--interval', '5x'], /option '--interval <duration>' argument '5x' is invalid. must be a duration like 500ms, 5s/],
+      [
+        ['scale', 'start', ep, '--floor', '5', '--ceiling', '2'],
+        /invalid scaler options: --floor must not exceed --ceiling/,
+      ],
+      [
+        ['scale', 'start', ep, '--interval', '5x'],
+        /option '--interval <duration>' argument '5x' is invalid. must be a duration like 500ms, 5s/,
+      ],
       [['scale', 'start', ep, '--interval', '100ms'], /--interval: intervalMs must be at least 200 ms/],
       [['scale', 'start', ep, '--ceiling', '500'], /must be a whole number of workers from 0 to 100/],
-      [['scale', 'start', ep, '--warm-hold', 'none'], /option '--warm-hold <duration>' argument 'none' is invalid. must be a duration/],
-      [['scale', 'override', ep, '--min', '5', '--max', '2', '--for', '10m'], /invalid override: --min must not exceed --max/],
+      [
+        ['scale', 'start', ep, '--warm-hold', 'none'],
+        /option '--warm-hold <duration>' argument 'none' is invalid. must be a duration/,
+      ],
+      [
+        ['scale', 'override', ep, '--min', '5', '--max', '2', '--for', '10m'],
+        /invalid override: --min must not exceed --max/,
+      ],
       [['scale', 'override', ep, '--min', '1', '--max', '2'], /override needs --min N --max N --for DURATION/],
       [['scale', 'override', ep, '--min', '1', '--max', '2', '--for', 'soon'], /must be a duration/],
       [['scale', 'schedule', 'add', ep, '--min', '1', '--max', '2'], /give --at HH:MM .* or --cron EXPR/],
       [['scale', 'schedule', 'delete', ep], /give the schedule's NAME .* or --all/],
-      [['scale', 'schedule', 'add', ep, '--at', '08:00', '--min', '1', '--max', '2', '--until', '2001-01-01T00:00:00Z'], /--until <iso>' argument .* is invalid. is in the past/],
+      [
+        [
+          'scale',
+          'schedule',
+          'add',
+          ep,
+          '--at',
+          '08:00',
+          '--min',
+          '1',
+          '--max',
+          '2',
+          '--until',
+          '2001-01-01T00:00:00Z',
+        ],
+        /--until <iso>' argument .* is invalid. is in the past/,
+      ],
     ];
     for (const [args, message] of inProc) {
       const r = await run(...args);
@@ -237,11 +390,23 @@ describe('sluice scale', () => {
     }
     const connected: [string[], RegExp][] = [
       [['scale', 'start', 'nope'], /^sluice: endpoint nope not found; the endpoints that exist: .*cli-bad/],
-      [['scale', 'status', 'cli-bad'], /^sluice: no scaler for endpoint cli-bad; start one: sluice scale start cli-bad/],
+      [
+        ['scale', 'status', 'cli-bad'],
+        /^sluice: no scaler for endpoint cli-bad; start one: sluice scale start cli-bad/,
+      ],
       [['scale', 'stop', 'cli-bad'], /no scaler for endpoint cli-bad/],
-      [['scale', 'schedule', 'add', ep, '--at', '08:00', '--min', '5', '--max', '2'], /invalid schedule: min must not exceed max/],
-      [['scale', 'schedule', 'add', ep, '--cron', 'every morning', '--min', '0', '--max', '2'], /invalid schedule: .*fields/i],
-      [['scale', 'schedule', 'add', ep, '--at', '08:00', '--tz', 'Mars/Olympus', '--min', '0', '--max', '2'], /unknown time zone Mars\/Olympus/],
+      [
+        ['scale', 'schedule', 'add', ep, '--at', '08:00', '--min', '5', '--max', '2'],
+        /invalid schedule: min must not exceed max/,
+      ],
+      [
+        ['scale', 'schedule', 'add', ep, '--cron', 'every morning', '--min', '0', '--max', '2'],
+        /invalid schedule: .*fields/i,
+      ],
+      [
+        ['scale', 'schedule', 'add', ep, '--at', '08:00', '--tz', 'Mars/Olympus', '--min', '0', '--max', '2'],
+        /unknown time zone Mars\/Olympus/,
+      ],
       [['scale', 'schedule', 'add', ep, '--at', '8h', '--min', '0', '--max', '2'], /at must be a time of day HH:MM/],
       [['scale', 'schedule', 'add', 'nope', '--at', '08:00', '--min', '0', '--max', '2'], /endpoint nope not found/],
       [['scale', 'schedule', 'resume', ep, 'missing'], /no schedule missing on endpoint/],
@@ -271,7 +436,17 @@ describe('sluice scale', () => {
       c.configureOutput({ writeOut: (t) => (out += t) }).outputHelp();
       return out;
     };
-    const commands = [['start'], ['configure'], ['status'], ['watch'], ['override'], ['pause'], ['resume'], ['stop'], ...['add', 'list', 'pause', 'resume', 'delete'].map((x) => ['schedule', x])];
+    const commands = [
+      ['start'],
+      ['configure'],
+      ['status'],
+      ['watch'],
+      ['override'],
+      ['pause'],
+      ['resume'],
+      ['stop'],
+      ...['add', 'list', 'pause', 'resume', 'delete'].map((x) => ['schedule', x]),
+    ];
     for (const c of commands) {
       const h = help(c);
       expect(h, c.join(' ')).toMatch(new RegExp(`^Usage: sluice scale ${c.join(' ')} `));
@@ -279,9 +454,13 @@ describe('sluice scale', () => {
       expect(h, c.join(' ')).toContain('--json');
       expect(h, c.join(' ')).toMatch(/Exit code: 0 /);
     }
-    expect(help(['start'])).toMatch(/--interval <duration>\s+time between \/health samples, e\.g\. 5s\s+\(default: 5s\)/);
+    expect(help(['start'])).toMatch(
+      /--interval <duration>\s+time between \/health samples, e\.g\. 5s\s+\(default: 5s\)/,
+    );
     expect(help(['watch'])).toMatch(/130: interrupted \(the scaler keeps running\)/);
     expect(help(['configure'])).toMatch(/--warm-hold <duration>[\s\S]*none clears it/);
-    expect(help(['schedule', 'add'])).toMatch(/--tz <zone>[\s\S]*daylight[\s\S]*--days <days>|--days <days>[\s\S]*--tz <zone>/);
+    expect(help(['schedule', 'add'])).toMatch(
+      /--tz <zone>[\s\S]*daylight[\s\S]*--days <days>|--days <days>[\s\S]*--tz <zone>/,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe('sluice worker', () => {
   beforeAll(async () => {
     temporal = await temporalEnv();
     platform = await testPlatform();
-    worker = startSluice(['worker'], cleanEnv({ ...daemonEnv(platform, temporal.address, resultsDir), SLUICE_TASK_QUEUE: 'cli-worker-test' }));
+    worker = startSluice(
+      ['worker'],
+      cleanEnv({ ...daemonEnv(platform, temporal.address, resultsDir), SLUICE_TASK_QUEUE: 'cli-worker-test' }),
+    );
   });
   afterAll(async () => {
     await worker?.stop();

@@ -22,9 +22,13 @@ beforeAll(async () => {
   otherKey = p.users.add('other').apiKey;
   tpl = await restTemplate(p.url, 'bad-tpl', taggedCommand('b'));
   podTpl = (await call(p.url, 'POST', '/v1/templates', { body: { name: 'pod-only', imageName: 'img' } })).body.id;
-  mine = (await gqlEndpoint(p.url, `name: "mine", gpuIds: "AMPERE_16", templateId: "${tpl}", workersMin: 1, workersMax: 2`)).id;
+  mine = (
+    await gqlEndpoint(p.url, `name: "mine", gpuIds: "AMPERE_16", templateId: "${tpl}", workersMin: 1, workersMax: 2`)
+  ).id;
   theirTpl = await restTemplate(p.url, 'their-tpl', taggedCommand('t'), {}, otherKey);
-  theirs = (await gqlEndpoint(p.url, `name: "theirs", gpuIds: "AMPERE_16", templateId: "${theirTpl}", workersMax: 1`, otherKey)).id;
+  theirs = (
+    await gqlEndpoint(p.url, `name: "theirs", gpuIds: "AMPERE_16", templateId: "${theirTpl}", workersMax: 1`, otherKey)
+  ).id;
   podId = (await call(p.url, 'POST', `/v2/${mine}/runsync`, { body: { input: {} } })).body.workerId;
 });
 afterAll(() => p.dispose());
@@ -57,21 +61,34 @@ describe('GraphQL auth', () => {
     });
   }
 
-  it('another user\'s endpoint or template is FORBIDDEN (field named), invisible, or unusable', async () => {
+  it("another user's endpoint or template is FORBIDDEN (field named), invisible, or unusable", async () => {
     const forbidden: [string, string, string][] = [
       ['modify', `mutation { saveEndpoint(input: { id: "${theirs}", workersMax: 3 }) { id } }`, 'id'],
       ['delete', `mutation { deleteEndpoint(id: "${theirs}") }`, 'id'],
-      ['switch template', `mutation { updateEndpointTemplate(input: { endpointId: "${theirs}", templateId: "${tpl}" }) { id } }`, 'id'],
-      ['modify template', `mutation { saveTemplate(input: { id: "${theirTpl}", imageName: "x" }) { id } }`, 'templateId'],
+      [
+        'switch template',
+        `mutation { updateEndpointTemplate(input: { endpointId: "${theirs}", templateId: "${tpl}" }) { id } }`,
+        'id',
+      ],
+      [
+        'modify template',
+        `mutation { saveTemplate(input: { id: "${theirTpl}", imageName: "x" }) { id } }`,
+        'templateId',
+      ],
     ];
     for (const [what, query, field] of forbidden) {
       const r = await gql(p.url, query);
       expect(r.status, what).toBe(200);
       expect(r.body.errors[0].extensions, what).toEqual({ code: 'FORBIDDEN', field });
     }
-    const use = await gql(p.url, `mutation { saveEndpoint(input: { name: "x", gpuIds: "AMPERE_16", templateId: "${theirTpl}" }) { id } }`);
+    const use = await gql(
+      p.url,
+      `mutation { saveEndpoint(input: { name: "x", gpuIds: "AMPERE_16", templateId: "${theirTpl}" }) { id } }`,
+    );
     expect(use.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'templateId' });
-    expect((await gql(p.url, `{ podTemplate(id: "${theirTpl}") { id } }`)).body).toEqual({ data: { podTemplate: null } });
+    expect((await gql(p.url, `{ podTemplate(id: "${theirTpl}") { id } }`)).body).toEqual({
+      data: { podTemplate: null },
+    });
     const list = await gql(p.url, '{ myself { endpoints { id } podTemplates { id } } }');
     expect(list.body.data.myself.endpoints.map((e: any) => e.id)).not.toContain(theirs);
     expect(list.body.data.myself.podTemplates.map((t: any) => t.id)).not.toContain(theirTpl);
@@ -81,7 +98,8 @@ describe('GraphQL auth', () => {
 
 describe('GraphQL bad input', () => {
   const saveEndpoint = (fields: string) => `mutation { saveEndpoint(input: { ${fields} }) { id } }`;
-  const create = (extra: string, base = true) => saveEndpoint(`${base ? `name: "x", gpuIds: "AMPERE_16", templateId: "TPL", ` : ''}${extra}`);
+  const create = (extra: string, base = true) =>
+    saveEndpoint(`${base ? `name: "x", gpuIds: "AMPERE_16", templateId: "TPL", ` : ''}${extra}`);
 
   it('saveEndpoint: each invalid field gives an error naming it', async () => {
     const table: [string, string, string, string][] = [
@@ -90,7 +108,12 @@ describe('GraphQL bad input', () => {
       ['unknown template', create('').replace('TPL', 'nosuchtemplate'), 'BAD_USER_INPUT', 'templateId'],
       ['a pod (non-serverless) template', create('').replace('TPL', 'PODTPL'), 'BAD_USER_INPUT', 'templateId'],
       ['workersMin > workersMax', create('workersMin: 3, workersMax: 2'), 'BAD_USER_INPUT', 'workersMin'],
-      ['workersMax below the current workersMin', saveEndpoint('id: "MINE", workersMax: 0'), 'BAD_USER_INPUT', 'workersMax'],
+      [
+        'workersMax below the current workersMin',
+        saveEndpoint('id: "MINE", workersMax: 0'),
+        'BAD_USER_INPUT',
+        'workersMax',
+      ],
       ['missing name on create', create('gpuIds: "AMPERE_16", templateId: "TPL"', false), 'BAD_USER_INPUT', 'name'],
       ['missing gpuIds on create', create('name: "x", templateId: "TPL"', false), 'BAD_USER_INPUT', 'gpuIds'],
       ['missing templateId on create', create('name: "x", gpuIds: "AMPERE_16"', false), 'BAD_USER_INPUT', 'templateId'],
@@ -123,20 +146,80 @@ describe('GraphQL bad input', () => {
 
   it('saveTemplate, deleteEndpoint and updateEndpointTemplate: each invalid field is named', async () => {
     const table: [string, string, string, string][] = [
-      ['a taken name', 'mutation { saveTemplate(input: { name: "bad-tpl", imageName: "i" }) { id } }', 'BAD_USER_INPUT', 'name'],
-      ['no imageName on create', 'mutation { saveTemplate(input: { name: "t1" }) { id } }', 'BAD_USER_INPUT', 'imageName'],
-      ['a bad port', 'mutation { saveTemplate(input: { name: "t2", imageName: "i", ports: "80" }) { id } }', 'BAD_USER_INPUT', 'ports.0'],
-      ['an unterminated quote', 'mutation { saveTemplate(input: { name: "t3", imageName: "i", dockerArgs: "python \'x" }) { id } }', 'BAD_USER_INPUT', 'dockerArgs'],
-      ['dockerArgs with dockerStartCmd', 'mutation { saveTemplate(input: { name: "t4", imageName: "i", dockerArgs: "a", dockerStartCmd: ["b"] }) { id } }', 'BAD_USER_INPUT', 'dockerArgs'],
-      ['a serverless template without command', 'mutation { saveTemplate(input: { name: "t5", imageName: "i", isServerless: true }) { id } }', 'BAD_USER_INPUT', 'dockerStartCmd'],
-      ['a relative volumeMountPath', 'mutation { saveTemplate(input: { name: "t6", imageName: "i", volumeMountPath: "data" }) { id } }', 'BAD_USER_INPUT', 'volumeMountPath'],
-      ['isServerless changed', `mutation { saveTemplate(input: { id: "${tpl}", isServerless: false }) { id } }`, 'BAD_USER_INPUT', 'isServerless'],
-      ['an official template', `mutation { saveTemplate(input: { id: "${p.examples.echo!.templateId}", imageName: "x" }) { id } }`, 'FORBIDDEN', 'templateId'],
-      ['an unknown template id', 'mutation { saveTemplate(input: { id: "nosuchtemplate", imageName: "x" }) { id } }', 'NOT_FOUND', 'templateId'],
+      [
+        'a taken name',
+        'mutation { saveTemplate(input: { name: "bad-tpl", imageName: "i" }) { id } }',
+        'BAD_USER_INPUT',
+        'name',
+      ],
+      [
+        'no imageName on create',
+        'mutation { saveTemplate(input: { name: "t1" }) { id } }',
+        'BAD_USER_INPUT',
+        'imageName',
+      ],
+      [
+        'a bad port',
+        'mutation { saveTemplate(input: { name: "t2", imageName: "i", ports: "80" }) { id } }',
+        'BAD_USER_INPUT',
+        'ports.0',
+      ],
+      [
+        'an unterminated quote',
+        'mutation { saveTemplate(input: { name: "t3", imageName: "i", dockerArgs: "python \'x" }) { id } }',
+        'BAD_USER_INPUT',
+        'dockerArgs',
+      ],
+      [
+        'dockerArgs with dockerStartCmd',
+        'mutation { saveTemplate(input: { name: "t4", imageName: "i", dockerArgs: "a", dockerStartCmd: ["b"] }) { id } }',
+        'BAD_USER_INPUT',
+        'dockerArgs',
+      ],
+      [
+        'a serverless template without command',
+        'mutation { saveTemplate(input: { name: "t5", imageName: "i", isServerless: true }) { id } }',
+        'BAD_USER_INPUT',
+        'dockerStartCmd',
+      ],
+      [
+        'a relative volumeMountPath',
+        'mutation { saveTemplate(input: { name: "t6", imageName: "i", volumeMountPath: "data" }) { id } }',
+        'BAD_USER_INPUT',
+        'volumeMountPath',
+      ],
+      [
+        'isServerless changed',
+        `mutation { saveTemplate(input: { id: "${tpl}", isServerless: false }) { id } }`,
+        'BAD_USER_INPUT',
+        'isServerless',
+      ],
+      [
+        'an official template',
+        `mutation { saveTemplate(input: { id: "${p.examples.echo!.templateId}", imageName: "x" }) { id } }`,
+        'FORBIDDEN',
+        'templateId',
+      ],
+      [
+        'an unknown template id',
+        'mutation { saveTemplate(input: { id: "nosuchtemplate", imageName: "x" }) { id } }',
+        'NOT_FOUND',
+        'templateId',
+      ],
       ['delete of an unknown endpoint', 'mutation { deleteEndpoint(id: "nosuchendpoint") }', 'NOT_FOUND', 'id'],
-      ['delete of an endpoint with workers', `mutation { deleteEndpoint(id: "${mine}") }`, 'FAILED_PRECONDITION', 'workersMax'],
+      [
+        'delete of an endpoint with workers',
+        `mutation { deleteEndpoint(id: "${mine}") }`,
+        'FAILED_PRECONDITION',
+        'workersMax',
+      ],
       ['delete without id', 'mutation { deleteEndpoint }', 'GRAPHQL_VALIDATION_FAILED', 'id'],
-      ['switch to an unknown template', `mutation { updateEndpointTemplate(input: { endpointId: "${mine}", templateId: "nope" }) { id } }`, 'BAD_USER_INPUT', 'templateId'],
+      [
+        'switch to an unknown template',
+        `mutation { updateEndpointTemplate(input: { endpointId: "${mine}", templateId: "nope" }) { id } }`,
+        'BAD_USER_INPUT',
+        'templateId',
+      ],
     ];
     for (const [what, query, code, field] of table) {
       const r = await gql(p.url, query);
@@ -149,16 +232,38 @@ describe('GraphQL bad input', () => {
   });
 
   it('request-level failures are 400 with an envelope and no data', async () => {
-    const raw = (body: string) => call(p.url, 'POST', '/graphql?api_key=test-key', { key: null, raw: body, headers: { 'content-type': 'application/json' } });
+    const raw = (body: string) =>
+      call(p.url, 'POST', '/graphql?api_key=test-key', {
+        key: null,
+        raw: body,
+        headers: { 'content-type': 'application/json' },
+      });
     const table: [string, Promise<any>, string][] = [
       ['a body that is not JSON', raw('{"query": '), 'BAD_REQUEST'],
       ['an empty body', raw(''), 'BAD_REQUEST'],
       ['no query', raw('{"variables": {}}'), 'BAD_REQUEST'],
       ['a syntax error', gql(p.url, 'mutation { saveEndpoint(input: { name: "x" }'), 'GRAPHQL_PARSE_FAILED'],
       ['an unknown field', gql(p.url, '{ myself { credits } }'), 'GRAPHQL_VALIDATION_FAILED'],
-      ['a missing sub-selection', gql(p.url, `mutation { saveEndpoint(input: { id: "${mine}" }) }`), 'GRAPHQL_VALIDATION_FAILED'],
-      ['a variable of the wrong type', gql(p.url, 'mutation S($input: EndpointInput!) { saveEndpoint(input: $input) { id } }', { variables: { input: { id: mine, workersMin: 'two' } } }), 'BAD_USER_INPUT'],
-      ['an unknown operation name', call(p.url, 'POST', '/graphql?api_key=test-key', { key: null, body: { query: '{ myself { id } }', operationName: 'Nope' } }), 'BAD_USER_INPUT'],
+      [
+        'a missing sub-selection',
+        gql(p.url, `mutation { saveEndpoint(input: { id: "${mine}" }) }`),
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        'a variable of the wrong type',
+        gql(p.url, 'mutation S($input: EndpointInput!) { saveEndpoint(input: $input) { id } }', {
+          variables: { input: { id: mine, workersMin: 'two' } },
+        }),
+        'BAD_USER_INPUT',
+      ],
+      [
+        'an unknown operation name',
+        call(p.url, 'POST', '/graphql?api_key=test-key', {
+          key: null,
+          body: { query: '{ myself { id } }', operationName: 'Nope' },
+        }),
+        'BAD_USER_INPUT',
+      ],
     ];
     for (const [what, pending, code] of table) {
       const r = await pending;
@@ -166,7 +271,9 @@ describe('GraphQL bad input', () => {
       expect(r.body.data, what).toBeUndefined();
       expect(r.body.errors[0].extensions.code, what).toBe(code);
     }
-    const variable = await gql(p.url, 'mutation S($input: EndpointInput!) { saveEndpoint(input: $input) { id } }', { variables: { input: { id: mine, workersMin: 'two' } } });
+    const variable = await gql(p.url, 'mutation S($input: EndpointInput!) { saveEndpoint(input: $input) { id } }', {
+      variables: { input: { id: mine, workersMin: 'two' } },
+    });
     expect(variable.body.errors[0].message).toMatch(/input\.workersMin/);
     expect((await call(p.url, 'GET', '/graphql?api_key=test-key', { key: null })).status).toBe(405);
   });
@@ -193,12 +300,16 @@ describe('REST auth and bad input', () => {
     expect(p.registry.template(tpl)!.imageName).toBe('local/test:1');
   });
 
-  it('another user\'s pod or template: 401; unknown ones: 404', async () => {
+  it("another user's pod or template: 401; unknown ones: 404", async () => {
     const as = (key: string) => ({ key });
     expect((await call(p.url, 'GET', `/v1/pods/${podId}?includeWorkers=true`, as(otherKey))).status).toBe(401);
-    expect((await call(p.url, 'GET', '/v1/pods?includeWorkers=true', as(otherKey))).body.map((x: any) => x.id)).not.toContain(podId);
+    expect(
+      (await call(p.url, 'GET', '/v1/pods?includeWorkers=true', as(otherKey))).body.map((x: any) => x.id),
+    ).not.toContain(podId);
     expect((await call(p.url, 'GET', `/v1/templates/${tpl}`, as(otherKey))).status).toBe(401);
-    expect((await call(p.url, 'POST', `/v1/templates/${tpl}/update`, { key: otherKey, body: { imageName: 'x' } })).status).toBe(401);
+    expect(
+      (await call(p.url, 'POST', `/v1/templates/${tpl}/update`, { key: otherKey, body: { imageName: 'x' } })).status,
+    ).toBe(401);
     expect((await call(p.url, 'GET', '/v1/templates/nosuchtemplate')).status).toBe(404);
     expect((await call(p.url, 'POST', '/v1/templates/nosuchtemplate/update', { body: {} })).status).toBe(404);
     expect((await call(p.url, 'GET', '/v1/pods/..%2F..?includeWorkers=true')).status).toBe(404);
@@ -236,7 +347,10 @@ describe('REST auth and bad input', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error, JSON.stringify(body)).toMatch(field);
     }
-    const notJson = await call(p.url, 'POST', `/v1/templates/${tpl}/update`, { raw: '{oops', headers: { 'content-type': 'application/json' } });
+    const notJson = await call(p.url, 'POST', `/v1/templates/${tpl}/update`, {
+      raw: '{oops',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     const flag = await call(p.url, 'GET', `/v1/pods/${podId}?includeWorkers=true&includeMachine=maybe`);
     expect(flag.status).toBe(400);

@@ -11,16 +11,49 @@ const ctx = clientsOnPlatform({ seedExamples: false });
 
 describe('GraphqlClient', () => {
   it('saves templates and endpoints, lists, switches the template, and deletes', async () => {
-    const t1 = await ctx.gql.saveTemplate({ name: 'client-t1', imageName: 'img:1', dockerStartCmd: taggedCommand('one'), isServerless: true, env: [{ key: 'A', value: 'b' }] });
-    expect(t1).toMatchObject({ name: 'client-t1', isServerless: true, env: [{ key: 'A', value: 'b' }], containerDiskInGb: 50 });
-    const t2 = await ctx.gql.saveTemplate({ name: 'client-t2', imageName: 'img:2', dockerArgs: taggedCommand('two').join(' '), isServerless: true });
+    const t1 = await ctx.gql.saveTemplate({
+      name: 'client-t1',
+      imageName: 'img:1',
+      dockerStartCmd: taggedCommand('one'),
+      isServerless: true,
+      env: [{ key: 'A', value: 'b' }],
+    });
+    expect(t1).toMatchObject({
+      name: 'client-t1',
+      isServerless: true,
+      env: [{ key: 'A', value: 'b' }],
+      containerDiskInGb: 50,
+    });
+    const t2 = await ctx.gql.saveTemplate({
+      name: 'client-t2',
+      imageName: 'img:2',
+      dockerArgs: taggedCommand('two').join(' '),
+      isServerless: true,
+    });
     expect(t2.dockerStartCmd).toEqual(taggedCommand('two'));
     expect(await ctx.gql.getTemplate(t1.id)).toEqual(t1);
     expect(await ctx.gql.getTemplate('nosuchtemplate')).toBeUndefined();
     expect((await ctx.gql.listTemplates()).map((t) => t.name).sort()).toEqual(['client-t1', 'client-t2']);
 
-    const e = await ctx.gql.saveEndpoint({ name: 'client-ep', gpuIds: 'AMPERE_48', templateId: t1.id, workersMin: 1, workersMax: 2, flashBootType: 'FLASHBOOT' });
-    expect(e).toMatchObject({ name: 'client-ep', gpuIds: 'AMPERE_48', flashBootType: 'FLASHBOOT', workersMin: 1, workersMax: 2, version: 1, gpuCount: 1, scalerType: 'QUEUE_DELAY', idleTimeout: 5 });
+    const e = await ctx.gql.saveEndpoint({
+      name: 'client-ep',
+      gpuIds: 'AMPERE_48',
+      templateId: t1.id,
+      workersMin: 1,
+      workersMax: 2,
+      flashBootType: 'FLASHBOOT',
+    });
+    expect(e).toMatchObject({
+      name: 'client-ep',
+      gpuIds: 'AMPERE_48',
+      flashBootType: 'FLASHBOOT',
+      workersMin: 1,
+      workersMax: 2,
+      version: 1,
+      gpuCount: 1,
+      scalerType: 'QUEUE_DELAY',
+      idleTimeout: 5,
+    });
     const listed = await eventually(async () => {
       const me = await ctx.gql.listEndpoints();
       const found = me.endpoints.find((x) => x.id === e.id);
@@ -44,17 +77,28 @@ describe('GraphqlClient', () => {
   });
 
   it('maps failures to the typed errors', async () => {
-    const local = await failure(ctx.gql.saveEndpoint({ name: 'x', gpuIds: 'AMPERE_16', templateId: 't', workersMin: -1 }));
+    const local = await failure(
+      ctx.gql.saveEndpoint({ name: 'x', gpuIds: 'AMPERE_16', templateId: 't', workersMin: -1 }),
+    );
     expect(isPlatformApiError(local, 'BAD_REQUEST') && local.status === undefined).toBe(true);
-    expect(isPlatformApiError(await failure(ctx.gql.saveEndpoint({ name: 'x', templateId: 't' })), 'BAD_REQUEST')).toBe(true);
-    const server = await failure(ctx.gql.saveEndpoint({ name: 'x', gpuIds: 'AMPERE_16', templateId: 'nosuchtemplate' }));
+    expect(isPlatformApiError(await failure(ctx.gql.saveEndpoint({ name: 'x', templateId: 't' })), 'BAD_REQUEST')).toBe(
+      true,
+    );
+    const server = await failure(
+      ctx.gql.saveEndpoint({ name: 'x', gpuIds: 'AMPERE_16', templateId: 'nosuchtemplate' }),
+    );
     expect(isPlatformApiError(server, 'BAD_REQUEST') && server.status === 200).toBe(true);
     expect(graphqlErrorField(server)).toBe('templateId');
     expect(isPlatformApiError(await failure(ctx.gql.deleteEndpoint('nosuchendpoint')), 'NOT_FOUND')).toBe(true);
 
     const other = ctx.p.users.add('client-other');
     const theirs = new GraphqlClient({ url: `${ctx.p.url}/graphql`, apiKey: other.apiKey });
-    const t = await theirs.saveTemplate({ name: 'their-client-t', imageName: 'i', dockerStartCmd: ['x'], isServerless: true });
+    const t = await theirs.saveTemplate({
+      name: 'their-client-t',
+      imageName: 'i',
+      dockerStartCmd: ['x'],
+      isServerless: true,
+    });
     const forbidden = await failure(ctx.gql.saveTemplate({ id: t.id, imageName: 'mine' }));
     expect(isPlatformApiError(forbidden, 'UNAUTHORIZED')).toBe(true);
     await theirs.close();
@@ -69,15 +113,47 @@ describe('GraphqlClient', () => {
 
 describe('RestClient', () => {
   it('creates, reads, lists and updates templates; an update releases its endpoints', async () => {
-    const t = await ctx.rest.createTemplate({ name: 'rest-client-t', imageName: 'img:1', isServerless: true, dockerStartCmd: taggedCommand('r1') });
-    expect(t).toMatchObject({ name: 'rest-client-t', containerDiskInGb: 50, volumeInGb: 20, category: 'NVIDIA', isServerless: true });
+    const t = await ctx.rest.createTemplate({
+      name: 'rest-client-t',
+      imageName: 'img:1',
+      isServerless: true,
+      dockerStartCmd: taggedCommand('r1'),
+    });
+    expect(t).toMatchObject({
+      name: 'rest-client-t',
+      containerDiskInGb: 50,
+      volumeInGb: 20,
+      category: 'NVIDIA',
+      isServerless: true,
+    });
     expect(await ctx.rest.getTemplate(t.id)).toEqual(t);
     expect((await ctx.rest.listTemplates()).map((x) => x.id)).toContain(t.id);
-    const e = await ctx.gql.saveEndpoint({ name: 'rest-client-ep', gpuIds: 'AMPERE_80', templateId: t.id, workersMin: 1, workersMax: 1 });
+    const e = await ctx.gql.saveEndpoint({
+      name: 'rest-client-ep',
+      gpuIds: 'AMPERE_80',
+      templateId: t.id,
+      workersMin: 1,
+      workersMax: 1,
+    });
 
-    const pod = (await eventually(async () => (await ctx.rest.listPods({ workers: true, endpointId: e.id })).find((x) => x.slsVersion === 1)))!;
-    const full = await ctx.rest.getPod(pod.id, { workers: true, machine: true, template: true, savingsPlans: true, networkVolume: true });
-    expect(full).toMatchObject({ id: pod.id, endpointId: e.id, costPerHr: 2.74, gpu: { displayName: 'A100 PCIe' }, savingsPlans: [], template: { id: t.id } });
+    const pod = (await eventually(async () =>
+      (await ctx.rest.listPods({ workers: true, endpointId: e.id })).find((x) => x.slsVersion === 1),
+    ))!;
+    const full = await ctx.rest.getPod(pod.id, {
+      workers: true,
+      machine: true,
+      template: true,
+      savingsPlans: true,
+      networkVolume: true,
+    });
+    expect(full).toMatchObject({
+      id: pod.id,
+      endpointId: e.id,
+      costPerHr: 2.74,
+      gpu: { displayName: 'A100 PCIe' },
+      savingsPlans: [],
+      template: { id: t.id },
+    });
     expect(full.machine?.gpuDisplayName).toBe('A100 PCIe');
     expect(full.networkVolume).toBeUndefined();
     // A read by id finds the worker without include.workers (runpodctl's `pod get` cannot send it).
@@ -86,13 +162,22 @@ describe('RestClient', () => {
 
     const updated = await ctx.rest.updateTemplate(t.id, { dockerStartCmd: taggedCommand('r2'), readme: 'v2' });
     expect(updated).toMatchObject({ readme: 'v2', dockerStartCmd: taggedCommand('r2') });
-    const next = (await eventually(async () => (await ctx.rest.listPods({ workers: true, endpointId: e.id })).find((x) => x.slsVersion === 2 && x.desiredStatus === 'RUNNING')))!;
+    const next = (await eventually(async () =>
+      (await ctx.rest.listPods({ workers: true, endpointId: e.id })).find(
+        (x) => x.slsVersion === 2 && x.desiredStatus === 'RUNNING',
+      ),
+    ))!;
     expect(next.dockerStartCmd.at(-1)).toBe('r2');
     await ctx.gql.saveEndpoint({ id: e.id, workersMin: 0, workersMax: 0 });
   });
 
   it('maps failures to the typed errors', async () => {
-    expect(isPlatformApiError(await failure(ctx.rest.createTemplate({ name: 'rest-client-t', imageName: 'i' })), 'BAD_REQUEST')).toBe(true);
+    expect(
+      isPlatformApiError(
+        await failure(ctx.rest.createTemplate({ name: 'rest-client-t', imageName: 'i' })),
+        'BAD_REQUEST',
+      ),
+    ).toBe(true);
     const local = await failure(ctx.rest.createTemplate({ name: 'n', imageName: 'i', ports: ['80'] }));
     expect(isPlatformApiError(local, 'BAD_REQUEST') && local.status === undefined).toBe(true);
     expect(isPlatformApiError(await failure(ctx.rest.updateTemplate('nosuchtemplate', {})), 'NOT_FOUND')).toBe(true);

@@ -32,7 +32,13 @@ function submitLoop(endpointId: string, everyMs: number, input: Record<string, u
       await sleep(everyMs);
     }
   })();
-  return { ids, stop: async () => { stopped = true; await done; } };
+  return {
+    ids,
+    stop: async () => {
+      stopped = true;
+      await done;
+    },
+  };
 }
 
 /** Records, every 20 ms, the most outdated pods draining at once and the most processes alive. */
@@ -49,7 +55,10 @@ function watchPool(endpointId: string, oldVersion: number) {
 describe('rolling release on a template update', () => {
   it('loses and fails no job, replaces workers one by one, and new workers run the new command', async () => {
     const templateId = await restTemplate(p.url, 'rr-tpl', taggedCommand('v1'));
-    const e = await gqlEndpoint(p.url, `name: "rr", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 3, scalerType: "REQUEST_COUNT", scalerValue: 2, idleTimeout: 30`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "rr", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 3, scalerType: "REQUEST_COUNT", scalerValue: 2, idleTimeout: 30`,
+    );
     await eventually(() => serving(p.pool.podsOf(e.id)).filter((x) => x.phase === 'ready').length === 2, 15_000);
 
     const load = submitLoop(e.id, 60, { ms: 150 });
@@ -58,7 +67,9 @@ describe('rolling release on a template update', () => {
     const long = await call(p.url, 'POST', `/v2/${e.id}/run`, { body: { input: { ms: 2500 } } });
     await waitForStatus(p.url, e.id, long.body.id, ['IN_PROGRESS'], 5_000);
     const watch = watchPool(e.id, 1);
-    const upd = await call(p.url, 'POST', `/v1/templates/${templateId}/update`, { body: { dockerStartCmd: taggedCommand('v2') } });
+    const upd = await call(p.url, 'POST', `/v1/templates/${templateId}/update`, {
+      body: { dockerStartCmd: taggedCommand('v2') },
+    });
     expect(upd.status).toBe(200);
     expect(upd.body.dockerStartCmd).toEqual(taggedCommand('v2'));
 
@@ -71,7 +82,11 @@ describe('rolling release on a template update', () => {
     await load.stop();
     watch.stop();
 
-    const records = await Promise.all([...load.ids, long.body.id].map((id) => waitForStatus(p.url, e.id, id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], 30_000)));
+    const records = await Promise.all(
+      [...load.ids, long.body.id].map((id) =>
+        waitForStatus(p.url, e.id, id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], 30_000),
+      ),
+    );
     const bad = records.filter((r) => r.status !== 'COMPLETED');
     expect(bad).toEqual([]);
     expect(records.length).toBeGreaterThan(20);
@@ -95,7 +110,9 @@ describe('rolling release on a template update', () => {
     const running = view.pods.filter((x: any) => x.desiredStatus === 'RUNNING');
     expect(running.length).toBeGreaterThanOrEqual(2);
     expect(running.every((x: any) => x.slsVersion === 2)).toBe(true);
-    const pod = Pod.parse((await call(p.url, 'GET', `/v1/pods/${running[0].id}?includeWorkers=true&includeTemplate=true`)).body);
+    const pod = Pod.parse(
+      (await call(p.url, 'GET', `/v1/pods/${running[0].id}?includeWorkers=true&includeTemplate=true`)).body,
+    );
     expect(pod.slsVersion).toBe(2);
     expect(pod.dockerStartCmd.at(-1)).toBe('v2');
     expect(pod.template!.dockerStartCmd.at(-1)).toBe('v2');
@@ -104,16 +121,27 @@ describe('rolling release on a template update', () => {
 
   it('a release whose new command crashes stalls with the old workers serving, and a fixed update completes it', async () => {
     const templateId = await restTemplate(p.url, 'rr-broken', taggedCommand('v1'));
-    const e = await gqlEndpoint(p.url, `name: "rr-broken", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 2, scalerType: "REQUEST_COUNT", scalerValue: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "rr-broken", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 2, scalerType: "REQUEST_COUNT", scalerValue: 1`,
+    );
     await eventually(() => serving(p.pool.podsOf(e.id)).filter((x) => x.phase === 'ready').length === 2, 15_000);
 
-    await call(p.url, 'POST', `/v1/templates/${templateId}/update`, { body: { dockerStartCmd: [process.execPath, '-e', 'process.exit(3)'] } });
+    await call(p.url, 'POST', `/v1/templates/${templateId}/update`, {
+      body: { dockerStartCmd: [process.execPath, '-e', 'process.exit(3)'] },
+    });
     await sleep(2500);
     const during = serving(p.pool.podsOf(e.id));
     // One old worker was retired for the release; the other stays because its replacement never came up.
     expect(during.filter((x) => x.version === 1 && !x.draining)).toHaveLength(1);
-    const jobs = await Promise.all([1, 2, 3].map(() => call(p.url, 'POST', `/v2/${e.id}/runsync`, { body: { input: { ms: 10 } } })));
-    expect(jobs.map((j) => [j.body.status, j.body.output?.tag])).toEqual([['COMPLETED', 'v1'], ['COMPLETED', 'v1'], ['COMPLETED', 'v1']]);
+    const jobs = await Promise.all(
+      [1, 2, 3].map(() => call(p.url, 'POST', `/v2/${e.id}/runsync`, { body: { input: { ms: 10 } } })),
+    );
+    expect(jobs.map((j) => [j.body.status, j.body.output?.tag])).toEqual([
+      ['COMPLETED', 'v1'],
+      ['COMPLETED', 'v1'],
+      ['COMPLETED', 'v1'],
+    ]);
 
     await call(p.url, 'POST', `/v1/templates/${templateId}/update`, { body: { dockerStartCmd: taggedCommand('v3') } });
     await eventually(() => {
@@ -127,12 +155,17 @@ describe('rolling release on a template update', () => {
 
   it('a job submitted just as an idle worker is drained waits for the new release instead of going to the dying worker', async () => {
     const templateId = await restTemplate(p.url, 'rr-race', taggedCommand('v1'));
-    const e = await gqlEndpoint(p.url, `name: "rr-race", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "rr-race", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1`,
+    );
     for (let round = 2; round <= 4; round++) {
       // The old worker is idle in its job-take long-poll when the release drains it.
       await eventually(() => p.pool.podsOf(e.id).some((x) => x.phase === 'ready' && x.version === round - 1), 15_000);
       await sleep(100);
-      await call(p.url, 'POST', `/v1/templates/${templateId}/update`, { body: { dockerStartCmd: taggedCommand(`v${round}`) } });
+      await call(p.url, 'POST', `/v1/templates/${templateId}/update`, {
+        body: { dockerStartCmd: taggedCommand(`v${round}`) },
+      });
       const run = await call(p.url, 'POST', `/v2/${e.id}/run`, { body: { input: {} } });
       const rec = await waitForStatus(p.url, e.id, run.body.id, ['COMPLETED', 'FAILED'], 20_000);
       expect(rec.status, JSON.stringify(rec)).toBe('COMPLETED');

@@ -15,7 +15,15 @@ const ctx = clientsOnPlatform();
 describe('runpodctl template and serverless commands', () => {
   it('create, list, get, update and delete a template and an endpoint, and read its worker pod', async () => {
     // template create: POST /templates (volume flags give volumeMountPath).
-    const t = await ctx.rest.createTemplate({ name: 'ctl-t', imageName: 'img:1', isServerless: true, dockerStartCmd: taggedCommand('ctl'), volumeInGb: 7, volumeMountPath: '/workspace', env: { A: '1' } });
+    const t = await ctx.rest.createTemplate({
+      name: 'ctl-t',
+      imageName: 'img:1',
+      isServerless: true,
+      dockerStartCmd: taggedCommand('ctl'),
+      volumeInGb: 7,
+      volumeMountPath: '/workspace',
+      env: { A: '1' },
+    });
     // template list: official templates over GraphQL (isRunpod true), the user's own over REST.
     const official = await ctx.gql.publicTemplates({ isRunpod: true });
     expect(official.map((x) => x.name)).toContain('sluice-example-echo');
@@ -24,14 +32,39 @@ describe('runpodctl template and serverless commands', () => {
     expect((await ctx.rest.listTemplates()).map((x) => x.id)).toContain(t.id);
     // template update: PATCH with only the changed fields; the others stay.
     const patched = await ctx.rest.patchTemplate(t.id, { name: 'ctl-t2', readme: 'r2', containerDiskInGb: 9 });
-    expect(patched).toMatchObject({ name: 'ctl-t2', readme: 'r2', containerDiskInGb: 9, volumeInGb: 7, env: { A: '1' }, imageName: 'img:1' });
+    expect(patched).toMatchObject({
+      name: 'ctl-t2',
+      readme: 'r2',
+      containerDiskInGb: 9,
+      volumeInGb: 7,
+      env: { A: '1' },
+      imageName: 'img:1',
+    });
 
     // serverless create over REST (the reference's EndpointCreateInput).
     const e = await ctx.rest.createEndpoint({
-      templateId: t.id, name: 'ctl-ep', gpuTypeIds: ['NVIDIA RTX A4000'], dataCenterIds: ['EU-RO-1'], workersMin: 1, workersMax: 1,
-      flashboot: true, executionTimeoutMs: 600_000, idleTimeout: 7,
+      templateId: t.id,
+      name: 'ctl-ep',
+      gpuTypeIds: ['NVIDIA RTX A4000'],
+      dataCenterIds: ['EU-RO-1'],
+      workersMin: 1,
+      workersMax: 1,
+      flashboot: true,
+      executionTimeoutMs: 600_000,
+      idleTimeout: 7,
     });
-    expect(e).toMatchObject({ name: 'ctl-ep', templateId: t.id, gpuTypeIds: ['NVIDIA RTX A4000'], dataCenterIds: ['EU-RO-1'], workersMin: 1, workersMax: 1, executionTimeoutMs: 600_000, idleTimeout: 7, version: 1, computeType: 'GPU' });
+    expect(e).toMatchObject({
+      name: 'ctl-ep',
+      templateId: t.id,
+      gpuTypeIds: ['NVIDIA RTX A4000'],
+      dataCenterIds: ['EU-RO-1'],
+      workersMin: 1,
+      workersMax: 1,
+      executionTimeoutMs: 600_000,
+      idleTimeout: 7,
+      version: 1,
+      computeType: 'GPU',
+    });
     expect((await ctx.rest.listEndpoints()).map((x) => x.id)).toContain(e.id);
     const got = await ctx.rest.getEndpoint(e.id, { template: true, workers: true });
     expect(got.template).toMatchObject({ id: t.id, name: 'ctl-t2' });
@@ -42,9 +75,26 @@ describe('runpodctl template and serverless commands', () => {
     expect(read).toMatchObject({ id: pod.id, endpointId: e.id, machine: { dataCenterId: 'EU-RO-1' } });
 
     // serverless update: PATCH the scaling fields, then --template-id through GraphQL with a nullable $input.
-    const updated = await ctx.rest.updateEndpoint(e.id, { name: 'ctl-ep2', workersMax: 2, idleTimeout: 11, scalerType: 'REQUEST_COUNT', scalerValue: 2 });
-    expect(updated).toMatchObject({ name: 'ctl-ep2', workersMax: 2, idleTimeout: 11, scalerType: 'REQUEST_COUNT', version: 1 });
-    const t3 = await ctx.rest.createTemplate({ name: 'ctl-t3', imageName: 'img:3', isServerless: true, dockerStartCmd: taggedCommand('ctl3') });
+    const updated = await ctx.rest.updateEndpoint(e.id, {
+      name: 'ctl-ep2',
+      workersMax: 2,
+      idleTimeout: 11,
+      scalerType: 'REQUEST_COUNT',
+      scalerValue: 2,
+    });
+    expect(updated).toMatchObject({
+      name: 'ctl-ep2',
+      workersMax: 2,
+      idleTimeout: 11,
+      scalerType: 'REQUEST_COUNT',
+      version: 1,
+    });
+    const t3 = await ctx.rest.createTemplate({
+      name: 'ctl-t3',
+      imageName: 'img:3',
+      isServerless: true,
+      dockerStartCmd: taggedCommand('ctl3'),
+    });
     expect(await ctx.gql.updateEndpointTemplate(e.id, t3.id)).toMatchObject({ templateId: t3.id, version: 2 });
 
     // template delete is refused while an endpoint uses the template.
@@ -61,9 +111,16 @@ describe('runpodctl template and serverless commands', () => {
   }, 30_000);
 
   it('an endpoint executionTimeoutMs is the default timeout of its jobs', async () => {
-    const e = await ctx.rest.createEndpoint({ templateId: ctx.p.examples.sleep!.templateId, name: 'ctl-timeout', executionTimeoutMs: 5000, workersMax: 1 });
+    const e = await ctx.rest.createEndpoint({
+      templateId: ctx.p.examples.sleep!.templateId,
+      name: 'ctl-timeout',
+      executionTimeoutMs: 5000,
+      workersMax: 1,
+    });
     const slow = await call(ctx.p.url, 'POST', `/v2/${e.id}/run`, { body: { input: { ms: 20_000 } } });
-    const own = await call(ctx.p.url, 'POST', `/v2/${e.id}/run`, { body: { input: { ms: 10 }, policy: { executionTimeout: 60_000 } } });
+    const own = await call(ctx.p.url, 'POST', `/v2/${e.id}/run`, {
+      body: { input: { ms: 10 }, policy: { executionTimeout: 60_000 } },
+    });
     const timedOut = await waitForStatus(ctx.p.url, e.id, slow.body.id, ['TIMED_OUT', 'COMPLETED'], 20_000);
     expect(timedOut.status).toBe('TIMED_OUT');
     expect(timedOut.error).toMatch(/executionTimeout of 5000 ms/);
@@ -72,27 +129,60 @@ describe('runpodctl template and serverless commands', () => {
   }, 30_000);
 
   it('user, gpu list and datacenter list get the fields they select', async () => {
-    expect(await ctx.gql.account()).toMatchObject({ id: ctx.p.user.id, email: 'default@localhost', clientBalance: 0, spendLimit: null, notifyLowBalance: false });
+    expect(await ctx.gql.account()).toMatchObject({
+      id: ctx.p.user.id,
+      email: 'default@localhost',
+      clientBalance: 0,
+      spendLimit: null,
+      notifyLowBalance: false,
+    });
     const gpus = await ctx.gql.gpuTypes();
-    expect(gpus.find((g) => g.id === 'NVIDIA GeForce RTX 4090')).toMatchObject({ displayName: 'RTX 4090', memoryInGb: 24, secureCloud: true });
+    expect(gpus.find((g) => g.id === 'NVIDIA GeForce RTX 4090')).toMatchObject({
+      displayName: 'RTX 4090',
+      memoryInGb: 24,
+      secureCloud: true,
+    });
     const dcs = await ctx.gql.dataCenters();
     const ro = dcs.find((d) => d.id === 'EU-RO-1')!;
     expect(ro).toMatchObject({ location: 'Romania' });
     expect(ro.gpuAvailability.map((g) => g.gpuTypeId)).toEqual(gpus.map((g) => g.id));
     // Every data center Flash places endpoints in is known.
-    for (const id of ['US-CA-2', 'US-KS-2', 'US-MO-1', 'US-MO-2', 'US-NC-2', 'US-NE-1', 'US-WA-1', 'EUR-NO-1']) expect(dcs.map((d) => d.id)).toContain(id);
+    for (const id of ['US-CA-2', 'US-KS-2', 'US-MO-1', 'US-MO-2', 'US-NC-2', 'US-NE-1', 'US-WA-1', 'EUR-NO-1'])
+      expect(dcs.map((d) => d.id)).toContain(id);
   });
 });
 
-describe('the official tools\' template GraphQL (runpodctl, the test runner, Flash)', () => {
+describe("the official tools' template GraphQL (runpodctl, the test runner, Flash)", () => {
   it('saveTemplate with a nullable $input, volumeMountPath "", the console fields, and deleteTemplate', async () => {
     const saved = await ctx.gql.saveTemplate({
-      name: 'runner-t', imageName: 'img:r', dockerArgs: 'python -u /handler.py', isServerless: true, volumeMountPath: '',
-      advancedStart: true, startScript: 'echo ready', startSsh: true, startJupyter: false, containerRegistryAuthId: '', ports: '', env: [],
+      name: 'runner-t',
+      imageName: 'img:r',
+      dockerArgs: 'python -u /handler.py',
+      isServerless: true,
+      volumeMountPath: '',
+      advancedStart: true,
+      startScript: 'echo ready',
+      startSsh: true,
+      startJupyter: false,
+      containerRegistryAuthId: '',
+      ports: '',
+      env: [],
     });
-    expect(saved).toMatchObject({ volumeMountPath: '/workspace', advancedStart: true, startScript: 'echo ready', startSsh: true, startJupyter: false, containerRegistryAuthId: null });
+    expect(saved).toMatchObject({
+      volumeMountPath: '/workspace',
+      advancedStart: true,
+      startScript: 'echo ready',
+      startSsh: true,
+      startJupyter: false,
+      containerRegistryAuthId: null,
+    });
     const again = await ctx.gql.saveTemplate({ id: saved.id, readme: 'x', volumeMountPath: '' });
-    expect(again).toMatchObject({ readme: 'x', advancedStart: true, startScript: 'echo ready', volumeMountPath: '/workspace' });
+    expect(again).toMatchObject({
+      readme: 'x',
+      advancedStart: true,
+      startScript: 'echo ready',
+      volumeMountPath: '/workspace',
+    });
     // Only the wire Template over REST: the console fields are GraphQL's.
     expect(await ctx.rest.getTemplate(saved.id)).not.toHaveProperty('advancedStart');
     await ctx.gql.deleteTemplate('runner-t');
@@ -100,11 +190,16 @@ describe('the official tools\' template GraphQL (runpodctl, the test runner, Fla
   });
 
   it('a missing input or template name is a BAD_USER_INPUT naming it; unknown names are NOT_FOUND', async () => {
-    const noInput = await rawGql(ctx.p.url, 'mutation($i: SaveTemplateInput) { saveTemplate(input: $i) { id } }', { variables: {} });
+    const noInput = await rawGql(ctx.p.url, 'mutation($i: SaveTemplateInput) { saveTemplate(input: $i) { id } }', {
+      variables: {},
+    });
     expect(noInput.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'input' } });
     const noSwitch = await rawGql(ctx.p.url, 'mutation { updateEndpointTemplate(input: null) { id } }');
     expect(noSwitch.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input' });
-    expect((await rawGql(ctx.p.url, 'mutation { deleteTemplate }')).body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'templateName' });
+    expect((await rawGql(ctx.p.url, 'mutation { deleteTemplate }')).body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'templateName',
+    });
     expect(isPlatformApiError(await failure(ctx.gql.deleteTemplate('no-such-template')), 'NOT_FOUND')).toBe(true);
     const official = await failure(ctx.gql.deleteTemplate('sluice-example-echo'));
     expect(official.message).toMatch(/official template/);
@@ -118,15 +213,26 @@ describe('bad input of the REST endpoint operations', () => {
     const gpu = await post({ templateId: ctx.p.examples.echo!.templateId, gpuTypeIds: ['NVIDIA B200'] });
     expect(gpu.status).toBe(400);
     expect(gpu.body.error).toMatch(/gpuTypeIds: unknown GPU type "NVIDIA B200"/);
-    expect((await post({ templateId: ctx.p.examples.echo!.templateId, dataCenterIds: ['MARS-1'] })).body.error).toMatch(/locations: unknown data center/);
+    expect((await post({ templateId: ctx.p.examples.echo!.templateId, dataCenterIds: ['MARS-1'] })).body.error).toMatch(
+      /locations: unknown data center/,
+    );
     expect((await post({ templateId: ctx.p.examples.echo!.templateId, workersMax: -1 })).status).toBe(400);
     expect((await post({ templateId: ctx.p.examples.echo!.templateId, bogus: 1 })).body.error).toMatch(/bogus/);
-    expect((await call(ctx.p.url, 'PATCH', `/v1/endpoints/${ctx.p.examples.echo!.id}`, { body: { workersMin: 5, workersMax: 1 } })).body.error).toMatch(/workersMin/);
+    expect(
+      (
+        await call(ctx.p.url, 'PATCH', `/v1/endpoints/${ctx.p.examples.echo!.id}`, {
+          body: { workersMin: 5, workersMax: 1 },
+        })
+      ).body.error,
+    ).toMatch(/workersMin/);
     expect((await call(ctx.p.url, 'PATCH', '/v1/endpoints/nosuch', { body: {} })).status).toBe(404);
     expect((await call(ctx.p.url, 'DELETE', '/v1/endpoints/nosuch')).status).toBe(404);
     expect((await call(ctx.p.url, 'GET', '/v1/endpoints', { key: 'wrong' })).status).toBe(401);
     expect((await call(ctx.p.url, 'GET', '/v1/endpoints?includeWorkers=maybe')).body.error).toMatch(/includeWorkers/);
-    expect((await call(ctx.p.url, 'PATCH', `/v1/templates/${ctx.p.examples.echo!.templateId}`, { body: { readme: 'x' } })).status).toBe(401);
+    expect(
+      (await call(ctx.p.url, 'PATCH', `/v1/templates/${ctx.p.examples.echo!.templateId}`, { body: { readme: 'x' } }))
+        .status,
+    ).toBe(401);
     expect((await call(ctx.p.url, 'DELETE', '/v1/templates/nosuch')).status).toBe(404);
   });
 });

@@ -34,9 +34,18 @@ async function peak(p: P, endpointId: string, fn: () => Promise<void>): Promise<
   return seen;
 }
 
-async function runAll(p: P, endpointId: string, n: number, input: Record<string, unknown>, policy?: Record<string, unknown>): Promise<string[]> {
+async function runAll(
+  p: P,
+  endpointId: string,
+  n: number,
+  input: Record<string, unknown>,
+  policy?: Record<string, unknown>,
+): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await call(p.url, 'POST', `/v2/${endpointId}/run`, { body: { input, ...(policy ? { policy } : {}) } })).body.id);
+  for (let i = 0; i < n; i++)
+    ids.push(
+      (await call(p.url, 'POST', `/v2/${endpointId}/run`, { body: { input, ...(policy ? { policy } : {}) } })).body.id,
+    );
   return ids;
 }
 
@@ -50,7 +59,10 @@ describe('autoscaler (cold start 0)', () => {
   afterAll(() => p.dispose());
 
   it('a burst raises running workers up to workersMax and no further; idle workers stop after idleTimeout', async () => {
-    const e = await gqlEndpoint(p.url, `name: "burst", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, workersMin: 0, workersMax: 3, idleTimeout: 2`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "burst", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, workersMin: 0, workersMax: 3, idleTimeout: 2`,
+    );
     let lastDone = 0;
     const seen = await peak(p, e.id, async () => {
       const ids = await runAll(p, e.id, 12, { ms: 300 });
@@ -59,7 +71,14 @@ describe('autoscaler (cold start 0)', () => {
     });
     expect(seen).toEqual({ pods: 3, running: 3 });
     const h = await health(p.url, e.id);
-    expect(Object.keys(h.workers).sort()).toEqual(['idle', 'initializing', 'ready', 'running', 'throttled', 'unhealthy']);
+    expect(Object.keys(h.workers).sort()).toEqual([
+      'idle',
+      'initializing',
+      'ready',
+      'running',
+      'throttled',
+      'unhealthy',
+    ]);
     expect(h.jobs.completed).toBe(12);
     await eventually(() => live(p.pool.podsOf(e.id)).length === 0, 10_000, 20);
     const idleFor = Date.now() - lastDone;
@@ -68,7 +87,10 @@ describe('autoscaler (cold start 0)', () => {
   });
 
   it('workersMin workers start without jobs and stay warm past idleTimeout', async () => {
-    const e = await gqlEndpoint(p.url, `name: "warm", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 3, idleTimeout: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "warm", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 2, workersMax: 3, idleTimeout: 1`,
+    );
     await healthUntil(p.url, e.id, (h) => h.workers.idle === 2 && h.workers.ready === 2, 15_000);
     await runAll(p, e.id, 1, {});
     await sleep(2000);
@@ -78,7 +100,10 @@ describe('autoscaler (cold start 0)', () => {
   });
 
   it('REQUEST_COUNT targets ceil((inQueue + inProgress) / scalerValue) workers', async () => {
-    const e = await gqlEndpoint(p.url, `name: "reqcount", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 3, workersMax: 5, idleTimeout: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "reqcount", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 3, workersMax: 5, idleTimeout: 1`,
+    );
     const seen = await peak(p, e.id, async () => {
       const ids = await runAll(p, e.id, 7, { ms: 600 });
       for (const id of ids) await waitForStatus(p.url, e.id, id, ['COMPLETED'], 20_000);
@@ -87,20 +112,29 @@ describe('autoscaler (cold start 0)', () => {
   });
 
   it('QUEUE_DELAY starts one worker at once and more only once a job waited scalerValue seconds', async () => {
-    const e = await gqlEndpoint(p.url, `name: "qdelay", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "QUEUE_DELAY", scalerValue: 1, workersMax: 3, idleTimeout: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "qdelay", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "QUEUE_DELAY", scalerValue: 1, workersMax: 3, idleTimeout: 1`,
+    );
     const t0 = Date.now();
     const ids = await runAll(p, e.id, 6, { ms: 1500 });
     await sleep(600);
     expect(live(p.pool.podsOf(e.id))).toHaveLength(1);
     await eventually(() => live(p.pool.podsOf(e.id)).length === 3, 10_000, 20);
-    const created = p.pool.podsOf(e.id).map((x) => x.createdAt - t0).sort((a, b) => a - b);
+    const created = p.pool
+      .podsOf(e.id)
+      .map((x) => x.createdAt - t0)
+      .sort((a, b) => a - b);
     expect(created[0]).toBeLessThan(500);
     expect(created[1]).toBeGreaterThanOrEqual(1000);
     for (const id of ids) await waitForStatus(p.url, e.id, id, ['COMPLETED'], 20_000);
   });
 
   it('lowPriority jobs never start a worker; they run on workers that exist', async () => {
-    const e = await gqlEndpoint(p.url, `name: "lowprio", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, workersMax: 2, idleTimeout: 1`);
+    const e = await gqlEndpoint(
+      p.url,
+      `name: "lowprio", gpuIds: "AMPERE_16", templateId: "${templateId}", scalerType: "REQUEST_COUNT", scalerValue: 1, workersMax: 2, idleTimeout: 1`,
+    );
     const [low] = await runAll(p, e.id, 1, {}, { lowPriority: true });
     await sleep(1000);
     expect(p.pool.podsOf(e.id)).toHaveLength(0);
@@ -119,8 +153,14 @@ describe('simulated cold start', () => {
 
   it('FLASHBOOT shortens the cold start; /health counts the worker as initializing meanwhile', async () => {
     const templateId = await restTemplate(p.url, 'cold-tpl', taggedCommand('c'));
-    const plain = await gqlEndpoint(p.url, `name: "cold", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1`);
-    const fb = await gqlEndpoint(p.url, `name: "flash", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1, flashBootType: FLASHBOOT`);
+    const plain = await gqlEndpoint(
+      p.url,
+      `name: "cold", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1`,
+    );
+    const fb = await gqlEndpoint(
+      p.url,
+      `name: "flash", gpuIds: "AMPERE_16", templateId: "${templateId}", workersMin: 1, workersMax: 1, flashBootType: FLASHBOOT`,
+    );
     await sleep(300);
     expect((await health(p.url, plain.id)).workers).toMatchObject({ initializing: 1, idle: 0, running: 0 });
     const ready = async (id: string) => {

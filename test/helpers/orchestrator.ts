@@ -20,13 +20,25 @@ export function temporalEnv(dbFilename?: string): Promise<TestWorkflowEnvironmen
     server: {
       executable: { type: 'existing-path', path: temporalBinary() },
       ...(dbFilename ? { dbFilename } : {}),
-      extraArgs: ['--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', `synchronous=${dbFilename ? 'NORMAL' : 'OFF'}`, '--log-level', 'error'],
+      extraArgs: [
+        '--sqlite-pragma',
+        'journal_mode=WAL',
+        '--sqlite-pragma',
+        `synchronous=${dbFilename ? 'NORMAL' : 'OFF'}`,
+        '--log-level',
+        'error',
+      ],
     },
   });
 }
 
 /** Daemon environment for a platform and a Temporal server. */
-export function daemonEnv(p: { url: string; apiKey: string }, temporalAddress: string, resultsDir: string, extra: Record<string, string> = {}): Record<string, string> {
+export function daemonEnv(
+  p: { url: string; apiKey: string },
+  temporalAddress: string,
+  resultsDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     TEMPORAL_ADDRESS: temporalAddress,
     SLUICE_QUEUE_URL: `${p.url}/v2`,
@@ -70,20 +82,42 @@ export async function orchestratorStack(options: StackOptions = {}) {
   const resultsUrl = options.results?.url ?? resultsDir;
   // The daemon's extra settings may depend on the platform's URL (e.g. a proxy in front of it).
   const extra = typeof options.daemon === 'function' ? await options.daemon(platform) : options.daemon;
-  const config = loadConfig(daemonEnv(platform, env.address, resultsDir, { ...(options.results ? { SLUICE_RESULTS_URL: options.results.url } : {}), ...extra }));
+  const config = loadConfig(
+    daemonEnv(platform, env.address, resultsDir, {
+      ...(options.results ? { SLUICE_RESULTS_URL: options.results.url } : {}),
+      ...extra,
+    }),
+  );
   const rateBudget = options.rateBudget ? { rateBudget: options.rateBudget } : {};
-  let daemon: Daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }), ...rateBudget });
+  let daemon: Daemon = await startDaemon({
+    config,
+    connection: env.nativeConnection,
+    client: env.client,
+    logger: pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }),
+    ...rateBudget,
+  });
   const sluice = new JobClient({ client: env.client, resultsDir, resultsUrl });
   return {
     /** `resultsUrl`: the store the daemon uses (`resultsDir` unless `results` was given). */
-    env, platform, sluice, resultsDir, resultsUrl, config,
+    env,
+    platform,
+    sluice,
+    resultsDir,
+    resultsUrl,
+    config,
     get daemon() {
       return daemon;
     },
     /** Replaces the in-process daemon (after stopping it). */
     async restartDaemon() {
       await daemon.close();
-      daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: pino({ level: 'silent' }), ...rateBudget });
+      daemon = await startDaemon({
+        config,
+        connection: env.nativeConnection,
+        client: env.client,
+        logger: pino({ level: 'silent' }),
+        ...rateBudget,
+      });
     },
     async dispose() {
       await daemon.close().catch(() => undefined);

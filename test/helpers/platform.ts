@@ -7,7 +7,9 @@ import { request } from 'undici';
 import { startPlatform, type Platform, type PlatformOptions } from '../../platform';
 
 /** A platform on port 0 in a fresh data dir, with test-friendly timings. */
-export async function testPlatform(options: PlatformOptions = {}): Promise<Platform & { dataDir: string; dispose(): Promise<void> }> {
+export async function testPlatform(
+  options: PlatformOptions = {},
+): Promise<Platform & { dataDir: string; dispose(): Promise<void> }> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
   const platform = await startPlatform({
     port: 0,
@@ -66,13 +68,23 @@ export async function eventually<T>(fn: () => Promise<T> | T, ms = 15_000, every
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${ms} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+      );
     await new Promise((r) => setTimeout(r, every));
   }
 }
 
 /** Waits until the job reaches one of `statuses`; returns its record. */
-export async function waitForStatus(base: string, endpointId: string, jobId: string, statuses: string[], ms = 20_000, key?: string): Promise<any> {
+export async function waitForStatus(
+  base: string,
+  endpointId: string,
+  jobId: string,
+  statuses: string[],
+  ms = 20_000,
+  key?: string,
+): Promise<any> {
   return eventually(async () => {
     const r = await call(base, 'GET', `/v2/${endpointId}/status/${jobId}`, key ? { key } : {});
     return statuses.includes(r.body?.status) ? r.body : undefined;
@@ -82,18 +94,50 @@ export async function waitForStatus(base: string, endpointId: string, jobId: str
 /** Registers a template running `command` and an endpoint on it, owned by `userId` (default: the first user). */
 export function addEndpoint(
   platform: Platform,
-  spec: { name: string; command: string[]; env?: Record<string, string>; userId?: string; workersMin?: number; workersMax?: number; idleTimeout?: number; scalerType?: 'QUEUE_DELAY' | 'REQUEST_COUNT'; scalerValue?: number },
+  spec: {
+    name: string;
+    command: string[];
+    env?: Record<string, string>;
+    userId?: string;
+    workersMin?: number;
+    workersMax?: number;
+    idleTimeout?: number;
+    scalerType?: 'QUEUE_DELAY' | 'REQUEST_COUNT';
+    scalerValue?: number;
+  },
 ) {
   const userId = spec.userId ?? platform.user.id;
   const template = platform.registry.saveTemplate({
-    userId, name: `tpl-${spec.name}-${Math.random().toString(36).slice(2, 8)}`, imageName: 'local/test', category: 'CPU',
-    containerDiskInGb: 5, containerRegistryAuthId: null, dockerEntrypoint: [], dockerStartCmd: spec.command, env: spec.env ?? {},
-    isPublic: false, isRunpod: false, isServerless: true, ports: [], readme: '', volumeInGb: 0, volumeMountPath: '/workspace',
+    userId,
+    name: `tpl-${spec.name}-${Math.random().toString(36).slice(2, 8)}`,
+    imageName: 'local/test',
+    category: 'CPU',
+    containerDiskInGb: 5,
+    containerRegistryAuthId: null,
+    dockerEntrypoint: [],
+    dockerStartCmd: spec.command,
+    env: spec.env ?? {},
+    isPublic: false,
+    isRunpod: false,
+    isServerless: true,
+    ports: [],
+    readme: '',
+    volumeInGb: 0,
+    volumeMountPath: '/workspace',
   });
   return platform.registry.saveEndpoint({
-    userId, name: spec.name, gpuIds: 'AMPERE_16', templateId: template.id, idleTimeout: spec.idleTimeout ?? 30, locations: '',
-    flashBootType: 'OFF', scalerType: spec.scalerType ?? 'REQUEST_COUNT', scalerValue: spec.scalerValue ?? 1,
-    workersMin: spec.workersMin ?? 0, workersMax: spec.workersMax ?? 3, networkVolumeId: null,
+    userId,
+    name: spec.name,
+    gpuIds: 'AMPERE_16',
+    templateId: template.id,
+    idleTimeout: spec.idleTimeout ?? 30,
+    locations: '',
+    flashBootType: 'OFF',
+    scalerType: spec.scalerType ?? 'REQUEST_COUNT',
+    scalerValue: spec.scalerValue ?? 1,
+    workersMin: spec.workersMin ?? 0,
+    workersMax: spec.workersMax ?? 3,
+    networkVolumeId: null,
   });
 }
 

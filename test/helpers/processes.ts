@@ -29,7 +29,9 @@ export function killGroup(pgid: number | undefined): void {
 /** Pids of the running processes whose command line contains `text` (what `pkill -f text` would signal), this one excepted. */
 export function processesMentioning(text: string): number[] {
   const out: number[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+  for (const pid of readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)) {
     if (pid === process.pid) continue;
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(text)) continue;

@@ -75,7 +75,9 @@ export function everyIndexOnce(lines: BatchResultLine[], n: number): Map<number,
   const missing = Array.from({ length: n }, (_, i) => i).filter((i) => !byIndex.has(i));
   const extra = [...byIndex.keys()].filter((i) => !Number.isInteger(i) || i < 0 || i >= n);
   if (twice.length + missing.length + extra.length > 0) {
-    throw new Error(`results.jsonl: ${twice.length} indices twice (e.g. ${twice.slice(0, 5).join(', ')}), ${missing.length} missing (e.g. ${missing.slice(0, 5).join(', ')}), ${extra.length} out of range`);
+    throw new Error(
+      `results.jsonl: ${twice.length} indices twice (e.g. ${twice.slice(0, 5).join(', ')}), ${missing.length} missing (e.g. ${missing.slice(0, 5).join(', ')}), ${extra.length} out of range`,
+    );
   }
   return byIndex;
 }

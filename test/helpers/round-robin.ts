@@ -19,14 +19,23 @@ export async function startRoundRobin(targets: number[]): Promise<RoundRobin> {
   let next = 0;
   const answered = new Map<number, Map<number, number>>();
   const rr: RoundRobin = { url: '', targets: [...targets], answered, close: async () => undefined };
-  const forward = (req: IncomingMessage, body: Buffer, port: number): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
+  const forward = (
+    req: IncomingMessage,
+    body: Buffer,
+    port: number,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
     new Promise((resolve, reject) => {
-      const out = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
+      const out = request(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', reject);
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });

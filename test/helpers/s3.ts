@@ -42,15 +42,22 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-s3-'));
   const accessKeyId = `sluice${randomBytes(4).toString('hex')}`;
   const secretAccessKey = randomBytes(16).toString('hex');
-  const proc = spawnWatched(minioBinary(), ['server', '--address', '127.0.0.1:0', '--quiet', '--json', join(dataDir, 'drive')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    graceMs: 3000,
-    env: {
-      ...process.env,
-      MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey,
-      MINIO_BROWSER: 'off', MINIO_UPDATE: 'off', MINIO_CI_CD: '1',
+  const proc = spawnWatched(
+    minioBinary(),
+    ['server', '--address', '127.0.0.1:0', '--quiet', '--json', join(dataDir, 'drive')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      graceMs: 3000,
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+        MINIO_CI_CD: '1',
+      },
     },
-  });
+  );
   const stop = async (): Promise<void> => {
     await stopProcessGroup(proc, 3000);
     rmSync(dataDir, { recursive: true, force: true });
@@ -58,9 +65,19 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
   try {
     const endpoint = await listening(proc, o.readyMs ?? 30_000);
     await ready(endpoint, proc, o.readyMs ?? 30_000);
-    const env = { AWS_ENDPOINT_URL_S3: endpoint, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_REGION: 'us-east-1' };
+    const env = {
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_ACCESS_KEY_ID: accessKeyId,
+      AWS_SECRET_ACCESS_KEY: secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    };
     const createBucket = async (name: string): Promise<void> => {
-      const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+      const client = new S3Client({
+        endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      });
       try {
         await client.send(new CreateBucketCommand({ Bucket: name }));
       } finally {
@@ -70,7 +87,15 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
     const bucket = o.bucket ?? 'sluice-test';
     await createBucket(bucket);
     return {
-      endpoint, bucket, accessKeyId, secretAccessKey, env, pgid: proc.pid!, dataDir, createBucket, stop,
+      endpoint,
+      bucket,
+      accessKeyId,
+      secretAccessKey,
+      env,
+      pgid: proc.pid!,
+      dataDir,
+      createBucket,
+      stop,
       url: (prefix = '') => `s3://${bucket}/${prefix}`,
     };
   } catch (err) {
@@ -83,7 +108,10 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
 function listening(proc: ChildProcess, ms: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => done(new Error(`MinIO did not report its address within ${ms} ms:\n${out.slice(-2000)}`)), ms);
+    const timer = setTimeout(
+      () => done(new Error(`MinIO did not report its address within ${ms} ms:\n${out.slice(-2000)}`)),
+      ms,
+    );
     const done = (err?: Error, endpoint?: string): void => {
       clearTimeout(timer);
       proc.stdout?.off('data', onData);

@@ -26,14 +26,24 @@ let checkout: string;
 
 beforeAll(async () => {
   const python = requireVenvPython();
-  if (!existsSync(join(SDIST, 'tests', 'e2e'))) throw new Error(`${SDIST}/tests/e2e is missing: run \`npm install\` (scripts/install-tools.mjs unpacks the runpod sdist)`);
+  if (!existsSync(join(SDIST, 'tests', 'e2e')))
+    throw new Error(
+      `${SDIST}/tests/e2e is missing: run \`npm install\` (scripts/install-tools.mjs unpacks the runpod sdist)`,
+    );
   home = isolatedHome();
   // A fresh copy per run: the suite checks that `runpod` is imported from its own tree, and Flash keeps state (.flash/) there.
   checkout = mkdtempSync(join(tmpdir(), 'sluice-runpod-e2e-'));
   cpSync(SDIST, checkout, { recursive: true });
   const venvBin = dirname(python);
   platform = await testPlatform({
-    pods: { images: { [IMAGE]: { root: join(__dirname, 'images', 'mock-worker'), env: { PATH: `${venvBin}:${process.env.PATH ?? '/usr/bin:/bin'}` } } } },
+    pods: {
+      images: {
+        [IMAGE]: {
+          root: join(__dirname, 'images', 'mock-worker'),
+          env: { PATH: `${venvBin}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+        },
+      },
+    },
   });
 });
 
@@ -52,7 +62,10 @@ function pytest(env: Record<string, string>, timeoutMs: number): Promise<{ code:
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => void stopProcessGroup(proc, 2000).then(() => reject(new Error(`pytest timed out\n${out}`))), timeoutMs);
+    const timer = setTimeout(
+      () => void stopProcessGroup(proc, 2000).then(() => reject(new Error(`pytest timed out\n${out}`))),
+      timeoutMs,
+    );
     proc.once('error', reject);
     proc.once('exit', (code) => {
       clearTimeout(timer);
@@ -64,16 +77,19 @@ function pytest(env: Record<string, string>, timeoutMs: number): Promise<{ code:
 
 it('runpod-python tests/e2e passes unchanged, its endpoints provisioned by Flash', async () => {
   const url = platform.url;
-  const { code, out } = await pytest({
-    PATH: `${dirname(requireVenvPython())}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: home.dir,
-    RUNPOD_API_KEY: platform.apiKey,
-    RUNPOD_API_BASE_URL: url,
-    RUNPOD_ENDPOINT_BASE_URL: `${url}/v2`,
-    RUNPOD_REST_API_URL: `${url}/v1`,
-    RUNPOD_HAPI_URL: url,
-    RUNPOD_CONSOLE_URL: url,
-  }, 150_000);
+  const { code, out } = await pytest(
+    {
+      PATH: `${dirname(requireVenvPython())}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      HOME: home.dir,
+      RUNPOD_API_KEY: platform.apiKey,
+      RUNPOD_API_BASE_URL: url,
+      RUNPOD_ENDPOINT_BASE_URL: `${url}/v2`,
+      RUNPOD_REST_API_URL: `${url}/v1`,
+      RUNPOD_HAPI_URL: url,
+      RUNPOD_CONSOLE_URL: url,
+    },
+    150_000,
+  );
   expect(code, out).toBe(0);
   expect(out).toMatch(/test_mock_worker\.py::test_mock_worker_jobs PASSED/);
   expect(out).toMatch(/\b2 passed\b/);
@@ -83,7 +99,19 @@ it('runpod-python tests/e2e passes unchanged, its endpoints provisioned by Flash
   const made = platform.registry.endpointsOf(platform.user.id).filter((e) => e.name.startsWith('rp-python-e2e-'));
   expect(made).toHaveLength(3);
   for (const e of made) {
-    expect(e).toMatchObject({ minCudaVersion: '12.8', workersMin: 0, workersMax: 3, idleTimeout: 5, flashBootType: 'FLASHBOOT', gpuIds: 'ADA_24,AMPERE_16,AMPERE_24,AMPERE_48,AMPERE_80' });
-    expect(platform.registry.template(e.templateId)).toMatchObject({ imageName: IMAGE, isServerless: true, containerDiskInGb: 64, volumeMountPath: '/workspace' });
+    expect(e).toMatchObject({
+      minCudaVersion: '12.8',
+      workersMin: 0,
+      workersMax: 3,
+      idleTimeout: 5,
+      flashBootType: 'FLASHBOOT',
+      gpuIds: 'ADA_24,AMPERE_16,AMPERE_24,AMPERE_48,AMPERE_80',
+    });
+    expect(platform.registry.template(e.templateId)).toMatchObject({
+      imageName: IMAGE,
+      isServerless: true,
+      containerDiskInGb: 64,
+      volumeMountPath: '/workspace',
+    });
   }
 }, 180_000);

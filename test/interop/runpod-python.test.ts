@@ -100,7 +100,9 @@ describe('runpod (PyPI) Endpoint client against the platform', () => {
   });
 
   it('health() reports numbers that match the jobs run, and a wrong key raises', async () => {
-    const sync = await call(platform.url, 'POST', `/v2/${exampleId('echo')}/runsync`, { body: { input: { before: 'health' } } });
+    const sync = await call(platform.url, 'POST', `/v2/${exampleId('echo')}/runsync`, {
+      body: { input: { before: 'health' } },
+    });
     expect(sync.body.status).toBe('COMPLETED');
     const r = await client('health', { endpoint: exampleId('echo') });
     const { jobs, workers: w } = r.health;
@@ -119,7 +121,10 @@ describe('runpod (PyPI) Endpoint client against the platform', () => {
   it('AsyncioEndpoint: run + output + status, and async stream()', async () => {
     const input = { via: 'asyncio', list: ['x', 'y'] };
     const r = await client('asyncio_run', {
-      endpoint: exampleId('echo'), input, stream_endpoint: exampleId('stream'), stream_input: { chunks: 3, delayMs: 200 },
+      endpoint: exampleId('echo'),
+      input,
+      stream_endpoint: exampleId('stream'),
+      stream_input: { chunks: 3, delayMs: 200 },
     });
     expect(r.status).toBe('COMPLETED');
     expect(r.output).toEqual(input);
@@ -144,18 +149,27 @@ describe('runpod (PyPI) Endpoint client against the platform', () => {
 describe('runpod (PyPI) worker SDK as worker pods', () => {
   it('a plain handler: the job completes with the transformed input', { timeout: 90_000 }, async () => {
     const e = workers.plain;
-    const run = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { text: 'serverless on sluice ✓ été' } } });
+    const run = await call(platform.url, 'POST', `/v2/${e.id}/run`, {
+      body: { input: { text: 'serverless on sluice ✓ été' } },
+    });
     expect(run.status).toBe(200);
-    const done = await explained(e.id, () => waitForStatus(platform.url, e.id, run.body.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], WORKER_MS));
+    const done = await explained(e.id, () =>
+      waitForStatus(platform.url, e.id, run.body.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], WORKER_MS),
+    );
     expect(done.status).toBe('COMPLETED');
     expect(done.output).toMatchObject({
-      upper: 'SERVERLESS ON SLUICE ✓ ÉTÉ', length: 26, words: ['serverless', 'on', 'sluice', '✓', 'été'], job_id: run.body.id,
+      upper: 'SERVERLESS ON SLUICE ✓ ÉTÉ',
+      length: 26,
+      words: ['serverless', 'on', 'sluice', '✓', 'été'],
+      job_id: run.body.id,
     });
     // The worker id the SDK reports is the pod the platform started.
     expect(platform.pool.podsOf(e.id).map((p) => p.id)).toContain(done.output.worker_id);
 
     // runsync works the same way against a Python worker.
-    const sync = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, { body: { input: { text: 'again' } } });
+    const sync = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, {
+      body: { input: { text: 'again' } },
+    });
     expect(sync.status).toBe(200);
     expect(sync.body).toMatchObject({ status: 'COMPLETED', output: { upper: 'AGAIN', length: 5 } });
   });
@@ -171,7 +185,8 @@ describe('runpod (PyPI) worker SDK as worker pods', () => {
       const deadline = Date.now() + WORKER_MS;
       for await (const chunk of ep.stream(id)) {
         chunks.push(chunk);
-        if (Date.now() > deadline) throw new Error(`stream not finished after ${WORKER_MS} ms (got ${chunks.length} chunks)`);
+        if (Date.now() > deadline)
+          throw new Error(`stream not finished after ${WORKER_MS} ms (got ${chunks.length} chunks)`);
       }
     });
     expect(chunks.map((c) => c.output)).toEqual(expected);
@@ -185,62 +200,95 @@ describe('runpod (PyPI) worker SDK as worker pods', () => {
   it('a handler that raises: the job FAILS with an error naming the message', { timeout: 90_000 }, async () => {
     const e = workers.fail;
     const run = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { reason: 'bad input 42' } } });
-    const done = await explained(e.id, () => waitForStatus(platform.url, e.id, run.body.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], WORKER_MS));
+    const done = await explained(e.id, () =>
+      waitForStatus(platform.url, e.id, run.body.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], WORKER_MS),
+    );
     expect(done.status).toBe('FAILED');
     expect(typeof done.error).toBe('string');
     expect(done.error).toContain('python handler refused: bad input 42');
     // The SDK sends a JSON-encoded description of the exception; it reaches the client verbatim.
     const info = JSON.parse(done.error as string);
-    expect(info).toMatchObject({ error_type: "<class 'ValueError'>", error_message: 'python handler refused: bad input 42', runpod_version: '1.12.0' });
+    expect(info).toMatchObject({
+      error_type: "<class 'ValueError'>",
+      error_message: 'python handler refused: bad input 42',
+      runpod_version: '1.12.0',
+    });
     expect(platform.pool.podsOf(e.id).map((p) => p.id)).toContain(info.worker_id);
   });
 
-  it('progress_update is the output of the IN_PROGRESS status, then the result replaces it', { timeout: 90_000 }, async () => {
-    const e = workers.progress;
-    const run = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 2 } } });
-    const seen = await explained(e.id, () => eventually(async () => {
-      const s = await call(platform.url, 'GET', `/v2/${e.id}/status/${run.body.id}`);
-      if (s.body?.status !== 'IN_PROGRESS' && s.body?.status !== 'IN_QUEUE') throw new Error(`job is ${JSON.stringify(s.body)}`);
-      return s.body.status === 'IN_PROGRESS' && s.body.output !== undefined ? s.body : undefined;
-    }, WORKER_MS, 25));
-    expect(seen.output).toEqual({ phase: 'halfway', pct: 50 });
+  it(
+    'progress_update is the output of the IN_PROGRESS status, then the result replaces it',
+    { timeout: 90_000 },
+    async () => {
+      const e = workers.progress;
+      const run = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 2 } } });
+      const seen = await explained(e.id, () =>
+        eventually(
+          async () => {
+            const s = await call(platform.url, 'GET', `/v2/${e.id}/status/${run.body.id}`);
+            if (s.body?.status !== 'IN_PROGRESS' && s.body?.status !== 'IN_QUEUE')
+              throw new Error(`job is ${JSON.stringify(s.body)}`);
+            return s.body.status === 'IN_PROGRESS' && s.body.output !== undefined ? s.body : undefined;
+          },
+          WORKER_MS,
+          25,
+        ),
+      );
+      expect(seen.output).toEqual({ phase: 'halfway', pct: 50 });
 
-    const done = await waitForStatus(platform.url, e.id, run.body.id, ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'], WORKER_MS);
-    expect(done.status).toBe('COMPLETED');
-    expect(done.output).toEqual({ phase: 'done', pct: 100, held: 2 });
-  });
+      const done = await waitForStatus(
+        platform.url,
+        e.id,
+        run.body.id,
+        ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'],
+        WORKER_MS,
+      );
+      expect(done.status).toBe('COMPLETED');
+      expect(done.output).toEqual({ phase: 'done', pct: 100, held: 2 });
+    },
+  );
 
-  it('cancel stops a running async handler through the SDK job-stop channel, even right after the hand-over', { timeout: 90_000 }, async () => {
-    const e = workers.progress;
-    // A stop order that reaches the SDK before its handler task exists is ignored by the SDK
-    // ("No in-progress job"); the platform re-sends it until the worker's ping stops listing the
-    // job, so cancelling at the first sight of IN_PROGRESS must still stop the 120 s handler.
-    for (let i = 0; i < 3; i++) {
-      const long = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 120 } } });
-      await explained(e.id, () => waitForStatus(platform.url, e.id, long.body.id, ['IN_PROGRESS'], WORKER_MS));
-      const cancelled = await call(platform.url, 'POST', `/v2/${e.id}/cancel/${long.body.id}`);
-      expect(cancelled.body).toEqual({ id: long.body.id, status: 'CANCELLED' });
-      // The endpoint has one worker with concurrency 1: the next job runs only if the SDK really
-      // stopped the 120 s handler (and sent no result that could flip the cancelled job).
+  it(
+    'cancel stops a running async handler through the SDK job-stop channel, even right after the hand-over',
+    { timeout: 90_000 },
+    async () => {
+      const e = workers.progress;
+      // A stop order that reaches the SDK before its handler task exists is ignored by the SDK
+      // ("No in-progress job"); the platform re-sends it until the worker's ping stops listing the
+      // job, so cancelling at the first sight of IN_PROGRESS must still stop the 120 s handler.
+      for (let i = 0; i < 3; i++) {
+        const long = await call(platform.url, 'POST', `/v2/${e.id}/run`, { body: { input: { hold: 120 } } });
+        await explained(e.id, () => waitForStatus(platform.url, e.id, long.body.id, ['IN_PROGRESS'], WORKER_MS));
+        const cancelled = await call(platform.url, 'POST', `/v2/${e.id}/cancel/${long.body.id}`);
+        expect(cancelled.body).toEqual({ id: long.body.id, status: 'CANCELLED' });
+        // The endpoint has one worker with concurrency 1: the next job runs only if the SDK really
+        // stopped the 120 s handler (and sent no result that could flip the cancelled job).
+        const started = Date.now();
+        const next = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, {
+          body: { input: { hold: 0.1 } },
+        });
+        expect(next.body).toMatchObject({ status: 'COMPLETED', output: { phase: 'done', held: 0.1 } });
+        expect(Date.now() - started).toBeLessThan(30_000);
+        const after = await call(platform.url, 'GET', `/v2/${e.id}/status/${long.body.id}`);
+        expect(after.body.status).toBe('CANCELLED');
+        expect(next.body.workerId).toBe(after.body.workerId);
+      }
+    },
+  );
+
+  it(
+    'an idle Python worker that is scaled in exits at once, not after the kill grace time',
+    { timeout: 60_000 },
+    async () => {
+      const e = workers.fail;
+      const pod = (await eventually(() => platform.pool.podsOf(e.id).find((p) => p.phase === 'ready'), WORKER_MS))!;
       const started = Date.now();
-      const next = await call(platform.url, 'POST', `/v2/${e.id}/runsync?wait=30000`, { body: { input: { hold: 0.1 } } });
-      expect(next.body).toMatchObject({ status: 'COMPLETED', output: { phase: 'done', held: 0.1 } });
-      expect(Date.now() - started).toBeLessThan(30_000);
-      const after = await call(platform.url, 'GET', `/v2/${e.id}/status/${long.body.id}`);
-      expect(after.body.status).toBe('CANCELLED');
-      expect(next.body.workerId).toBe(after.body.workerId);
-    }
-  });
-
-  it('an idle Python worker that is scaled in exits at once, not after the kill grace time', { timeout: 60_000 }, async () => {
-    const e = workers.fail;
-    const pod = (await eventually(() => platform.pool.podsOf(e.id).find((p) => p.phase === 'ready'), WORKER_MS))!;
-    const started = Date.now();
-    platform.registry.saveEndpoint({ ...platform.registry.endpoint(e.id)!, workersMin: 0, workersMax: 0 });
-    await eventually(() => pod.phase === 'exited', 20_000, 20);
-    // The stock SDK exits only once its pending job-take and job-stop return: they are answered at once.
-    // Exited on its own (code 0) before the 3 s grace of the test platform would have killed it.
-    expect(Date.now() - started).toBeLessThan(3000);
-    expect(pod.exit).toMatchObject({ code: 0, signal: null });
-  });
+      platform.registry.saveEndpoint({ ...platform.registry.endpoint(e.id)!, workersMin: 0, workersMax: 0 });
+      await eventually(() => pod.phase === 'exited', 20_000, 20);
+      // The stock SDK exits only once its pending job-take and job-stop return: they are answered at once.
+      // Exited on its own (code 0) before the 3 s grace of the test platform would have killed it.
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(pod.exit).toMatchObject({ code: 0, signal: null });
+    },
+  );
 });

@@ -154,7 +154,9 @@ describe('runpod-sdk (npm) against the platform', () => {
     // The worker that ran the job is still there (idleTimeout 30 s) and not busy.
     expect(after.workers.running).toBe(0);
     expect(after.workers.idle).toBeGreaterThanOrEqual(1);
-    expect(after.workers.idle + after.workers.running).toBe(platform.pool.podsOf(ep.endpointId).filter((p) => p.phase === 'ready').length);
+    expect(after.workers.idle + after.workers.running).toBe(
+      platform.pool.podsOf(ep.endpointId).filter((p) => p.phase === 'ready').length,
+    );
   });
 
   it('purgeQueue: removes every queued job of an endpoint without workers', async () => {

@@ -13,7 +13,9 @@ export const pyDir = join(__dirname, 'py');
 /** Throws (so the tests fail, not skip) when the venv is missing. */
 export function requireVenvPython(): string {
   if (!existsSync(venvPython)) {
-    throw new Error(`${venvPython} is missing: run \`npm install\` in ${projectRoot} (its postinstall creates .tools/venv with runpod==1.12.0)`);
+    throw new Error(
+      `${venvPython} is missing: run \`npm install\` in ${projectRoot} (its postinstall creates .tools/venv with runpod==1.12.0)`,
+    );
   }
   return venvPython;
 }
@@ -28,7 +30,12 @@ export function isolatedHome(): { dir: string; dispose(): void } {
  * Runs `py/<script>` with the venv's python and `args`; resolves with the JSON object the
  * script prints as its last stdout line. The error names stdout and stderr on failure.
  */
-export function runPython(script: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<any> {
+export function runPython(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<any> {
   const python = requireVenvPython();
   return new Promise((resolvePromise, reject) => {
     execFile(
@@ -39,7 +46,11 @@ export function runPython(script: string, args: string[], env: Record<string, st
         const lines = stdout.trim().split('\n');
         const last = lines[lines.length - 1] ?? '';
         if (err) {
-          reject(new Error(`${script} ${args.join(' ')} failed: ${err.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+          reject(
+            new Error(
+              `${script} ${args.join(' ')} failed: ${err.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`,
+            ),
+          );
           return;
         }
         try {
@@ -57,12 +68,14 @@ export function podLogs(platform: Platform & { dataDir: string }, endpointId: st
   const dir = join(platform.dataDir, 'pods');
   if (!existsSync(dir)) return '(no pod logs)';
   const ids = new Set(platform.pool.podsOf(endpointId).map((p) => p.id));
-  return readdirSync(dir)
-    .filter((id) => ids.has(id))
-    .map((id) => {
-      const file = join(dir, id, 'pod.log');
-      const text = existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n') : '(empty)';
-      return `--- pod ${id} ---\n${text}`;
-    })
-    .join('\n') || '(no pods)';
+  return (
+    readdirSync(dir)
+      .filter((id) => ids.has(id))
+      .map((id) => {
+        const file = join(dir, id, 'pod.log');
+        const text = existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n') : '(empty)';
+        return `--- pod ${id} ---\n${text}`;
+      })
+      .join('\n') || '(no pods)'
+  );
 }

@@ -21,7 +21,13 @@ describe('a Python worker that crashes', () => {
   let pgid: number | undefined;
   beforeAll(async () => {
     const venvBin = dirname(requireVenvPython());
-    platform = await testPlatform({ pods: { images: { [IMAGE]: { root: join(__dirname, 'images', 'mock-worker'), env: { PATH: `${venvBin}:/usr/bin:/bin` } } } } });
+    platform = await testPlatform({
+      pods: {
+        images: {
+          [IMAGE]: { root: join(__dirname, 'images', 'mock-worker'), env: { PATH: `${venvBin}:/usr/bin:/bin` } },
+        },
+      },
+    });
   });
   afterAll(async () => {
     killGroup(pgid);
@@ -30,9 +36,20 @@ describe('a Python worker that crashes', () => {
 
   it('takes its heartbeat child process with it', async () => {
     const t = await gql(platform.url, 'mutation($i: SaveTemplateInput) { saveTemplate(input: $i) { id } }', {
-      variables: { i: { name: 'crash-mock', imageName: IMAGE, dockerArgs: 'python -u /handler.py', isServerless: true, volumeMountPath: '' } },
+      variables: {
+        i: {
+          name: 'crash-mock',
+          imageName: IMAGE,
+          dockerArgs: 'python -u /handler.py',
+          isServerless: true,
+          volumeMountPath: '',
+        },
+      },
     });
-    const e = await gql(platform.url, `mutation { saveEndpoint(input: { name: "crash", gpuIds: "AMPERE_16", templateId: "${t.body.data.saveTemplate.id}", workersMin: 1, workersMax: 1 }) { id } }`);
+    const e = await gql(
+      platform.url,
+      `mutation { saveEndpoint(input: { name: "crash", gpuIds: "AMPERE_16", templateId: "${t.body.data.saveTemplate.id}", workersMin: 1, workersMax: 1 }) { id } }`,
+    );
     const endpointId: string = e.body.data.saveEndpoint.id;
     const pod = (await eventually(() => platform.pool.podsOf(endpointId).find((p) => p.phase === 'ready'), 30_000))!;
     pgid = pod.proc!.pid!;
@@ -56,7 +73,11 @@ describe('a platform restarted after a crash', () => {
 
   /** A pod-like group whose leader exits at once, leaving a child running (as an orphaned heartbeat). */
   async function orphanGroup(podId: string, env: Record<string, string>): Promise<number> {
-    const leader = spawn('/bin/sh', ['-c', 'sleep 300 & exit 0'], { detached: true, stdio: 'ignore', env: { PATH: '/usr/bin:/bin', ...env } });
+    const leader = spawn('/bin/sh', ['-c', 'sleep 300 & exit 0'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: '/usr/bin:/bin', ...env },
+    });
     const pgid = leader.pid!;
     groups.push(pgid);
     await new Promise((r) => leader.once('exit', r));

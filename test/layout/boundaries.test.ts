@@ -8,7 +8,18 @@ import { describe, expect, it } from 'vitest';
 import * as names from '../../contracts/names';
 
 const root = resolve(__dirname, '..', '..');
-const SOURCE_DIRS = ['contracts', 'platform', 'platform-api', 'worker-sdk', 'workflows', 'activities', 'worker', 'client', 'common', 'examples'];
+const SOURCE_DIRS = [
+  'contracts',
+  'platform',
+  'platform-api',
+  'worker-sdk',
+  'workflows',
+  'activities',
+  'worker',
+  'client',
+  'common',
+  'examples',
+];
 
 function files(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
@@ -19,7 +30,10 @@ function files(dir: string): string[] {
 }
 
 /** Source without comments, so prose may mention a name. */
-const code = (file: string): string => readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+const code = (file: string): string =>
+  readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
 
 const sources = SOURCE_DIRS.flatMap(files);
 /** The orchestrator's layers: the two sides of the workflow boundary and the clients. */
@@ -34,7 +48,8 @@ function sharedLiterals(): { name: string; literal: string; whole: boolean }[] {
       const sample = (v as (...a: unknown[]) => unknown)('\u0001', 7);
       const head = typeof sample === 'string' ? sample.split('\u0001')[0] : '';
       if (head && head.length >= 3) out.push({ name, literal: head, whole: false });
-    } else if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) walk(`${name}.${k}`, x);
+    } else if (v && typeof v === 'object' && !Array.isArray(v))
+      for (const [k, x] of Object.entries(v)) walk(`${name}.${k}`, x);
     // Arrays list members of string-literal unions (statuses, reasons): the compiler checks their copies.
   };
   for (const [k, v] of Object.entries(names)) walk(k, v);
@@ -44,12 +59,16 @@ function sharedLiterals(): { name: string; literal: string; whole: boolean }[] {
 describe('the layout', () => {
   it('writes each name shared across the workflow boundary once, in contracts/names', () => {
     const literals = sharedLiterals();
-    expect(literals.map((l) => l.name)).toEqual(expect.arrayContaining(['TASK_QUEUE', 'FailureType.JOB_EXPIRED', 'awaitActivityId', 'jobWorkflowId']));
+    expect(literals.map((l) => l.name)).toEqual(
+      expect.arrayContaining(['TASK_QUEUE', 'FailureType.JOB_EXPIRED', 'awaitActivityId', 'jobWorkflowId']),
+    );
     const copies: string[] = [];
     for (const file of sources.filter((f) => ORCHESTRATOR.some((d) => f.startsWith(d)))) {
       // The HTTP client's error codes are its own names (some spell like failure types), and a CLI
       // command's word is the CLI's vocabulary (`sluice scale configure`): neither is a copy.
-      const text = code(file).replace(/isPlatformApiError\([^)]*\)/g, '').replace(/\.command\((['"`])[a-z-]+\1\)/g, '.command()');
+      const text = code(file)
+        .replace(/isPlatformApiError\([^)]*\)/g, '')
+        .replace(/\.command\((['"`])[a-z-]+\1\)/g, '.command()');
       for (const { name, literal, whole } of literals) {
         const esc = literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
         // A constant as a whole string ('X', "X" or `X`); an id builder's head at the start of a string or template.
@@ -67,9 +86,12 @@ describe('the layout', () => {
       for (const m of code(file).matchAll(/(?:from|import|require\()\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1]!;
         if (!spec.startsWith('.')) continue;
-        const target = relative(root, resolve(root, file, '..', spec)).split(sep).join('/');
+        const target = relative(root, resolve(root, file, '..', spec))
+          .split(sep)
+          .join('/');
         const entry = target === 'platform' || target === 'platform/index';
-        if ((entry || target.startsWith('platform/')) && !(allowed.has(file) && entry)) offenders.push(`${file} imports ${spec}`);
+        if ((entry || target.startsWith('platform/')) && !(allowed.has(file) && entry))
+          offenders.push(`${file} imports ${spec}`);
       }
     }
     expect(offenders).toEqual([]);
@@ -80,7 +102,11 @@ describe('the layout', () => {
     for (const file of sources.filter((f) => f.startsWith('workflows/'))) {
       for (const m of code(file).matchAll(/^import\s+(type\s+)?[^'"]*from\s+['"]([^'"]+)['"]/gm)) {
         const [, typeOnly, spec] = m;
-        const ok = spec === '@temporalio/workflow' || spec!.startsWith('../contracts/') || spec!.startsWith('./') || (typeOnly && (spec === '../contracts' || spec!.startsWith('../activities/')));
+        const ok =
+          spec === '@temporalio/workflow' ||
+          spec!.startsWith('../contracts/') ||
+          spec!.startsWith('./') ||
+          (typeOnly && (spec === '../contracts' || spec!.startsWith('../activities/')));
         if (!ok) offenders.push(`${file} imports ${spec}`);
       }
     }

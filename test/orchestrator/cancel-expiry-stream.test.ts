@@ -17,9 +17,13 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
   });
   afterAll(() => s.dispose());
 
-  const remoteIdOf = (workflowId: string) => eventually(async () => (await s.sluice.state(workflowId)).state?.remoteJobId);
+  const remoteIdOf = (workflowId: string) =>
+    eventually(async () => (await s.sluice.state(workflowId)).state?.remoteJobId);
   const failureOf = async (workflowId: string) => {
-    const err = await s.sluice.result(workflowId).then(() => undefined, (e: unknown) => e);
+    const err = await s.sluice.result(workflowId).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     return err;
   };
@@ -38,17 +42,24 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
     const ep = s.platform.examples.sleep!.id;
     const id = await s.sluice.start({ endpointId: ep, input: { ms: 60_000 } });
     const remote = (await remoteIdOf(id))!;
-    await eventually(async () => (await call(s.platform.url, 'GET', `/v2/${ep}/status/${remote}`)).body.status === 'IN_PROGRESS');
+    await eventually(
+      async () => (await call(s.platform.url, 'GET', `/v2/${ep}/status/${remote}`)).body.status === 'IN_PROGRESS',
+    );
     await s.sluice.cancel(id);
     expect(failureType(await failureOf(id))).toBe('CANCELLED');
     expect((await call(s.platform.url, 'GET', `/v2/${ep}/status/${remote}`)).body.status).toBe('CANCELLED');
-    await eventually(async () => (await call(s.platform.url, 'GET', `/v2/${ep}/health`)).body.workers.running === 0, 10_000);
+    await eventually(
+      async () => (await call(s.platform.url, 'GET', `/v2/${ep}/health`)).body.workers.running === 0,
+      10_000,
+    );
   });
 
   for (const completion of ['webhook', 'poll'] as const) {
     it(`ttl expiry ends the workflow with JOB_EXPIRED (${completion} mode)`, async () => {
       const id = await s.sluice.start({
-        endpointId: parked, input: {}, policy: { ttl: 10_000 },
+        endpointId: parked,
+        input: {},
+        policy: { ttl: 10_000 },
         options: { completion, polling: { initialIntervalMs: 200, maxIntervalMs: 500 } },
       });
       const remote = (await remoteIdOf(id))!;
@@ -66,7 +77,11 @@ describe('job workflow: cancellation, ttl expiry, streaming', () => {
   });
 
   it('streaming: every chunk lands in the results store once, in order', async () => {
-    const id = await s.sluice.start({ endpointId: s.platform.examples.stream!.id, input: { chunks: 150, delayMs: 5 }, options: { stream: true } });
+    const id = await s.sluice.start({
+      endpointId: s.platform.examples.stream!.id,
+      input: { chunks: 150, delayMs: 5 },
+      options: { stream: true },
+    });
     const followed: unknown[] = [];
     for await (const c of s.sluice.follow(id, 50)) followed.push(c);
     const r = await s.sluice.result(id);

@@ -35,18 +35,38 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
     const r = await sluice('run', '--endpoint', 'echo', '--input', '{"cli":true}', '--json');
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
-    expect(out).toMatchObject({ status: 'COMPLETED', output: { cli: true }, workflowId: expect.stringMatching(/^job\//) });
+    expect(out).toMatchObject({
+      status: 'COMPLETED',
+      output: { cli: true },
+      workflowId: expect.stringMatching(/^job\//),
+    });
   });
 
   it('run of a failing job exits 1 and shows the error', async () => {
-    const r = await sluice('run', '--endpoint', s.platform.examples.fail!.id, '--input', '{"message":"nope 7"}', '--max-attempts', '1');
+    const r = await sluice(
+      'run',
+      '--endpoint',
+      s.platform.examples.fail!.id,
+      '--input',
+      '{"message":"nope 7"}',
+      '--max-attempts',
+      '1',
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/status\s+FAILED/);
     expect(r.stdout).toMatch(/nope 7/);
   });
 
   it('detach; result and status of a running job both exit 4; cancel exits 0 once carried out; then both report CANCELLED (exit 3)', async () => {
-    const started = await sluice('run', '--endpoint', s.platform.examples.sleep!.id, '--input', '{"ms":60000}', '--detach', '--json');
+    const started = await sluice(
+      'run',
+      '--endpoint',
+      s.platform.examples.sleep!.id,
+      '--input',
+      '{"ms":60000}',
+      '--detach',
+      '--json',
+    );
     expect(started.code).toBe(0);
     const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
     const pending = await sluice('result', workflowId, '--json');
@@ -54,7 +74,11 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
     expect(JSON.parse(pending.stdout)).toEqual({ workflowId, status: 'RUNNING' });
     const status = await sluice('status', workflowId, '--json');
     expect(status.code).toBe(4);
-    expect(JSON.parse(status.stdout)).toMatchObject({ workflowId, workflowStatus: 'RUNNING', state: { phase: 'waiting' } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      workflowId,
+      workflowStatus: 'RUNNING',
+      state: { phase: 'waiting' },
+    });
     const cancelled = await sluice('cancel', workflowId, '--json');
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toEqual({ workflowId, status: 'CANCELLED' });
@@ -70,12 +94,20 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
   it('--id: refused while that job runs (exit 2); after it ended, a new run with its own input and result', async () => {
     const id = `cli-reuse-${Date.now()}`;
     const first = await sluice('run', '--endpoint', 'echo', '--input', '{"n":1}', '--id', id, '--json');
-    expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { n: 1 } });
+    expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      status: 'COMPLETED',
+      output: { n: 1 },
+    });
     const second = await sluice('run', '--endpoint', 'echo', '--input', '{"n":2}', '--id', id, '--json');
     expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!)).toMatchObject({ status: 'COMPLETED', output: { n: 2 } });
+    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      status: 'COMPLETED',
+      output: { n: 2 },
+    });
     const busy = `cli-busy-${Date.now()}`;
-    expect((await sluice('run', '--endpoint', 'sleep', '--input', '{"ms":60000}', '--id', busy, '--detach')).code).toBe(0);
+    expect((await sluice('run', '--endpoint', 'sleep', '--input', '{"ms":60000}', '--id', busy, '--detach')).code).toBe(
+      0,
+    );
     const refused = await sluice('run', '--endpoint', 'sleep', '--input', '{"ms":1}', '--id', busy);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/job job\/cli-busy-\d+ is still running/);
@@ -90,7 +122,16 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
   });
 
   it('a stream job: chunks never follow the final line; result says how many chunks and where; --chunks prints them', async () => {
-    const r = await sluice('run', '--endpoint', 'stream', '--input', '{"chunks":6,"delayMs":100}', '--stream', '--id', 'cli-stream');
+    const r = await sluice(
+      'run',
+      '--endpoint',
+      'stream',
+      '--input',
+      '{"chunks":6,"delayMs":100}',
+      '--stream',
+      '--id',
+      'cli-stream',
+    );
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const chunkLines = lines.flatMap((l, i) => (/^\s+chunk /.test(l) ? [i] : []));
@@ -107,7 +148,12 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
     expect(json).toMatchObject({ streamChunks: 6, streamFiles: [file] });
     const chunks = await sluice('result', 'cli-stream', '--chunks');
     expect(chunks.code).toBe(0);
-    expect(chunks.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ index: i, text: `chunk ${i}` })));
+    expect(
+      chunks.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([0, 1, 2, 3, 4, 5].map((i) => ({ index: i, text: `chunk ${i}` })));
   });
 
   it('names the phases plainly: a failed attempt shows "retrying after FAILED", not "waiting FAILED"', async () => {
@@ -127,7 +173,10 @@ describe('the sluice CLI: run, status, cancel, result (exit codes and --json)', 
       [['status', 'job/does-not-exist'], /no job job\/does-not-exist/],
       [['frobnicate'], /unknown command 'frobnicate'/],
       [['run', '--endpoint', 'x', '--input', '{}', '--bogus'], /unknown option '--bogus'/],
-      [['run', '--endpoint', 'x', '--input', '{}', '--max-attempts', 'many'], /--max-attempts <n>' argument 'many' is invalid. must be a positive integer/],
+      [
+        ['run', '--endpoint', 'x', '--input', '{}', '--max-attempts', 'many'],
+        /--max-attempts <n>' argument 'many' is invalid. must be a positive integer/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await sluice(...args);

@@ -28,7 +28,10 @@ describe('the worker daemon as its own process', () => {
   });
 
   const startChild = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'worker'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -64,7 +67,10 @@ describe('the worker daemon as its own process', () => {
       [{ SLUICE_DAEMON_PORT: '70000' }, /SLUICE_DAEMON_PORT: must be a port number/],
     ];
     for (const [override, message] of cases) {
-      const child = spawn(process.execPath, [bin, 'worker'], { env: { ...process.env, ...env, ...override }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bin, 'worker'], {
+        env: { ...process.env, ...env, ...override },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const code = await new Promise<number | null>((r) => child.once('exit', r));

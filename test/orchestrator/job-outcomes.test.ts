@@ -19,7 +19,12 @@ describe('job workflow outcomes', () => {
   beforeAll(async () => {
     s = await orchestratorStack();
     home = isolatedHome();
-    pyFail = addEndpoint(s.platform, { name: 'py-fail', command: [requireVenvPython(), '-u', join(pyDir, 'fail_worker.py')], workersMin: 1, workersMax: 1 }).id;
+    pyFail = addEndpoint(s.platform, {
+      name: 'py-fail',
+      command: [requireVenvPython(), '-u', join(pyDir, 'fail_worker.py')],
+      workersMin: 1,
+      workersMax: 1,
+    }).id;
   });
   afterAll(async () => {
     await s?.dispose();
@@ -45,7 +50,9 @@ describe('job workflow outcomes', () => {
     const sleep = s.platform.examples.sleep!.id;
     const busy = `busy-${Date.now()}`;
     await s.sluice.start({ id: busy, endpointId: sleep, input: { ms: 30_000 } });
-    await expect(s.sluice.start({ id: busy, endpointId: sleep, input: { ms: 1 } })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+    await expect(s.sluice.start({ id: busy, endpointId: sleep, input: { ms: 1 } })).rejects.toBeInstanceOf(
+      WorkflowExecutionAlreadyStartedError,
+    );
     await s.sluice.cancel(`job/${busy}`);
   });
 
@@ -55,7 +62,13 @@ describe('job workflow outcomes', () => {
       input: { message: 'no good' },
       options: { retry: { maxAttempts: 2, initialBackoffMs: 10 } },
     });
-    const err = await s.env.client.workflow.getHandle(id).result().then(() => undefined, (e: unknown) => e);
+    const err = await s.env.client.workflow
+      .getHandle(id)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -72,12 +85,20 @@ describe('job workflow outcomes', () => {
   });
 
   it('an error type named in nonRetryableErrorTypes is not retried (stock Python worker SDK, ValueError)', async () => {
-    const retried = await s.sluice.start({ endpointId: pyFail, input: { reason: 'a' }, options: { retry: { maxAttempts: 2, initialBackoffMs: 10 } } });
+    const retried = await s.sluice.start({
+      endpointId: pyFail,
+      input: { reason: 'a' },
+      options: { retry: { maxAttempts: 2, initialBackoffMs: 10 } },
+    });
     const r1 = await s.sluice.result(retried);
     expect(r1.attempts).toHaveLength(2);
     expect(r1.errorType).toBe('ValueError');
 
-    const id = await s.sluice.start({ endpointId: pyFail, input: { reason: 'b' }, options: { retry: { maxAttempts: 3, initialBackoffMs: 10, nonRetryableErrorTypes: ['ValueError'] } } });
+    const id = await s.sluice.start({
+      endpointId: pyFail,
+      input: { reason: 'b' },
+      options: { retry: { maxAttempts: 3, initialBackoffMs: 10, nonRetryableErrorTypes: ['ValueError'] } },
+    });
     const r = await s.sluice.result(id);
     expect(r.status).toBe('FAILED');
     expect(r.attempts).toHaveLength(1);
@@ -87,13 +108,19 @@ describe('job workflow outcomes', () => {
   it('an error message matching nonRetryableErrorPatterns is not retried, others are', async () => {
     const fail = s.platform.examples.fail!.id;
     const options = { retry: { maxAttempts: 3, initialBackoffMs: 10, nonRetryableErrorPatterns: ['^invalid prompt'] } };
-    const never = await s.sluice.result(await s.sluice.start({ endpointId: fail, input: { message: 'invalid prompt: empty' }, options }));
+    const never = await s.sluice.result(
+      await s.sluice.start({ endpointId: fail, input: { message: 'invalid prompt: empty' }, options }),
+    );
     expect(never.attempts).toHaveLength(1);
-    const again = await s.sluice.result(await s.sluice.start({ endpointId: fail, input: { message: 'CUDA out of memory' }, options }));
+    const again = await s.sluice.result(
+      await s.sluice.start({ endpointId: fail, input: { message: 'CUDA out of memory' }, options }),
+    );
     expect(again.attempts).toHaveLength(3);
   });
 
   it('refuses an invalid pattern before starting', async () => {
-    await expect(s.sluice.start({ endpointId: 'x', input: {}, options: { retry: { nonRetryableErrorPatterns: ['(unclosed'] } } })).rejects.toThrow(/not a valid regular expression/);
+    await expect(
+      s.sluice.start({ endpointId: 'x', input: {}, options: { retry: { nonRetryableErrorPatterns: ['(unclosed'] } } }),
+    ).rejects.toThrow(/not a valid regular expression/);
   });
 });

@@ -21,13 +21,19 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
     expect(r.executionTime).toBeGreaterThanOrEqual(0);
     // The webhook, not the fallback poll, completed the wait; and the history stays small.
     const jobs = await s.daemon.metrics.registry.getSingleMetric('sluice_remote_jobs_total')!.get();
-    expect(jobs.values.find((v) => v.labels.via === 'webhook' && v.labels.status === 'COMPLETED')?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      jobs.values.find((v) => v.labels.via === 'webhook' && v.labels.status === 'COMPLETED')?.value,
+    ).toBeGreaterThanOrEqual(1);
     const history = await s.env.client.workflow.getHandle(id).fetchHistory();
     expect(history.events!.length).toBeLessThanOrEqual(25);
   });
 
   it('a short job submitted with /runsync needs no wait activity', async () => {
-    const id = await s.sluice.start({ endpointId: s.platform.examples.echo!.id, input: { quick: true }, options: { syncWaitMs: 5000 } });
+    const id = await s.sluice.start({
+      endpointId: s.platform.examples.echo!.id,
+      input: { quick: true },
+      options: { syncWaitMs: 5000 },
+    });
     const r = await s.sluice.result(id);
     expect(r).toMatchObject({ status: 'COMPLETED', output: { quick: true } });
     const history = await s.env.client.workflow.getHandle(id).fetchHistory();
@@ -54,7 +60,11 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
   });
 
   it('polling mode: completes too', async () => {
-    const id = await s.sluice.start({ endpointId: s.platform.examples.sleep!.id, input: { ms: 1200 }, options: { completion: 'poll', polling: { initialIntervalMs: 200 } } });
+    const id = await s.sluice.start({
+      endpointId: s.platform.examples.sleep!.id,
+      input: { ms: 1200 },
+      options: { completion: 'poll', polling: { initialIntervalMs: 200 } },
+    });
     const r = await s.sluice.result(id);
     expect(r).toMatchObject({ status: 'COMPLETED', output: { slept: 1200 } });
   });
@@ -62,7 +72,11 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
   it('a daemon that shuts down hands its webhook waits over at once (not after the heartbeat timeout)', async () => {
     const id = await s.sluice.start({ endpointId: s.platform.examples.sleep!.id, input: { ms: 6000 } });
     const handle = s.env.client.workflow.getHandle(id);
-    await eventually(async () => (await handle.describe()).raw.pendingActivities?.[0]?.activityType?.name === 'awaitCompletion' && s.daemon.hub.waiting === 1);
+    await eventually(
+      async () =>
+        (await handle.describe()).raw.pendingActivities?.[0]?.activityType?.name === 'awaitCompletion' &&
+        s.daemon.hub.waiting === 1,
+    );
     const started = Date.now();
     await s.restartDaemon();
     await eventually(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2, 10_000);

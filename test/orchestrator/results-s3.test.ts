@@ -35,8 +35,11 @@ describe('results store on S3 (MinIO)', () => {
     cwd = mkdtempSync(join(tmpdir(), 'sluice-s3-cli-'));
     cliEnv = cleanEnv({
       ...s3.env,
-      TEMPORAL_ADDRESS: s.env.address, SLUICE_QUEUE_URL: `${s.platform.url}/v2`, SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey, SLUICE_RESULTS_URL: s3.url('results'),
+      TEMPORAL_ADDRESS: s.env.address,
+      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
+      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
+      SLUICE_API_KEY: s.platform.apiKey,
+      SLUICE_RESULTS_URL: s3.url('results'),
     });
   }, 120_000);
   afterAll(async () => {
@@ -48,7 +51,11 @@ describe('results store on S3 (MinIO)', () => {
   const cli = (...args: string[]) => runSluice(args, { env: cliEnv, cwd });
 
   it('a streamed output: each /stream answer appended to the bucket, followed while it runs, read back by the client and `sluice result --chunks`', async () => {
-    const id = await s.sluice.start({ endpointId: s.platform.examples.stream!.id, input: { chunks: 120, delayMs: 5 }, options: { stream: true } });
+    const id = await s.sluice.start({
+      endpointId: s.platform.examples.stream!.id,
+      input: { chunks: 120, delayMs: 5 },
+      options: { stream: true },
+    });
     const followed: unknown[] = [];
     for await (const c of s.sluice.follow(id, 50)) followed.push(c);
     const r = await s.sluice.result(id);
@@ -64,7 +71,12 @@ describe('results store on S3 (MinIO)', () => {
     expect(files).toEqual([`${s3.url('results/')}${r.streamRef!.key}`]);
     const printed = await cli('result', id, '--chunks');
     expect(printed.code, printed.stderr).toBe(0);
-    expect(printed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { index: number }).index)).toEqual(Array.from({ length: 120 }, (_, i) => i));
+    expect(
+      printed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { index: number }).index),
+    ).toEqual(Array.from({ length: 120 }, (_, i) => i));
   });
 
   it('a big output is an object of the bucket, read back by the client and `sluice result --json`', async () => {
@@ -83,9 +95,25 @@ describe('results store on S3 (MinIO)', () => {
 
   it('`sluice batch start s3://bucket/in.jsonl --out s3://bucket/out/`: one outcome per input in the bucket, dead letters, summary, `batch results`', async () => {
     mixedEndpoint(s, 's3-batch', 3);
-    const lines = Array.from({ length: 40 }, (_, i) => (i === 7 ? { kind: 'fail', message: 'no good 7' } : { kind: 'echo', i }));
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      i === 7 ? { kind: 'fail', message: 'no good 7' } : { kind: 'echo', i },
+    );
     await bucket.putLines('in/batch.jsonl', lines);
-    const r = await cli('batch', 'start', s3.url('in/batch.jsonl'), '--endpoint', 's3-batch', '--id', 's3-40', '--out', s3.url('out/s3-40/'), '--max-attempts', '1', '--interval', '0.5');
+    const r = await cli(
+      'batch',
+      'start',
+      s3.url('in/batch.jsonl'),
+      '--endpoint',
+      's3-batch',
+      '--id',
+      's3-40',
+      '--out',
+      s3.url('out/s3-40/'),
+      '--max-attempts',
+      '1',
+      '--interval',
+      '0.5',
+    );
     expect(r.code, r.stderr + r.stdout).toBe(1); // one input failed
     expect(r.stdout).toContain(`results in ${s3.url('out/s3-40/')}`);
     const results = (await bucket.lines('out/s3-40/results.jsonl')) as BatchResultLine[];
@@ -93,18 +121,33 @@ describe('results store on S3 (MinIO)', () => {
     expect(results.filter((l) => l.status === 'COMPLETED')).toHaveLength(39);
     expect(results.find((l) => l.index === 3)?.output).toMatchObject({ i: 3 });
     expect(await bucket.lines('out/s3-40/dead-letter.jsonl')).toEqual([{ kind: 'fail', message: 'no good 7' }]);
-    expect((await bucket.get('out/s3-40/summary.json')) as BatchState).toMatchObject({ phase: 'done', counts: { done: 40, byStatus: { COMPLETED: 39, FAILED: 1 } } });
+    expect((await bucket.get('out/s3-40/summary.json')) as BatchState).toMatchObject({
+      phase: 'done',
+      counts: { done: 40, byStatus: { COMPLETED: 39, FAILED: 1 } },
+    });
     const listed = await cli('batch', 'results', 's3-40', '--json');
     expect(listed.code, listed.stderr).toBe(1); // the batch's exit code: one input failed
-    expect(listed.stdout.trim().split('\n').map((l) => (JSON.parse(l) as BatchResultLine).index).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as BatchResultLine).index)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 40 }, (_, i) => i));
     // Nothing of the batch was written locally.
     expect(await allKeys(openResultsStore(cwd), '')).toEqual([]);
 
     // retry-failed keeps attempt 1's files under attempts/1/ of the prefix and re-runs the failed input only.
     const again = await cli('batch', 'retry-failed', 's3-40', '--interval', '0.5');
     expect(again.code, again.stderr + again.stdout).toBe(1); // it fails again
-    expect(((await bucket.lines('out/s3-40/attempts/1/results.jsonl')) as BatchResultLine[]).map((l) => l.index).sort((a, b) => a - b)).toEqual(results.map((l) => l.index).sort((a, b) => a - b));
-    expect(await bucket.get('out/s3-40/attempts/1/summary.json')).toMatchObject({ counts: { byStatus: { COMPLETED: 39, FAILED: 1 } } });
+    expect(
+      ((await bucket.lines('out/s3-40/attempts/1/results.jsonl')) as BatchResultLine[])
+        .map((l) => l.index)
+        .sort((a, b) => a - b),
+    ).toEqual(results.map((l) => l.index).sort((a, b) => a - b));
+    expect(await bucket.get('out/s3-40/attempts/1/summary.json')).toMatchObject({
+      counts: { byStatus: { COMPLETED: 39, FAILED: 1 } },
+    });
     const merged = (await bucket.lines('out/s3-40/results.jsonl')) as BatchResultLine[];
     expect(merged).toHaveLength(40);
     expect(merged.find((l) => l.index === 7)).toMatchObject({ status: 'FAILED', attempts: 1 });
@@ -118,7 +161,15 @@ describe('results store on S3 (MinIO)', () => {
     const badBucket = await cli('batch', 'start', 's3://Bad_Bucket/in.jsonl', '--endpoint', 's3-batch');
     expect(badBucket.code).toBe(2);
     expect(badBucket.stderr).toContain('not an s3://bucket/prefix URL');
-    const badOut = await cli('batch', 'start', s3.url('in/batch.jsonl'), '--endpoint', 's3-batch', '--out', 'gs://bucket/out/');
+    const badOut = await cli(
+      'batch',
+      'start',
+      s3.url('in/batch.jsonl'),
+      '--endpoint',
+      's3-batch',
+      '--out',
+      'gs://bucket/out/',
+    );
     expect(badOut.code).toBe(2);
     expect(badOut.stderr).toContain('--out: unsupported URL');
   });
@@ -138,7 +189,12 @@ describe('results store on S3 (MinIO)', () => {
     expect(worker.stderr).toMatch(/SLUICE_RESULTS_URL: must be s3:\/\/bucket\/prefix/);
     // A bucket that does not exist: the conditional-write check at start fails, the daemon refuses.
     const config = loadConfig({ ...env, SLUICE_RESULTS_URL: 's3://no-such-bucket/results' });
-    const err = await startDaemon({ config, connection: s.env.nativeConnection, client: s.env.client, logger: pino({ level: 'silent' }) }).then(
+    const err = await startDaemon({
+      config,
+      connection: s.env.nativeConnection,
+      client: s.env.client,
+      logger: pino({ level: 'silent' }),
+    }).then(
       async (d) => {
         await d.close();
         return undefined;

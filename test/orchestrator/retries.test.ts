@@ -26,7 +26,11 @@ describe('job workflow: retries of FAILED and TIMED_OUT jobs', () => {
     const r = await s.sluice.result(id);
     expect(r.status).toBe('COMPLETED');
     expect(r.output).toEqual({ attempts: 3 });
-    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([['submit', 'FAILED'], ['retry', 'FAILED'], ['retry', 'COMPLETED']]);
+    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([
+      ['submit', 'FAILED'],
+      ['retry', 'FAILED'],
+      ['retry', 'COMPLETED'],
+    ]);
     expect(new Set(r.attempts.map((a) => a.remoteJobId)).size).toBe(1);
     expect(r.attempts[0]!.error).toMatch(/flaky failure: attempt 1 of 3/);
   });
@@ -49,15 +53,25 @@ describe('job workflow: retries of FAILED and TIMED_OUT jobs', () => {
       endpointId: ep,
       input: { counterFile: counter(), failTimes: 1, mode: 'hang' },
       policy: { executionTimeout: 5000 },
-      options: { retry: { initialBackoffMs: 100 }, completion: 'poll', polling: { initialIntervalMs: 200, maxIntervalMs: 500 } },
+      options: {
+        retry: { initialBackoffMs: 100 },
+        completion: 'poll',
+        polling: { initialIntervalMs: 200, maxIntervalMs: 500 },
+      },
     });
-    await eventually(async () => (await s.sluice.state(id)).state?.status === 'IN_QUEUE' && s.platform.engine.jobs.ofEndpoint(ep).length > 0);
+    await eventually(
+      async () =>
+        (await s.sluice.state(id)).state?.status === 'IN_QUEUE' && s.platform.engine.jobs.ofEndpoint(ep).length > 0,
+    );
     // The platform's clock moves past the executionTimeout while the first attempt hangs.
     await eventually(() => s.platform.engine.jobs.ofEndpoint(ep).some((j) => j.status === 'IN_PROGRESS'));
     clock.advance(6000);
     s.platform.sweep();
     const r = await s.sluice.result(id);
-    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([['submit', 'TIMED_OUT'], ['retry', 'COMPLETED']]);
+    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([
+      ['submit', 'TIMED_OUT'],
+      ['retry', 'COMPLETED'],
+    ]);
     expect(r.output).toEqual({ attempts: 2 });
   });
 
@@ -70,7 +84,10 @@ describe('job workflow: retries of FAILED and TIMED_OUT jobs', () => {
     });
     const r = await s.sluice.result(id);
     expect(r.status).toBe('COMPLETED');
-    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([['submit', 'FAILED'], ['resubmit', 'COMPLETED']]);
+    expect(r.attempts.map((a) => [a.how, a.status])).toEqual([
+      ['submit', 'FAILED'],
+      ['resubmit', 'COMPLETED'],
+    ]);
     expect(r.attempts[0]!.remoteJobId).not.toBe(r.attempts[1]!.remoteJobId);
     expect(r.output).toEqual({ attempts: 2 });
   });

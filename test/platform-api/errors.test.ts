@@ -89,8 +89,15 @@ describe('error mapping', () => {
     const plain = JSON.parse(JSON.stringify(e)) as unknown;
     expect(plain).toEqual(e.toJSON());
     expect(plain).toEqual({
-      name: 'NotFoundError', code: 'NOT_FOUND', message: expect.any(String) as string, retryable: false,
-      status: 404, operation: 'status', endpointId: 'ep-1', jobId: 'missing', body: { error: 'job not found' },
+      name: 'NotFoundError',
+      code: 'NOT_FOUND',
+      message: expect.any(String) as string,
+      retryable: false,
+      status: 404,
+      operation: 'status',
+      endpointId: 'ep-1',
+      jobId: 'missing',
+      body: { error: 'job not found' },
     });
   });
 
@@ -105,7 +112,12 @@ describe('error mapping', () => {
 
   it('maps a timeout to NETWORK that may have reached the server', async () => {
     const silent = await startServer(() => undefined);
-    const c = new QueueClient({ baseUrl: silent.baseUrl, apiKey: 'k', retry: { maxAttempts: 1 }, requestTimeoutMs: 150 });
+    const c = new QueueClient({
+      baseUrl: silent.baseUrl,
+      apiKey: 'k',
+      retry: { maxAttempts: 1 },
+      requestTimeoutMs: 150,
+    });
     const e = await caught(() => c.status('ep-1', 'j'));
     expect(e.code).toBe('NETWORK');
     expect(e.mayHaveReachedServer).toBe(true);

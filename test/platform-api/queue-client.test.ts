@@ -11,11 +11,16 @@ function answer(req: Seen): [number, unknown] {
   const route = req.url.split('?')[0]?.split('/')[3] ?? '';
   if (route === 'run') return [200, { id: 'job-1', status: 'IN_QUEUE' }];
   if (route === 'runsync' || route === 'status' || route === 'status-sync') return [200, record];
-  if (route === 'stream') return req.url.includes('bare') ? [200, chunks] : [200, { id: 'job-1', status: 'IN_PROGRESS', stream: chunks }];
+  if (route === 'stream')
+    return req.url.includes('bare') ? [200, chunks] : [200, { id: 'job-1', status: 'IN_PROGRESS', stream: chunks }];
   if (route === 'cancel') return [200, { id: 'job-1', status: 'CANCELLED' }];
   if (route === 'retry') return [200, { id: 'job-1', status: 'IN_QUEUE' }];
   if (route === 'purge-queue') return [200, { removed: 2, status: 'completed' }];
-  if (route === 'health') return [200, { jobs: { completed: 1, failed: 0, inProgress: 0, inQueue: 2, retried: 0 }, workers: { idle: 1, running: 0 } }];
+  if (route === 'health')
+    return [
+      200,
+      { jobs: { completed: 1, failed: 0, inProgress: 0, inQueue: 2, retried: 0 }, workers: { idle: 1, running: 0 } },
+    ];
   return [404, { error: 'no route' }];
 }
 
@@ -63,7 +68,9 @@ describe('QueueClient', () => {
 
   it('refuses a wait outside 1000..300000 without a request', async () => {
     await expect(client.runSync('ep-1', { input: {} }, { waitMs: 999 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    await expect(client.statusSync('ep-1', 'job-1', { waitMs: 300_001 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(client.statusSync('ep-1', 'job-1', { waitMs: 300_001 })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
     expect(server.seen).toHaveLength(0);
   });
 
@@ -104,7 +111,11 @@ describe('QueueClient', () => {
   });
 
   it('stream returns the envelope as is', async () => {
-    await expect(client.stream('ep-1', 'job-1')).resolves.toEqual({ id: 'job-1', status: 'IN_PROGRESS', stream: chunks });
+    await expect(client.stream('ep-1', 'job-1')).resolves.toEqual({
+      id: 'job-1',
+      status: 'IN_PROGRESS',
+      stream: chunks,
+    });
   });
 
   it('stream normalises a bare chunk array', async () => {

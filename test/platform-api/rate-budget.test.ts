@@ -30,7 +30,7 @@ describe('RateBudget', () => {
   // 5 per 300 ms window (+ 5 ms margin).
   const small = { limits: { status: { perWindow: 5, concurrent: null } }, windowMs: 300, marginMs: 5 };
 
-  it('grants a window\'s worth at once, the next only once the first has left the window', async () => {
+  it("grants a window's worth at once, the next only once the first has left the window", async () => {
     const times = await grantTimes(new RateBudget(small), 8);
     expect(times.slice(0, 5).every((t) => t < 50)).toBe(true);
     expect(Math.min(...times.slice(5))).toBeGreaterThanOrEqual(300);
@@ -52,7 +52,11 @@ describe('RateBudget', () => {
   });
 
   it('a request in flight holds its place in the window until a window after its answer', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 1, concurrent: null } }, windowMs: 100, marginMs: 2 });
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 1, concurrent: null } },
+      windowMs: 100,
+      marginMs: 2,
+    });
     const t0 = performance.now();
     // The service counts a request at some time between sending and answer: the next may follow
     // only a window after the answer.
@@ -79,25 +83,45 @@ describe('RateBudget', () => {
   });
 
   it('serves higher priorities first, FIFO within one; lower ones take nothing while a higher one waits', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 2, concurrent: null } }, windowMs: 200, marginMs: 5 });
-    // The window is full: everything below waits.
-    for (const release of await Promise.all([budget.acquire('status', 'ep'), budget.acquire('status', 'ep')])) release();
-    const order: string[] = [];
-    const take = (name: string, priority: number) => budget.acquire('status', 'ep', { priority }).then((r) => {
-      order.push(name);
-      r();
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 2, concurrent: null } },
+      windowMs: 200,
+      marginMs: 5,
     });
-    const all = [take('low1', 1), take('low2', 1), take('mid1', 5), take('high1', 9), take('low3', 1), take('high2', 9), take('mid2', 5)];
+    // The window is full: everything below waits.
+    for (const release of await Promise.all([budget.acquire('status', 'ep'), budget.acquire('status', 'ep')]))
+      release();
+    const order: string[] = [];
+    const take = (name: string, priority: number) =>
+      budget.acquire('status', 'ep', { priority }).then((r) => {
+        order.push(name);
+        r();
+      });
+    const all = [
+      take('low1', 1),
+      take('low2', 1),
+      take('mid1', 5),
+      take('high1', 9),
+      take('low3', 1),
+      take('high2', 9),
+      take('mid2', 5),
+    ];
     expect(budget.waiting('status', 'ep')).toBe(7);
     await Promise.all(all);
     expect(order).toEqual(['high1', 'high2', 'mid1', 'mid2', 'low1', 'low2', 'low3']);
   });
 
   it('a later higher-priority waiter overtakes lower ones already waiting', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 1, concurrent: null } }, windowMs: 150, marginMs: 5 });
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 1, concurrent: null } },
+      windowMs: 150,
+      marginMs: 5,
+    });
     (await budget.acquire('status', 'ep'))();
     const order: string[] = [];
-    const lows = [1, 2, 3].map((n) => budget.acquire('status', 'ep', { priority: 0 }).then((r) => (order.push(`low${n}`), r())));
+    const lows = [1, 2, 3].map((n) =>
+      budget.acquire('status', 'ep', { priority: 0 }).then((r) => (order.push(`low${n}`), r())),
+    );
     await sleep(20);
     const high = budget.acquire('status', 'ep', { priority: 9 }).then((r) => (order.push('high'), r()));
     await Promise.all([...lows, high]);
@@ -105,7 +129,11 @@ describe('RateBudget', () => {
   });
 
   it('a waiter whose withdrawIf says so at its turn leaves unsent; the next one gets the place', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 1, concurrent: null } }, windowMs: 100, marginMs: 2 });
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 1, concurrent: null } },
+      windowMs: 100,
+      marginMs: 2,
+    });
     (await budget.acquire('status', 'ep'))();
     let yieldNow = false;
     const withdrawn = budget.acquire('status', 'ep', { withdrawIf: () => yieldNow });
@@ -120,7 +148,11 @@ describe('RateBudget', () => {
   it('tells a caller how long it waited', async () => {
     const budget = new RateBudget(small);
     const waits: number[] = [];
-    await Promise.all(Array.from({ length: 6 }, async () => (await budget.acquire('status', 'ep', { onWait: (ms) => waits.push(ms) }))()));
+    await Promise.all(
+      Array.from({ length: 6 }, async () =>
+        (await budget.acquire('status', 'ep', { onWait: (ms) => waits.push(ms) }))(),
+      ),
+    );
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThanOrEqual(290);
   });
@@ -136,7 +168,11 @@ describe('RateBudget', () => {
   });
 
   it('after a pause (a 429) the lane uses half its window, so it does not burst into the limit again', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 4, concurrent: null } }, windowMs: 200, marginMs: 2 });
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 4, concurrent: null } },
+      windowMs: 200,
+      marginMs: 2,
+    });
     budget.pause('status', 'ep', 20);
     const times = await grantTimes(budget, 4);
     expect(times.filter((t) => t < 100)).toHaveLength(2);
@@ -161,14 +197,21 @@ describe('RateBudget', () => {
 
   it('defaults to the contract limits', () => {
     const budget = new RateBudget();
-    expect(budget.limitsOf('run')).toEqual({ perWindow: RATE_LIMITS.run.perWindow, concurrent: RATE_LIMITS.run.concurrent });
+    expect(budget.limitsOf('run')).toEqual({
+      perWindow: RATE_LIMITS.run.perWindow,
+      concurrent: RATE_LIMITS.run.concurrent,
+    });
     budget.setScale(0.25);
     expect(budget.limitsOf('run')).toEqual({ perWindow: 250, concurrent: 50 });
     expect(() => budget.setScale(0)).toThrow(RangeError);
   });
 
   it('an aborted waiter leaves the queue and takes nothing', async () => {
-    const budget = new RateBudget({ limits: { status: { perWindow: 1, concurrent: null } }, windowMs: 300, marginMs: 5 });
+    const budget = new RateBudget({
+      limits: { status: { perWindow: 1, concurrent: null } },
+      windowMs: 300,
+      marginMs: 5,
+    });
     (await budget.acquire('status', 'ep'))();
     const ac = new AbortController();
     const waiting = budget.acquire('status', 'ep', ac.signal);
@@ -204,7 +247,12 @@ describe('QueueClient with a rate budget', () => {
       else json(res, 200, { id: 'j', status: 'IN_QUEUE' });
     });
     const budget = new RateBudget({ limits: { run: { perWindow: 100, concurrent: 1 } } });
-    const client = new QueueClient({ baseUrl: server.baseUrl, apiKey: 'k', rateBudget: budget, retry: { baseDelayMs: 1 } });
+    const client = new QueueClient({
+      baseUrl: server.baseUrl,
+      apiKey: 'k',
+      rateBudget: budget,
+      retry: { baseDelayMs: 1 },
+    });
     const acks = await Promise.all([1, 2, 3, 4, 5].map((i) => client.run('ep', { input: { i } }, { priority: i })));
     expect(acks).toHaveLength(5);
     expect(server.seen).toHaveLength(6);

@@ -97,7 +97,9 @@ describe('retries against a real server', () => {
 
   it('run is NOT retried after a socket reset once the body was sent', async () => {
     server = await startServer((_req, res) => res.socket?.destroy());
-    const e: unknown = await client(server.baseUrl).run('ep', submission).catch((x: unknown) => x);
+    const e: unknown = await client(server.baseUrl)
+      .run('ep', submission)
+      .catch((x: unknown) => x);
     expect(isPlatformApiError(e, 'NETWORK') && e.mayHaveReachedServer).toBe(true);
     expect(server.seen).toHaveLength(1);
     expect(JSON.parse(server.seen[0]?.body ?? '')).toEqual(submission);
@@ -113,12 +115,16 @@ describe('retries against a real server', () => {
 
   it('runsync is NOT retried after a 500', async () => {
     server = await startServer((_req, res) => json(res, 500, { error: 'boom' }));
-    await expect(client(server.baseUrl).runSync('ep', submission, { waitMs: 1000 })).rejects.toMatchObject({ code: 'SERVER_ERROR' });
+    await expect(client(server.baseUrl).runSync('ep', submission, { waitMs: 1000 })).rejects.toMatchObject({
+      code: 'SERVER_ERROR',
+    });
     expect(server.seen).toHaveLength(1);
   });
 
   it('run retries a 429 and waits at least Retry-After', async () => {
-    server = await startServer((_req, res, n) => (n === 1 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '1' }) : json(res, 200, ack)));
+    server = await startServer((_req, res, n) =>
+      n === 1 ? json(res, 429, { error: 'slow down' }, { 'retry-after': '1' }) : json(res, 200, ack),
+    );
     const started = Date.now();
     await expect(client(server.baseUrl).run('ep', submission)).resolves.toEqual(ack);
     expect(Date.now() - started).toBeGreaterThanOrEqual(990);
@@ -127,7 +133,10 @@ describe('retries against a real server', () => {
 
   it('does not sit out a Retry-After above maxRetryAfterMs', async () => {
     server = await startServer((_req, res) => json(res, 429, { error: 'later' }, { 'retry-after': '120' }));
-    await expect(client(server.baseUrl).status('ep', 'job-1')).rejects.toMatchObject({ code: 'RATE_LIMITED', retryAfterMs: 120_000 });
+    await expect(client(server.baseUrl).status('ep', 'job-1')).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterMs: 120_000,
+    });
     expect(server.seen).toHaveLength(1);
   });
 

@@ -19,14 +19,25 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
     const other = p.users.add('mallory');
     otherKey = other.apiKey;
     const tpl = p.registry.templateByName('sluice-example-echo')!;
-    otherEp = p.registry.saveEndpoint({ ...p.registry.endpoint(ep)!, id: undefined as never, userId: other.id, templateId: tpl.id, name: 'theirs' }).id;
+    otherEp = p.registry.saveEndpoint({
+      ...p.registry.endpoint(ep)!,
+      id: undefined as never,
+      userId: other.id,
+      templateId: tpl.id,
+      name: 'theirs',
+    }).id;
     job = (await call(p.url, 'POST', `/v2/${ep}/runsync`, { body: { input: { a: 1 } } })).body.id;
   });
   afterAll(() => p.dispose());
 
   it('accepts the key as "Bearer <key>" and bare', async () => {
-    expect((await call(p.url, 'GET', `/v2/${ep}/health`, { key: null, headers: { authorization: 'Bearer test-key' } })).status).toBe(200);
-    expect((await call(p.url, 'GET', `/v2/${ep}/health`, { key: null, headers: { authorization: 'test-key' } })).status).toBe(200);
+    expect(
+      (await call(p.url, 'GET', `/v2/${ep}/health`, { key: null, headers: { authorization: 'Bearer test-key' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call(p.url, 'GET', `/v2/${ep}/health`, { key: null, headers: { authorization: 'test-key' } })).status,
+    ).toBe(200);
   });
 
   const authCases: [string, Record<string, string>][] = [
@@ -38,8 +49,14 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
   for (const [name, headers] of authCases) {
     it(`401 for ${name} on every queue route`, async () => {
       for (const [method, path] of [
-        ['POST', `/v2/${ep}/run`], ['POST', `/v2/${ep}/runsync`], ['GET', `/v2/${ep}/status/x`], ['GET', `/v2/${ep}/stream/x`],
-        ['POST', `/v2/${ep}/cancel/x`], ['POST', `/v2/${ep}/retry/x`], ['POST', `/v2/${ep}/purge-queue`], ['GET', `/v2/${ep}/health`],
+        ['POST', `/v2/${ep}/run`],
+        ['POST', `/v2/${ep}/runsync`],
+        ['GET', `/v2/${ep}/status/x`],
+        ['GET', `/v2/${ep}/stream/x`],
+        ['POST', `/v2/${ep}/cancel/x`],
+        ['POST', `/v2/${ep}/retry/x`],
+        ['POST', `/v2/${ep}/purge-queue`],
+        ['GET', `/v2/${ep}/health`],
         ['GET', `/v2/${ep}/status-sync/x`],
       ] as const) {
         const r = await call(p.url, method, path, { key: null, headers, body: { input: {} } });
@@ -51,8 +68,12 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
 
   it('another user cannot touch my endpoint or jobs (401), and I cannot touch theirs', async () => {
     const mine = [
-      ['POST', `/v2/${ep}/run`], ['GET', `/v2/${ep}/status/${job}`], ['POST', `/v2/${ep}/cancel/${job}`],
-      ['POST', `/v2/${ep}/purge-queue`], ['GET', `/v2/${ep}/health`], ['GET', `/v2/${ep}/stream/${job}`],
+      ['POST', `/v2/${ep}/run`],
+      ['GET', `/v2/${ep}/status/${job}`],
+      ['POST', `/v2/${ep}/cancel/${job}`],
+      ['POST', `/v2/${ep}/purge-queue`],
+      ['GET', `/v2/${ep}/health`],
+      ['GET', `/v2/${ep}/stream/${job}`],
     ] as const;
     for (const [method, path] of mine) {
       const r = await call(p.url, method, path, { key: otherKey, body: { input: {} } });
@@ -73,9 +94,21 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
     ['input not an object', '{"input": "text"}', /input/],
     ['input null', '{"input": null}', /input/],
     ['policy not an object', '{"input": {}, "policy": 5}', /policy/],
-    ['executionTimeout too small', '{"input": {}, "policy": {"executionTimeout": 4999}}', /policy\.executionTimeout.*at least 5000/],
-    ['executionTimeout too large', '{"input": {}, "policy": {"executionTimeout": 604800001}}', /executionTimeout.*at most/],
-    ['executionTimeout not an integer', '{"input": {}, "policy": {"executionTimeout": 6000.5}}', /executionTimeout.*integer/],
+    [
+      'executionTimeout too small',
+      '{"input": {}, "policy": {"executionTimeout": 4999}}',
+      /policy\.executionTimeout.*at least 5000/,
+    ],
+    [
+      'executionTimeout too large',
+      '{"input": {}, "policy": {"executionTimeout": 604800001}}',
+      /executionTimeout.*at most/,
+    ],
+    [
+      'executionTimeout not an integer',
+      '{"input": {}, "policy": {"executionTimeout": 6000.5}}',
+      /executionTimeout.*integer/,
+    ],
     ['ttl as a string', '{"input": {}, "policy": {"ttl": "60000"}}', /policy\.ttl/],
     ['ttl too small', '{"input": {}, "policy": {"ttl": 9999}}', /ttl.*at least 10000/],
     ['lowPriority not boolean', '{"input": {}, "policy": {"lowPriority": "yes"}}', /lowPriority/],
@@ -88,7 +121,10 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
   for (const [name, raw, message] of bodies) {
     it(`400 naming the problem for ${name} (run and runsync)`, async () => {
       for (const op of ['run', 'runsync']) {
-        const r = await call(p.url, 'POST', `/v2/${ep}/${op}`, { raw, headers: { 'content-type': 'application/json' } });
+        const r = await call(p.url, 'POST', `/v2/${ep}/${op}`, {
+          raw,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.status, `${op}: ${JSON.stringify(r.body)}`).toBe(400);
         expect(r.body.error).toMatch(message);
       }
@@ -97,9 +133,18 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
 
   it('404 for unknown endpoints and jobs, including path tricks', async () => {
     const paths = [
-      `/v2/nosuchendpoint/run`, `/v2/${ep}/status/nosuchjob`, `/v2/${ep}/stream/nosuchjob`, `/v2/${ep}/cancel/nosuchjob`,
-      `/v2/${ep}/retry/nosuchjob`, `/v2/..%2F..%2Fetc/health`, `/v2/${ep}/status/..%2F..%2Fpasswd`, `/v2/%00/health`,
-      `/v2/${ep}/status/%E0%A4%A`, `/v2/${'a'.repeat(5000)}/health`, `/v3/${ep}/run`, `/v2/${ep}/nosuchop`,
+      `/v2/nosuchendpoint/run`,
+      `/v2/${ep}/status/nosuchjob`,
+      `/v2/${ep}/stream/nosuchjob`,
+      `/v2/${ep}/cancel/nosuchjob`,
+      `/v2/${ep}/retry/nosuchjob`,
+      `/v2/..%2F..%2Fetc/health`,
+      `/v2/${ep}/status/..%2F..%2Fpasswd`,
+      `/v2/%00/health`,
+      `/v2/${ep}/status/%E0%A4%A`,
+      `/v2/${'a'.repeat(5000)}/health`,
+      `/v3/${ep}/run`,
+      `/v2/${ep}/nosuchop`,
     ];
     for (const path of paths) {
       const method = /run$|cancel|retry/.test(path) ? 'POST' : 'GET';
@@ -133,9 +178,11 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
     const res = await request(`${p.url}/v2/${ep}/run`, {
       method: 'POST',
       headers: { authorization: 'test-key' },
-      body: Readable.from((function* () {
-        for (let i = 0; i < 11; i++) yield Buffer.alloc(MB, 'a');
-      })()),
+      body: Readable.from(
+        (function* () {
+          for (let i = 0; i < 11; i++) yield Buffer.alloc(MB, 'a');
+        })(),
+      ),
     });
     expect(res.statusCode).toBe(400);
     expect(await res.body.text()).toMatch(/10 MB limit of \/run/);
@@ -151,11 +198,23 @@ describe('auth, isolation and bad input: always a 4xx with a JSON error, never a
   it('the worker routes reject the user key, junk bodies and unknown jobs without crashing', async () => {
     const pod = p.pool.podsOf(ep).find((x) => x.phase === 'ready')!;
     const w = { key: null, headers: { authorization: pod.token } };
-    expect((await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/nosuchjob?isStream=false`, { ...w, raw: '{"output":1}' })).status).toBe(404);
-    expect((await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/${job}?isStream=false`, { ...w, raw: '{nope' })).status).toBe(400);
+    expect(
+      (
+        await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/nosuchjob?isStream=false`, {
+          ...w,
+          raw: '{"output":1}',
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/${job}?isStream=false`, { ...w, raw: '{nope' })).status,
+    ).toBe(400);
     expect((await call(p.url, 'POST', `/v2/${ep}/job-stream/${pod.id}/${job}`, { ...w, raw: '[]' })).status).toBe(400);
     // A result for a job that is not running on this worker changes nothing.
-    const late = await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/${job}?isStream=false`, { ...w, raw: '{"output":"hijack"}' });
+    const late = await call(p.url, 'POST', `/v2/${ep}/job-done/${pod.id}/${job}?isStream=false`, {
+      ...w,
+      raw: '{"output":"hijack"}',
+    });
     expect(late.status).toBe(200);
     expect((await call(p.url, 'GET', `/v2/${ep}/status/${job}`)).body.output).toEqual({ a: 1 });
   });

@@ -49,7 +49,9 @@ describe('clock-driven rules: ttl, executionTimeout, retention (adjustable clock
 
   it('ttl expiring mid-run removes the job at once (404) and stops it on the worker', async () => {
     const sleep = p.examples.sleep!.id;
-    const run = await call(p.url, 'POST', `/v2/${sleep}/run`, { body: { input: { ms: 30_000 }, policy: { ttl: 60_000 } } });
+    const run = await call(p.url, 'POST', `/v2/${sleep}/run`, {
+      body: { input: { ms: 30_000 }, policy: { ttl: 60_000 } },
+    });
     await waitForStatus(p.url, sleep, run.body.id, ['IN_PROGRESS']);
     advance(61_000);
     expect((await call(p.url, 'GET', `/v2/${sleep}/status/${run.body.id}`)).status).toBe(404);
@@ -57,12 +59,16 @@ describe('clock-driven rules: ttl, executionTimeout, retention (adjustable clock
   });
 
   it('executionTimeout counts only while running and ends in TIMED_OUT, which can be retried', async () => {
-    const queuedLong = await call(p.url, 'POST', `/v2/${parked}/run`, { body: { input: {}, policy: { executionTimeout: 5_000 } } });
+    const queuedLong = await call(p.url, 'POST', `/v2/${parked}/run`, {
+      body: { input: {}, policy: { executionTimeout: 5_000 } },
+    });
     advance(6_000);
     expect((await call(p.url, 'GET', `/v2/${parked}/status/${queuedLong.body.id}`)).body.status).toBe('IN_QUEUE');
 
     const sleep = p.examples.sleep!.id;
-    const run = await call(p.url, 'POST', `/v2/${sleep}/run`, { body: { input: { ms: 20_000 }, policy: { executionTimeout: 5_000 } } });
+    const run = await call(p.url, 'POST', `/v2/${sleep}/run`, {
+      body: { input: { ms: 20_000 }, policy: { executionTimeout: 5_000 } },
+    });
     await waitForStatus(p.url, sleep, run.body.id, ['IN_PROGRESS']);
     advance(5_500);
     const timedOut = await call(p.url, 'GET', `/v2/${sleep}/status/${run.body.id}`);

@@ -10,7 +10,12 @@ type P = Awaited<ReturnType<typeof testPlatform>>;
 const nested = (depth: number): string => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
 const deepWorker = (): string[] => {
   const tsx = dirname(require.resolve('tsx/package.json'));
-  return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, join(__dirname, 'fixtures', 'deep-worker.ts')];
+  return [
+    process.execPath,
+    '--import',
+    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
+    join(__dirname, 'fixtures', 'deep-worker.ts'),
+  ];
 };
 
 describe(`JSON nested deeper than ${LIMITS.jsonDepth} levels: a 400 naming the limit, never a 500`, () => {
@@ -30,20 +35,28 @@ describe(`JSON nested deeper than ${LIMITS.jsonDepth} levels: a 400 naming the l
       expect(r.body.error).toMatch(/more than 256 levels deep/);
     }
     // The body at the limit: {"input": {"a": [[...]]}} is 2 + 254 deep.
-    const ok = await call(p.url, 'POST', `/v2/${ep}/runsync`, { raw: `{"input": {"a": ${nested(LIMITS.jsonDepth - 2)}}}` });
+    const ok = await call(p.url, 'POST', `/v2/${ep}/runsync`, {
+      raw: `{"input": {"a": ${nested(LIMITS.jsonDepth - 2)}}}`,
+    });
     expect(ok.body.status).toBe('COMPLETED');
     expect(JSON.stringify(ok.body.output.a)).toBe(nested(LIMITS.jsonDepth - 2));
-    expect((await call(p.url, 'POST', `/v2/${ep}/run`, { raw: `{"input": {"a": ${nested(LIMITS.jsonDepth - 1)}}}` })).status).toBe(400);
+    expect(
+      (await call(p.url, 'POST', `/v2/${ep}/run`, { raw: `{"input": {"a": ${nested(LIMITS.jsonDepth - 1)}}}` })).status,
+    ).toBe(400);
   });
 
   it('REST and GraphQL bodies, GraphQL variables and GraphQL documents are limited too', async () => {
     const rest = await call(p.url, 'POST', '/v1/templates', { raw: `{"name": "t", "env": ${nested(5000)}}` });
     expect(rest.status).toBe(400);
     expect(rest.body.error).toMatch(/256 levels/);
-    const vars = await call(p.url, 'POST', '/graphql', { raw: `{"query": "{ myself { id } }", "variables": {"x": ${nested(5000)}}}` });
+    const vars = await call(p.url, 'POST', '/graphql', {
+      raw: `{"query": "{ myself { id } }", "variables": {"x": ${nested(5000)}}}`,
+    });
     expect(vars.status).toBe(400);
     expect(vars.body.errors[0].message).toMatch(/256 levels/);
-    const doc = await call(p.url, 'POST', '/graphql', { body: { query: `{${'myself {'.repeat(5000)} id ${'}'.repeat(5000)}}` } });
+    const doc = await call(p.url, 'POST', '/graphql', {
+      body: { query: `{${'myself {'.repeat(5000)} id ${'}'.repeat(5000)}}` },
+    });
     expect(doc.status).toBe(400);
     expect(doc.body.errors[0].message).toMatch(/256 levels/);
     const list = await call(p.url, 'POST', '/graphql', { body: { query: `{ myself(x: ${nested(5000)}) { id } }` } });
@@ -62,6 +75,9 @@ describe(`JSON nested deeper than ${LIMITS.jsonDepth} levels: a 400 naming the l
     const failed = await waitForStatus(p.url, deep, streamed.body.id, ['FAILED']);
     expect(failed.error).toMatch(/job-stream body was refused.*256 levels/);
     // The worker was told to stop and is free again: a good job still runs.
-    expect((await call(p.url, 'POST', `/v2/${deep}/runsync`, { body: { input: { depth: 3 } } })).body).toMatchObject({ status: 'COMPLETED', output: [[['bottom']]] });
+    expect((await call(p.url, 'POST', `/v2/${deep}/runsync`, { body: { input: { depth: 3 } } })).body).toMatchObject({
+      status: 'COMPLETED',
+      output: [[['bottom']]],
+    });
   });
 });

@@ -39,14 +39,20 @@ describe('Idempotency-Key on /run and /runsync: a repeated key answers the first
     expect(b.id).not.toBe(a.id);
     expect(p.engine.created(parked) - before).toBe(2);
     // On the wire: the replay is marked by a header; without a key nothing changes.
-    const raw = await call(p.url, 'POST', `/v2/${parked}/run`, { body: { input: {} }, headers: { 'idempotency-key': 'order-1' } });
+    const raw = await call(p.url, 'POST', `/v2/${parked}/run`, {
+      body: { input: {} },
+      headers: { 'idempotency-key': 'order-1' },
+    });
     expect(raw.body).toEqual({ id: a.id, status: 'IN_QUEUE' });
     expect(raw.headers['idempotent-replayed']).toBe('true');
     const plain = await call(p.url, 'POST', `/v2/${parked}/run`, { body: { input: {} } });
     expect(plain.headers['idempotent-replayed']).toBeUndefined();
     // A purged job still answers its key, with its current status.
     await client.purgeQueue(parked);
-    expect(await client.run(parked, { input: {} }, { idempotencyKey: 'order-2' })).toEqual({ id: b.id, status: 'CANCELLED' });
+    expect(await client.run(parked, { input: {} }, { idempotencyKey: 'order-2' })).toEqual({
+      id: b.id,
+      status: 'CANCELLED',
+    });
   });
 
   it('/runsync with a repeated key waits on the first job and answers its record', async () => {
@@ -72,12 +78,24 @@ describe('Idempotency-Key on /run and /runsync: a repeated key answers the first
 
   it('keys over 255 characters (or empty) are a 400 naming the limit', async () => {
     for (const key of ['k'.repeat(256), '']) {
-      const r = await call(p.url, 'POST', `/v2/${parked}/run`, { body: { input: {} }, headers: { 'idempotency-key': key } });
+      const r = await call(p.url, 'POST', `/v2/${parked}/run`, {
+        body: { input: {} },
+        headers: { 'idempotency-key': key },
+      });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatch(/Idempotency-Key must be 1 to 255 characters/);
     }
-    expect((await call(p.url, 'POST', `/v2/${parked}/run`, { body: { input: {} }, headers: { 'idempotency-key': 'k'.repeat(255) } })).status).toBe(200);
-    await expect(client.run(parked, { input: {} }, { idempotencyKey: 'k'.repeat(256) })).rejects.toThrow(/1 to 255 characters/);
+    expect(
+      (
+        await call(p.url, 'POST', `/v2/${parked}/run`, {
+          body: { input: {} },
+          headers: { 'idempotency-key': 'k'.repeat(255) },
+        })
+      ).status,
+    ).toBe(200);
+    await expect(client.run(parked, { input: {} }, { idempotencyKey: 'k'.repeat(256) })).rejects.toThrow(
+      /1 to 255 characters/,
+    );
   });
 
   it('a restarted platform keeps the keys', async () => {

@@ -31,7 +31,11 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
     ];
     for (const [path, body, headers] of targets) {
       for (let i = 0; i < 5; i++) {
-        const res = await request(`${p.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+        const res = await request(`${p.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        });
         const text = await res.body.text();
         expect([400, 401], `${path}: ${text}`).toContain(res.statusCode);
         if (res.statusCode === 400) expect(text).toMatch(/limit/);
@@ -41,12 +45,17 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
 
   it('Python urllib, requests and aiohttp (the official clients) get the 400 every try', async () => {
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(pythonBinary(), ['-u', join(__dirname, 'py', 'over_limit.py'), p.url, 'test-key', ep, '4'], { timeout: 90_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        pythonBinary(),
+        ['-u', join(__dirname, 'py', 'over_limit.py'), p.url, 'test-key', ep, '4'],
+        { timeout: 90_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
       );
     });
     const results = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, (number | string)[]>;
-    const expected = Object.fromEntries(Object.keys(results).map((name) => [name, Array(4).fill(/no key/.test(name) ? 401 : 400)]));
+    const expected = Object.fromEntries(
+      Object.keys(results).map((name) => [name, Array(4).fill(/no key/.test(name) ? 401 : 400)]),
+    );
     expect(Object.keys(results)).toHaveLength(15);
     expect(results).toEqual(expected);
   });
@@ -55,7 +64,9 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
     const { port } = new URL(p.url);
     const answer = await new Promise<string>((resolve, reject) => {
       const sock = connect(Number(port), '127.0.0.1', () => {
-        sock.write(`POST /v2/${ep}/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: ${11 * MB}\r\nExpect: 100-continue\r\n\r\n`);
+        sock.write(
+          `POST /v2/${ep}/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: ${11 * MB}\r\nExpect: 100-continue\r\n\r\n`,
+        );
       });
       let text = '';
       sock.on('data', (d: Buffer) => (text += d.toString()));
@@ -66,6 +77,8 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
     expect(answer).not.toMatch(/100 Continue/);
     expect(answer).toMatch(/10 MB limit of \/run/);
     // Within the limit, the body is asked for and the job runs.
-    expect((await call(p.url, 'POST', `/v2/${ep}/runsync`, { body: { input: { ok: 1 } } })).body.status).toBe('COMPLETED');
+    expect((await call(p.url, 'POST', `/v2/${ep}/runsync`, { body: { input: { ok: 1 } } })).body.status).toBe(
+      'COMPLETED',
+    );
   });
 });

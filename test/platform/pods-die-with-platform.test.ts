@@ -29,7 +29,11 @@ describe('pods of a killed platform', () => {
 
   it('a SIGKILLed platform takes its warm workers with it (their whole process groups)', async () => {
     const port = await freePort();
-    platform = spawn(process.execPath, [bin, 'platform', '--port', String(port), '--data-dir', dataDir, '--api-key', 'k'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'warn' } });
+    platform = spawn(
+      process.execPath,
+      [bin, 'platform', '--port', String(port), '--data-dir', dataDir, '--api-key', 'k'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SLUICE_LOG_LEVEL: 'warn' } },
+    );
     let out = '';
     platform.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     await eventually(() => /echo=(\S+)/.test(out), 60_000);

@@ -148,7 +148,8 @@ describe('queue API: job lifecycle through HTTP', () => {
   it('purge-queue removes queued jobs only and reports how many', async () => {
     const ep = addEndpoint(p, { name: 'purge', command: ['false'], workersMax: 0 });
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await call(p.url, 'POST', `/v2/${ep.id}/run`, { body: { input: { i } } })).body.id);
+    for (let i = 0; i < 4; i++)
+      ids.push((await call(p.url, 'POST', `/v2/${ep.id}/run`, { body: { input: { i } } })).body.id);
     const r = await call(p.url, 'POST', `/v2/${ep.id}/purge-queue`, { raw: '' });
     expect(r.body).toEqual({ removed: 4, status: 'completed' });
     const again = await call(p.url, 'POST', `/v2/${ep.id}/purge-queue`, { body: {} });
@@ -160,6 +161,12 @@ describe('queue API: job lifecycle through HTTP', () => {
     expect(h.status).toBe(200);
     expect(h.body.jobs).toEqual({ completed: expect.any(Number), failed: 0, inProgress: 0, inQueue: 0, retried: 0 });
     expect(h.body.jobs.completed).toBeGreaterThanOrEqual(3);
-    expect(h.body.workers).toMatchObject({ idle: expect.any(Number), running: 0, initializing: expect.any(Number), ready: expect.any(Number), throttled: 0 });
+    expect(h.body.workers).toMatchObject({
+      idle: expect.any(Number),
+      running: 0,
+      initializing: expect.any(Number),
+      ready: expect.any(Number),
+      throttled: 0,
+    });
   });
 });

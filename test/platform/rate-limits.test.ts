@@ -29,7 +29,9 @@ describe('rate limits per user, endpoint and operation', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 1001; i += 50) {
       const batch = await Promise.all(
-        Array.from({ length: Math.min(50, 1001 - i) }, () => call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })),
+        Array.from({ length: Math.min(50, 1001 - i) }, () =>
+          call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } }),
+        ),
       );
       statuses.push(...batch.map((b) => b.status));
     }
@@ -52,18 +54,25 @@ describe('rate limits per user, endpoint and operation', () => {
 describe('lowered rate limits (tests and benchmarks)', () => {
   let p: P;
   beforeAll(async () => {
-    p = await testPlatform({ rateLimits: { limits: { run: { perWindow: 3, concurrent: 50 } }, windowMs: 500, requestsPerWorker: 0 } });
+    p = await testPlatform({
+      rateLimits: { limits: { run: { perWindow: 3, concurrent: 50 } }, windowMs: 500, requestsPerWorker: 0 },
+    });
   });
   afterAll(() => p.dispose());
 
   it('applies the given limit and window, and counts what it admitted and refused', async () => {
     const ep = addEndpoint(p, { name: 'lowered', command: ['false'], workersMax: 0 }).id;
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(p.limiter.counts(p.user.id, ep, 'run')).toEqual({ admitted: 3, limited: 1 });
     // The window is 500 ms: the oldest has left it a little later.
-    await eventually(async () => (await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status === 200, 2000, 100);
+    await eventually(
+      async () => (await call(p.url, 'POST', `/v2/${ep}/run`, { body: { input: {} } })).status === 200,
+      2000,
+      100,
+    );
     expect(p.limiter.counts(p.user.id, ep, 'run').admitted).toBe(4);
   });
 });

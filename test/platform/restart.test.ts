@@ -17,7 +17,8 @@ describe('persistence across a restart', () => {
     // Park the echo endpoint so jobs stay queued.
     first.registry.saveEndpoint({ ...echo, workersMax: 0 });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call(first.url, 'POST', `/v2/${echo.id}/run`, { body: { input: { i } } })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await call(first.url, 'POST', `/v2/${echo.id}/run`, { body: { input: { i } } })).body.id);
     const running = await call(first.url, 'POST', `/v2/${sleep}/run`, { body: { input: { ms: 60_000 } } });
     await waitForStatus(first.url, sleep, running.body.id, ['IN_PROGRESS']);
     await first.close();
@@ -26,7 +27,8 @@ describe('persistence across a restart', () => {
     try {
       expect(second.examples.echo!.id).toBe(echo.id);
       expect(second.apiKey).toBe(first.apiKey);
-      for (const id of ids) expect((await call(second.url, 'GET', `/v2/${echo.id}/status/${id}`)).body.status).toBe('IN_QUEUE');
+      for (const id of ids)
+        expect((await call(second.url, 'GET', `/v2/${echo.id}/status/${id}`)).body.status).toBe('IN_QUEUE');
       second.registry.saveEndpoint({ ...second.registry.endpoint(echo.id)!, workersMax: 2 });
       for (const [i, id] of ids.entries()) {
         const done = await waitForStatus(second.url, echo.id, id, ['COMPLETED']);
@@ -52,22 +54,33 @@ describe('a crash of the platform process (SIGKILL)', () => {
 
   it('keeps queued jobs, fails the running ones with a clear error, and reaps the orphaned workers', async () => {
     const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-    const child = spawn(process.execPath, [bin, 'platform', '--port', '0', '--data-dir', root, '--api-key', 'crash-key'], {
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, 'platform', '--port', '0', '--data-dir', root, '--api-key', 'crash-key'],
+      {
+        env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const url: string = (await eventually(() => /queue API\s+(http:\/\/[^/\s]+)/.exec(out)?.[1], 20_000))!;
     const sleep: string = (await eventually(() => /sleep=([a-z0-9]+)/.exec(out)?.[1]))!;
     const key = { key: 'crash-key' };
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await call(url, 'POST', `/v2/${sleep}/run`, { ...key, body: { input: { ms: 1500 + i } } })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await call(url, 'POST', `/v2/${sleep}/run`, { ...key, body: { input: { ms: 1500 + i } } })).body.id);
     // /status answers only what is committed, so these three are IN_PROGRESS on disk too.
-    await eventually(async () => {
-      const st = await Promise.all(ids.map(async (id) => (await call(url, 'GET', `/v2/${sleep}/status/${id}`, key)).body.status));
-      return st.filter((x) => x === 'IN_PROGRESS').length === 3;
-    }, 20_000, 10);
+    await eventually(
+      async () => {
+        const st = await Promise.all(
+          ids.map(async (id) => (await call(url, 'GET', `/v2/${sleep}/status/${id}`, key)).body.status),
+        );
+        return st.filter((x) => x === 'IN_PROGRESS').length === 3;
+      },
+      20_000,
+      10,
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const podPids = readdirSync(join(dataDir, 'pods')).flatMap((id) => {
@@ -90,7 +103,9 @@ describe('a crash of the platform process (SIGKILL)', () => {
         }
       };
       await eventually(() => podPids.every((pid) => !running(pid)), 5000);
-      const records = await Promise.all(ids.map(async (id) => (await call(second.url, 'GET', `/v2/${sleep}/status/${id}`, key)).body));
+      const records = await Promise.all(
+        ids.map(async (id) => (await call(second.url, 'GET', `/v2/${sleep}/status/${id}`, key)).body),
+      );
       const failed = records.filter((r) => r.status === 'FAILED');
       expect(failed).toHaveLength(3);
       for (const f of failed) expect(f.error).toMatch(/platform restarted while this job was running/);

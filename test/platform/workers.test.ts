@@ -17,7 +17,8 @@ describe('worker pods: real processes, scaling, crashes, idle timeout', () => {
     const ep = addEndpoint(p, { name: 'burst', command: exampleCommand('sleep'), workersMax: 2, idleTimeout: 1 });
     let maxSeen = 0;
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await call(p.url, 'POST', `/v2/${ep.id}/run`, { body: { input: { ms: 400 } } })).body.id);
+    for (let i = 0; i < 6; i++)
+      ids.push((await call(p.url, 'POST', `/v2/${ep.id}/run`, { body: { input: { ms: 400 } } })).body.id);
     const watch = setInterval(() => (maxSeen = Math.max(maxSeen, livePids(ep.id).length)), 20);
     try {
       for (const id of ids) await waitForStatus(p.url, ep.id, id, ['COMPLETED'], 30_000);
@@ -31,7 +32,13 @@ describe('worker pods: real processes, scaling, crashes, idle timeout', () => {
   });
 
   it('workersMin workers start without jobs and stay warm past idleTimeout', async () => {
-    const ep = addEndpoint(p, { name: 'warm', command: exampleCommand('echo'), workersMin: 1, workersMax: 2, idleTimeout: 1 });
+    const ep = addEndpoint(p, {
+      name: 'warm',
+      command: exampleCommand('echo'),
+      workersMin: 1,
+      workersMax: 2,
+      idleTimeout: 1,
+    });
     await eventually(async () => (await call(p.url, 'GET', `/v2/${ep.id}/health`)).body.workers.idle === 1, 15_000);
     await new Promise((r) => setTimeout(r, 2000));
     const h = await call(p.url, 'GET', `/v2/${ep.id}/health`);
@@ -64,11 +71,17 @@ describe('worker pods: real processes, scaling, crashes, idle timeout', () => {
 
   it('worker routes refuse a wrong worker key and an unknown pod', async () => {
     const ep = p.examples.echo!.id;
-    const r1 = await call(p.url, 'GET', `/v2/${ep}/job-take/nosuchpod?gpu=x&job_in_progress=0`, { key: null, headers: { authorization: 'x' } });
+    const r1 = await call(p.url, 'GET', `/v2/${ep}/job-take/nosuchpod?gpu=x&job_in_progress=0`, {
+      key: null,
+      headers: { authorization: 'x' },
+    });
     expect(r1.status).toBe(404);
     await call(p.url, 'POST', `/v2/${ep}/runsync`, { body: { input: {} } });
     const pod = p.pool.podsOf(ep).find((x) => x.phase === 'ready')!;
-    const r2 = await call(p.url, 'GET', `/v2/${ep}/job-take/${pod.id}?job_in_progress=0`, { key: null, headers: { authorization: 'wrong' } });
+    const r2 = await call(p.url, 'GET', `/v2/${ep}/job-take/${pod.id}?job_in_progress=0`, {
+      key: null,
+      headers: { authorization: 'wrong' },
+    });
     expect(r2.status).toBe(401);
     // The user's own API key is not a worker key either.
     const r3 = await call(p.url, 'GET', `/v2/${ep}/job-stop/${pod.id}`);

@@ -19,8 +19,14 @@ describe('scaler: backlog pulled from running batches (real platform and Tempora
     const ep = sleepEndpoint(s, 'backlog-pull', { workersMin: 0, workersMax: 1 });
     // The queue alone asks for a worker per 6 jobs: the batch's window of 12 never needs more than 2.
     await scaling.start(ep, {
-      intervalMs: 500, backlogScanMs: 1000, targetPerWorker: 6, ceiling: 8, scaleUp: { workers: 8 },
-      stabilizationWindowMs: 3000, cooldownMs: 4000, minWriteGapMs: 1000,
+      intervalMs: 500,
+      backlogScanMs: 1000,
+      targetPerWorker: 6,
+      ceiling: 8,
+      scaleUp: { workers: 8 },
+      stabilizationWindowMs: 3000,
+      cooldownMs: 4000,
+      minWriteGapMs: 1000,
     });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
 
@@ -32,16 +38,22 @@ describe('scaler: backlog pulled from running batches (real platform and Tempora
 
     // The test samples the queue itself until the bounds go beyond what the queue asks for.
     let maxQueued = 0;
-    await eventually(async () => {
-      const h = await call(s.platform.url, 'GET', `/v2/${ep}/health`, { key: s.platform.apiKey });
-      maxQueued = Math.max(maxQueued, h.body.jobs.inQueue as number);
-      return (await boundsOf(gql, ep)).workersMax >= 4;
-    }, 15_000, 100);
+    await eventually(
+      async () => {
+        const h = await call(s.platform.url, 'GET', `/v2/${ep}/health`, { key: s.platform.apiKey });
+        maxQueued = Math.max(maxQueued, h.body.jobs.inQueue as number);
+        return (await boundsOf(gql, ep)).workersMax >= 4;
+      },
+      15_000,
+      100,
+    );
     const st = ScalerState.parse(await scaling.status(ep));
     const raise = st.decisions.find((d) => d.write && d.bounds.workersMax >= 4)!;
     expect(['activate', 'scale-up']).toContain(raise.kind);
     // The reason names the batch and its remaining jobs (before its first job ends, its job time is unknown)...
-    expect(raise.reason).toMatch(new RegExp(`backlog ${id}: \\d+ jobs(, job time unknown yet| x [\\d.]+ s in [\\d.]+ s): \\d+`));
+    expect(raise.reason).toMatch(
+      new RegExp(`backlog ${id}: \\d+ jobs(, job time unknown yet| x [\\d.]+ s in [\\d.]+ s): \\d+`),
+    );
     // ...and the queue's own recommendation at that tick was below the target the backlog set.
     const fromLoad = Number(/per worker = (\d+)/.exec(raise.reason)?.[1]);
     expect(fromLoad).toBeLessThanOrEqual(2);
@@ -50,7 +62,11 @@ describe('scaler: backlog pulled from running batches (real platform and Tempora
     expect(maxQueued).toBeLessThanOrEqual(12);
     expect(st.backlogs).toEqual([expect.objectContaining({ source: id, pulled: true, deadline })]);
     // Once jobs finish, the pulled backlog carries their average time and the deadline math takes over.
-    const timed = (await eventually(async () => (await scaling.status(ep)).backlogs.find((b) => b.jobMs !== undefined), 15_000, 100))!;
+    const timed = (await eventually(
+      async () => (await scaling.status(ep)).backlogs.find((b) => b.jobMs !== undefined),
+      15_000,
+      100,
+    ))!;
     expect(timed.jobMs).toBeGreaterThanOrEqual(450);
     expect(timed.jobMs).toBeLessThan(3000);
 

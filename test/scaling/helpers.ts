@@ -13,11 +13,19 @@ export { healthProxy, type HealthProxy } from './health-proxy';
 export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
 /** A real stack (the daemon's queue calls go through a {@link healthProxy}), a scaling client and a GraphQL client, for one test file. */
-export function scalingStack(): { readonly s: Stack; readonly scaling: ScalingClient; readonly gql: GraphqlClient; readonly proxy: HealthProxy } {
+export function scalingStack(): {
+  readonly s: Stack;
+  readonly scaling: ScalingClient;
+  readonly gql: GraphqlClient;
+  readonly proxy: HealthProxy;
+} {
   const ctx = {} as { s: Stack; scaling: ScalingClient; gql: GraphqlClient; proxy: HealthProxy };
   beforeAll(async () => {
     // Failing health samples are the point of some tests; the SDK need not log each one.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    });
     ctx.s = await orchestratorStack({
       daemon: async (p) => {
         ctx.proxy = await healthProxy(p.url);
@@ -37,7 +45,14 @@ export function scalingStack(): { readonly s: Stack; readonly scaling: ScalingCl
 
 /** An endpoint of the sleep handler (REQUEST_COUNT 1: one worker per job, up to workersMax). */
 export function sleepEndpoint(s: Stack, name: string, bounds: Bounds, idleTimeout = 2): string {
-  return addEndpoint(s.platform, { name, command: exampleCommand('sleep'), ...bounds, idleTimeout, scalerType: 'REQUEST_COUNT', scalerValue: 1 }).id;
+  return addEndpoint(s.platform, {
+    name,
+    command: exampleCommand('sleep'),
+    ...bounds,
+    idleTimeout,
+    scalerType: 'REQUEST_COUNT',
+    scalerValue: 1,
+  }).id;
 }
 
 /** The endpoint's bounds and version as the GraphQL API shows them. */
@@ -49,12 +64,17 @@ export async function boundsOf(gql: GraphqlClient, endpointId: string): Promise<
 
 /** Submits `n` sleep jobs straight to the platform, all at once; returns their ids. */
 export async function submit(s: Stack, endpointId: string, n: number, ms: number): Promise<string[]> {
-  const sent = Array.from({ length: n }, () => call(s.platform.url, 'POST', `/v2/${endpointId}/run`, { key: s.platform.apiKey, body: { input: { ms } } }));
+  const sent = Array.from({ length: n }, () =>
+    call(s.platform.url, 'POST', `/v2/${endpointId}/run`, { key: s.platform.apiKey, body: { input: { ms } } }),
+  );
   return (await Promise.all(sent)).map((r) => r.body.id as string);
 }
 
 /** The endpoint's live worker pods (ids), as the platform counts them. */
 export const livePods = (s: Stack, endpointId: string): string[] =>
-  s.platform.pool.podsOf(endpointId).filter((p) => p.phase !== 'exited' && p.phase !== 'stopping').map((p) => p.id);
+  s.platform.pool
+    .podsOf(endpointId)
+    .filter((p) => p.phase !== 'exited' && p.phase !== 'stopping')
+    .map((p) => p.id);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,7 +3,16 @@
  * workflow does: a write changes the endpoint's bounds) and checks the decisions and the writes.
  */
 import { describe, expect, it } from 'vitest';
-import { ScalingOptions, type Backlog, type Bounds, type Decision, type HealthSample, type Override, type ScaleWindow, type ScalingOptionsInput } from '../../contracts';
+import {
+  ScalingOptions,
+  type Backlog,
+  type Bounds,
+  type Decision,
+  type HealthSample,
+  type Override,
+  type ScaleWindow,
+  type ScalingOptionsInput,
+} from '../../contracts';
 import { decide, remember, type PolicyMemory } from '../../workflows/scaling-policy';
 
 /** One tick of a trace: the load `[inQueue, inProgress, busy workers]` (or a failed sample) and what happens around it. */
@@ -18,12 +27,21 @@ interface Tick {
   override?: Override;
   paused?: boolean;
 }
-interface Step { at: number; d: Decision; bounds: Bounds }
+interface Step {
+  at: number;
+  d: Decision;
+  bounds: Bounds;
+}
 
 const T0 = 1_700_000_000_000;
 
 /** Runs the ticks every `intervalMs` from `start` bounds; returns each decision and the bounds after it. */
-function simulate(opts: ScalingOptionsInput, ticks: Tick[], start: Bounds = { workersMin: 0, workersMax: 1 }, price?: number): { steps: Step[]; writes: number } {
+function simulate(
+  opts: ScalingOptionsInput,
+  ticks: Tick[],
+  start: Bounds = { workersMin: 0, workersMax: 1 },
+  price?: number,
+): { steps: Step[]; writes: number } {
   let config = ScalingOptions.parse(opts);
   let bounds = { ...start };
   let memory: PolicyMemory = { target: start.workersMin, history: [], known: { ...start } };
@@ -36,11 +54,30 @@ function simulate(opts: ScalingOptionsInput, ticks: Tick[], start: Bounds = { wo
     if (t.external) bounds = { ...t.external };
     const [inQueue, inProgress, running] = t.load ?? [0, 0, 0];
     failures = t.fail ? failures + 1 : 0;
-    samples.push({ at: now, ok: !t.fail, inQueue, inProgress, running: running ?? inProgress, idle: 0, initializing: 0, completed: t.completed ?? 0, ...(t.fail ? { error: 'HTTP 503' } : {}) });
+    samples.push({
+      at: now,
+      ok: !t.fail,
+      inQueue,
+      inProgress,
+      running: running ?? inProgress,
+      idle: 0,
+      initializing: 0,
+      completed: t.completed ?? 0,
+      ...(t.fail ? { error: 'HTTP 503' } : {}),
+    });
     if (samples.length > 12) samples.shift();
     const input = {
-      now, config, samples, bounds, memory, healthFailures: failures, ...(price !== undefined ? { pricePerHour: price } : {}),
-      ...(t.backlogs ? { backlogs: t.backlogs } : {}), ...(t.window ? { window: t.window } : {}), ...(t.override ? { override: t.override } : {}), paused: t.paused ?? false,
+      now,
+      config,
+      samples,
+      bounds,
+      memory,
+      healthFailures: failures,
+      ...(price !== undefined ? { pricePerHour: price } : {}),
+      ...(t.backlogs ? { backlogs: t.backlogs } : {}),
+      ...(t.window ? { window: t.window } : {}),
+      ...(t.override ? { override: t.override } : {}),
+      paused: t.paused ?? false,
     };
     const d = decide(input);
     if (d.write) {
@@ -58,12 +95,15 @@ const times = (n: number, t: Tick): Tick[] => Array.from({ length: n }, () => t)
 const idle: Tick = { load: [0, 0, 0] };
 const b = (workersMin: number, workersMax: number): Bounds => ({ workersMin, workersMax });
 /** The bounds after each tick, compressed to the ticks where they changed: `[tick, 'min..max']`. */
-const changes = (steps: Step[]): [number, string][] => steps
-  .map((s, n) => [n, `${s.bounds.workersMin}..${s.bounds.workersMax}`] as [number, string])
-  .filter(([n, v], i, all) => i === 0 || v !== all[i - 1]![1] || n === 0);
+const changes = (steps: Step[]): [number, string][] =>
+  steps
+    .map((s, n) => [n, `${s.bounds.workersMin}..${s.bounds.workersMax}`] as [number, string])
+    .filter(([n, v], i, all) => i === 0 || v !== all[i - 1]![1] || n === 0);
 /** Writes that lowered the bounds within the stabilization window after a write that raised them (flapping). */
 const reversals = (steps: Step[], windowMs: number): number => {
-  const writes = steps.map((s, i) => ({ at: s.at, up: s.bounds.workersMax > (steps[i - 1]?.bounds.workersMax ?? 0), write: s.d.write })).filter((w) => w.write);
+  const writes = steps
+    .map((s, i) => ({ at: s.at, up: s.bounds.workersMax > (steps[i - 1]?.bounds.workersMax ?? 0), write: s.d.write }))
+    .filter((w) => w.write);
   return writes.filter((w) => !w.up && writes.some((u) => u.up && u.at < w.at && u.at > w.at - windowMs)).length;
 };
 
@@ -87,7 +127,12 @@ const cases: Case[] = [
       expect(steps[0]!.d).toMatchObject({ kind: 'hold', write: false });
       expect(steps[1]!.d).toMatchObject({ kind: 'activate', write: true, target: 4, bounds: b(4, 5) });
       expect(steps[1]!.d.reason).toMatch(/step limit: \+4 per 15 s from 0/);
-      expect(changes(steps)).toEqual([[0, '0..1'], [1, '4..5'], [3, '8..9'], [5, '10..10']]);
+      expect(changes(steps)).toEqual([
+        [0, '0..1'],
+        [1, '4..5'],
+        [3, '8..9'],
+        [5, '10..10'],
+      ]);
       expect(steps.at(-1)!.d.reason).toMatch(/ceiling 10/);
     },
   },
@@ -97,7 +142,11 @@ const cases: Case[] = [
     ticks: [{ load: [4, 0, 0] }, ...times(3, { load: [0, 4, 4] }), ...times(30, idle)],
     check: ({ steps }) => {
       // Last load at tick 3 (15 s): its recommendation leaves the window at 45 s (tick 9), the cooldown ends at 105 s (tick 21).
-      expect(changes(steps)).toEqual([[0, '4..5'], [9, '1..2'], [21, '0..1']]);
+      expect(changes(steps)).toEqual([
+        [0, '4..5'],
+        [9, '1..2'],
+        [21, '0..1'],
+      ]);
       expect(steps[9]!.d).toMatchObject({ kind: 'scale-down' });
       expect(steps[9]!.d.reason).toMatch(/cooldown/);
       expect(steps[21]!.d).toMatchObject({ kind: 'deactivate', target: 0 });
@@ -120,10 +169,16 @@ const cases: Case[] = [
     ticks: [{ load: [4, 0, 0] }, ...times(3, { load: [0, 4, 4] }), ...times(30, idle)],
     check: ({ steps }) => {
       // The same target as the quiet-period case (4, 1 at tick 9, 0 at tick 21); only workersMax carries it.
-      expect(changes(steps)).toEqual([[0, '0..5'], [9, '0..2'], [21, '0..1']]);
+      expect(changes(steps)).toEqual([
+        [0, '0..5'],
+        [9, '0..2'],
+        [21, '0..1'],
+      ]);
       expect(steps.map((s) => s.d.target).slice(0, 10)).toEqual([4, 4, 4, 4, 4, 4, 4, 4, 4, 1]);
       expect(steps[0]!.d).toMatchObject({ kind: 'activate', write: true });
-      expect(steps[0]!.d.reason).toMatch(/warm 0: none held, idle workers above it stop after the endpoint's idleTimeout/);
+      expect(steps[0]!.d.reason).toMatch(
+        /warm 0: none held, idle workers above it stop after the endpoint's idleTimeout/,
+      );
     },
   },
   {
@@ -143,12 +198,25 @@ const cases: Case[] = [
   {
     name: 'warm hold 10 s: workersMin follows the load of the last 10 s (raised with it), workersMax the stabilization window',
     opts: { ...fast, warmHoldMs: 10_000 },
-    ticks: [{ load: [4, 0, 0] }, ...times(3, { load: [0, 4, 4] }), ...times(8, idle), { load: [2, 0, 0] }, ...times(6, idle)],
+    ticks: [
+      { load: [4, 0, 0] },
+      ...times(3, { load: [0, 4, 4] }),
+      ...times(8, idle),
+      { load: [2, 0, 0] },
+      ...times(6, idle),
+    ],
     check: ({ steps }) => {
       // Load until tick 3 (15 s): warm 4 while a recommendation of 4 is within the last 10 s, 0 from tick 5 (25 s);
       // workersMax keeps 5 for the window (until 45 s: tick 9, then 1 + 1 for the cooldown). 2 jobs at tick 12 (60 s):
       // both bounds up at once, warm 2 until tick 14, target 2 (workersMax 3) until the window ends at tick 18.
-      expect(changes(steps)).toEqual([[0, '4..5'], [5, '0..5'], [9, '0..2'], [12, '2..3'], [14, '0..3'], [18, '0..2']]);
+      expect(changes(steps)).toEqual([
+        [0, '4..5'],
+        [5, '0..5'],
+        [9, '0..2'],
+        [12, '2..3'],
+        [14, '0..3'],
+        [18, '0..2'],
+      ]);
       expect(steps[5]!.d).toMatchObject({ kind: 'scale-down', write: true });
       expect(steps[5]!.d.reason).toMatch(/warm 0: load of the last 10 s/);
     },
@@ -190,10 +258,19 @@ const cases: Case[] = [
     name: 'stabilization: a drop from 10 to 4 waits for the window; the highest recommendation in it wins',
     opts: { ...fast, ceiling: 20 },
     start: b(10, 11),
-    ticks: [{ load: [10, 0, 0] }, ...times(3, { load: [4, 0, 0] }), { load: [6, 0, 0] }, ...times(8, { load: [4, 0, 0] })],
+    ticks: [
+      { load: [10, 0, 0] },
+      ...times(3, { load: [4, 0, 0] }),
+      { load: [6, 0, 0] },
+      ...times(8, { load: [4, 0, 0] }),
+    ],
     check: ({ steps }) => {
       // 10 recommended at 0 s: held until 30 s; then 6 (at 20 s) wins until 50 s; then 4.
-      expect(changes(steps)).toEqual([[0, '10..11'], [6, '6..7'], [10, '4..5']]);
+      expect(changes(steps)).toEqual([
+        [0, '10..11'],
+        [6, '6..7'],
+        [10, '4..5'],
+      ]);
     },
   },
   {
@@ -201,7 +278,11 @@ const cases: Case[] = [
     opts: { ...fast, stabilizationWindowMs: 10_000, cooldownMs: 40_000 },
     ticks: [{ load: [3, 0, 0] }, ...times(12, idle)],
     check: ({ steps }) => {
-      expect(changes(steps)).toEqual([[0, '3..4'], [2, '1..2'], [8, '0..1']]);
+      expect(changes(steps)).toEqual([
+        [0, '3..4'],
+        [2, '1..2'],
+        [8, '0..1'],
+      ]);
       expect(steps[8]!.d.kind).toBe('deactivate');
     },
   },
@@ -254,21 +335,40 @@ const cases: Case[] = [
     opts: { ...fast, scaleUp: { workers: 10 } },
     ticks: [
       // 600 jobs of 2 s to finish in 300 s: 4 workers, before any job is queued.
-      { backlogs: [{ source: 'batch/a', remaining: 600, jobMs: 2000, deadline: T0 + 300_000, reportedAt: T0 }], load: [0, 0, 0] },
+      {
+        backlogs: [{ source: 'batch/a', remaining: 600, jobMs: 2000, deadline: T0 + 300_000, reportedAt: T0 }],
+        load: [0, 0, 0],
+      },
       // 4 workers finish 10 jobs a tick: still 4 needed each tick, until it drained (tick 7).
-      ...Array.from({ length: 14 }, (_, i) => ({ backlogs: [{ source: 'batch/a', remaining: i < 6 ? 590 - 10 * i : 0, jobMs: 2000, deadline: T0 + 300_000, reportedAt: T0 + (i + 1) * 5000 }], load: [0, 0, 0] as [number, number, number] })),
+      ...Array.from({ length: 14 }, (_, i) => ({
+        backlogs: [
+          {
+            source: 'batch/a',
+            remaining: i < 6 ? 590 - 10 * i : 0,
+            jobMs: 2000,
+            deadline: T0 + 300_000,
+            reportedAt: T0 + (i + 1) * 5000,
+          },
+        ],
+        load: [0, 0, 0] as [number, number, number],
+      })),
     ],
     check: ({ steps }) => {
       expect(steps[0]!.d).toMatchObject({ kind: 'activate', target: 4, write: true });
       expect(steps[0]!.d.reason).toMatch(/backlog batch\/a: 600 jobs x 2 s in 300 s: 4/);
       // Drained at tick 7 (35 s): the window keeps 4 until 60 s, then 1 warm worker (the cooldown runs from 30 s).
-      expect(changes(steps)).toEqual([[0, '4..5'], [12, '1..2']]);
+      expect(changes(steps)).toEqual([
+        [0, '4..5'],
+        [12, '1..2'],
+      ]);
     },
   },
   {
     name: 'batch backlog that cannot make its deadline: as many workers as allowed, and the reason says so',
     opts: { ...fast, ceiling: 6, scaleUp: { workers: 10 } },
-    ticks: [{ backlogs: [{ source: 'batch/b', remaining: 10_000, jobMs: 1000, deadline: T0 + 60_000, reportedAt: T0 }] }],
+    ticks: [
+      { backlogs: [{ source: 'batch/b', remaining: 10_000, jobMs: 1000, deadline: T0 + 60_000, reportedAt: T0 }] },
+    ],
     check: ({ steps }) => {
       expect(steps[0]!.bounds).toEqual(b(6, 6));
       expect(steps[0]!.d.reason).toMatch(/deadline cannot be met within 6/);
@@ -279,10 +379,45 @@ const cases: Case[] = [
     opts: { ...fast, targetPerWorker: 10, ceiling: 8, scaleUp: { workers: 10 } },
     ticks: [
       { backlogs: [{ source: 'batch/c', remaining: 50, deadline: T0 + 100_000, reportedAt: T0, pulled: true }] },
-      { backlogs: [{ source: 'batch/c', remaining: 40, jobMs: 10_000, deadline: T0 + 100_000, reportedAt: T0 + 5000, pulled: true }] },
+      {
+        backlogs: [
+          {
+            source: 'batch/c',
+            remaining: 40,
+            jobMs: 10_000,
+            deadline: T0 + 100_000,
+            reportedAt: T0 + 5000,
+            pulled: true,
+          },
+        ],
+      },
       // A batch that keeps 3 in flight gets no more than 3 workers (its window), deadline or not.
-      { backlogs: [{ source: 'batch/c', remaining: 40, jobMs: 10_000, deadline: T0 + 100_000, concurrency: 3, reportedAt: T0 + 10_000, pulled: true }] },
-      ...times(8, { backlogs: [{ source: 'batch/c', remaining: 30, jobMs: 10_000, deadline: T0 + 100_000, concurrency: 3, reportedAt: T0 + 10_000, pulled: true }] }),
+      {
+        backlogs: [
+          {
+            source: 'batch/c',
+            remaining: 40,
+            jobMs: 10_000,
+            deadline: T0 + 100_000,
+            concurrency: 3,
+            reportedAt: T0 + 10_000,
+            pulled: true,
+          },
+        ],
+      },
+      ...times(8, {
+        backlogs: [
+          {
+            source: 'batch/c',
+            remaining: 30,
+            jobMs: 10_000,
+            deadline: T0 + 100_000,
+            concurrency: 3,
+            reportedAt: T0 + 10_000,
+            pulled: true,
+          },
+        ],
+      }),
     ],
     check: ({ steps }) => {
       expect(steps[0]!.d).toMatchObject({ kind: 'activate', target: 5 });
@@ -291,7 +426,10 @@ const cases: Case[] = [
       expect(steps[1]!.d.reason).toMatch(/backlog batch\/c: 40 jobs x 10 s in 95 s: 5/);
       expect(steps[2]!.d.reason).toMatch(/backlog batch\/c: 40 jobs x 10 s in 90 s: 3 \(its window\)/);
       // After the window (30 s) the target follows the window: 3.
-      expect(changes(steps)).toEqual([[0, '5..6'], [7, '3..4']]);
+      expect(changes(steps)).toEqual([
+        [0, '5..6'],
+        [7, '3..4'],
+      ]);
     },
   },
   {
@@ -312,7 +450,7 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'drift (reassert): someone else set 0..9; the next tick writes the scaler\'s bounds back and says why',
+    name: "drift (reassert): someone else set 0..9; the next tick writes the scaler's bounds back and says why",
     opts: { ...fast, drift: 'reassert' },
     start: b(2, 3),
     ticks: [{ load: [2, 0, 0] }, { load: [2, 0, 0], external: b(0, 9) }, { load: [2, 0, 0] }],
@@ -337,7 +475,10 @@ const cases: Case[] = [
   {
     name: 'override: pins the bounds until it expires, then the policy takes over (scale-down after the min gap)',
     opts: { ...fast, minWriteGapMs: 0 },
-    ticks: [...times(3, { load: [1, 0, 0], override: { workersMin: 5, workersMax: 5, until: T0 + 10_000 } }), { load: [1, 0, 0] }],
+    ticks: [
+      ...times(3, { load: [1, 0, 0], override: { workersMin: 5, workersMax: 5, until: T0 + 10_000 } }),
+      { load: [1, 0, 0] },
+    ],
     check: ({ steps, writes }) => {
       expect(steps[0]!.d).toMatchObject({ kind: 'override', write: true, bounds: b(5, 5) });
       expect(steps[1]!.d).toMatchObject({ kind: 'override', write: false });
@@ -361,14 +502,20 @@ const cases: Case[] = [
     ticks: [{ load: [4, 0, 0] }, ...times(5, idle), { load: [3, 0, 0] }],
     check: ({ steps }) => {
       expect(steps[1]!.d.reason).toMatch(/write deferred: last write 5 s ago, min gap 30 s/);
-      expect(changes(steps)).toEqual([[0, '4..5'], [6, '3..4']]);
+      expect(changes(steps)).toEqual([
+        [0, '4..5'],
+        [6, '3..4'],
+      ]);
     },
   },
   {
     name: 'target queue delay: 30 queued jobs of ~2 s, to wait at most 10 s: 6 workers (+ those in progress)',
     opts: { ...fast, targetQueueDelayMs: 10_000, scaleUp: { workers: 20 } },
     start: b(2, 3),
-    ticks: [{ load: [30, 2, 2], completed: 0 }, { load: [30, 2, 2], completed: 5 }],
+    ticks: [
+      { load: [30, 2, 2], completed: 0 },
+      { load: [30, 2, 2], completed: 5 },
+    ],
     check: ({ steps }) => {
       // No job duration known yet: per worker. Then 2 busy workers finished 5 jobs in 5 s: 2 s a job; 30 x 2 s / 10 s = 6, + 2 in progress.
       expect(steps[0]!.d.reason).toMatch(/32 jobs \/ 1 per worker/);

@@ -12,7 +12,14 @@ import { eventually, waitForStatus } from '../helpers/platform';
 import { boundsOf, livePods, scalingStack, sleep, sleepEndpoint, submit } from './helpers';
 
 /** Short timings for tests (the defaults are minutes). */
-const quick: ScalingOptionsInput = { intervalMs: 500, stabilizationWindowMs: 4000, cooldownMs: 6000, minWriteGapMs: 1000, ceiling: 6, scaleUp: { workers: 6 } };
+const quick: ScalingOptionsInput = {
+  intervalMs: 500,
+  stabilizationWindowMs: 4000,
+  cooldownMs: 6000,
+  minWriteGapMs: 1000,
+  ceiling: 6,
+  scaleUp: { workers: 6 },
+};
 
 describe('scaler workflow (real platform and Temporal)', () => {
   const ctx = scalingStack();
@@ -41,18 +48,27 @@ describe('scaler workflow (real platform and Temporal)', () => {
     const quietFrom = Date.now();
     const raised = await boundsOf(gql, ep);
     let loweredAt = 0;
-    await eventually(async () => {
-      const b = await boundsOf(gql, ep);
-      if (b.workersMax < raised.workersMax) loweredAt = Date.now();
-      return loweredAt > 0;
-    }, 20_000, 100);
+    await eventually(
+      async () => {
+        const b = await boundsOf(gql, ep);
+        if (b.workersMax < raised.workersMax) loweredAt = Date.now();
+        return loweredAt > 0;
+      },
+      20_000,
+      100,
+    );
     // The scaler's last sample with load is at most an interval (and a little) before the jobs were seen done here;
     // without the window the bounds would drop at the next tick (about 1 s).
     expect(loweredAt - quietFrom).toBeGreaterThanOrEqual(6000 - 2000);
     // Down to 1 warm worker while the cooldown runs (waited for in the status: the platform sees the
     // write before the workflow logs it). Its reason is the cooldown, or the window's last
     // recommendation of 1 when a tick saw the burst's last job alone; either way the target is 1.
-    const down = (await eventually(async () => (await scaling.status(ep)).decisions.find((d) => d.kind === 'scale-down' && d.bounds.workersMin === 1), 20_000, 100))!;
+    const down = (await eventually(
+      async () =>
+        (await scaling.status(ep)).decisions.find((d) => d.kind === 'scale-down' && d.bounds.workersMin === 1),
+      20_000,
+      100,
+    ))!;
     expect(down.target).toBe(1);
     expect(down.reason).toMatch(/cooldown|target \d+ -> 1\b/);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 1 });
@@ -87,7 +103,10 @@ describe('scaler workflow (real platform and Temporal)', () => {
   it('health failures trigger the fallback bounds; the status says so; recovered health ends it', async () => {
     const { s, scaling, gql, proxy } = ctx;
     const ep = sleepEndpoint(s, 'fallback', { workersMin: 0, workersMax: 1 });
-    await scaling.start(ep, { ...quick, fallback: { failureThreshold: 2, mode: 'bounds', workersMin: 1, workersMax: 2 } });
+    await scaling.start(ep, {
+      ...quick,
+      fallback: { failureThreshold: 2, mode: 'bounds', workersMin: 1, workersMax: 2 },
+    });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
     proxy.failing = true;
     try {
@@ -118,18 +137,26 @@ describe('scaler workflow (real platform and Temporal)', () => {
     expect(st.override).toMatchObject({ workersMin: 3, workersMax: 4 });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 3, workersMax: 4 });
     // Two more ticks with no load: the policy would want 0..1, but the pin holds while it lasts.
-    const held = await eventually(async () => {
-      const now = await scaling.status(ep);
-      return now.ticks >= st.ticks + 2 ? now : undefined;
-    }, 20_000, 100);
+    const held = await eventually(
+      async () => {
+        const now = await scaling.status(ep);
+        return now.ticks >= st.ticks + 2 ? now : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(held!.override).toMatchObject({ workersMin: 3, workersMax: 4 });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 3, workersMax: 4 });
     // Expired, the policy's scale-down is decided and written (the status, not the platform, is
     // waited for: the platform sees the write before the workflow logs it).
-    const after = (await eventually(async () => {
-      const now = await scaling.status(ep);
-      return !now.override && now.decisions.some((d) => d.kind === 'scale-down') ? now : undefined;
-    }, 30_000, 100))!;
+    const after = (await eventually(
+      async () => {
+        const now = await scaling.status(ep);
+        return !now.override && now.decisions.some((d) => d.kind === 'scale-down') ? now : undefined;
+      },
+      30_000,
+      100,
+    ))!;
     expect(after.decisions.map((d) => d.kind)).toEqual(expect.arrayContaining(['override', 'scale-down']));
     expect((await boundsOf(gql, ep)).workersMax).toBe(1);
     await scaling.stop(ep);
@@ -145,7 +172,10 @@ describe('scaler workflow (real platform and Temporal)', () => {
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 2 });
     expect(last?.phase).toBe('stopped');
     expect(last?.decisions.at(-1)).toMatchObject({ kind: 'restore', bounds: { workersMin: 0, workersMax: 2 } });
-    const err = await s.env.client.workflow.getHandle(scalerWorkflowId(ep)).result().catch((e: unknown) => e);
+    const err = await s.env.client.workflow
+      .getHandle(scalerWorkflowId(ep))
+      .result()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
   }, 60_000);
@@ -155,7 +185,12 @@ describe('scaler workflow (real platform and Temporal)', () => {
     const ep = sleepEndpoint(s, 'messages', { workersMin: 0, workersMax: 1 });
     await scaling.start(ep, { ...quick, ceiling: 8, scaleUp: { workers: 8 }, ticksPerRun: 2 });
     // 290 jobs of 1 s due in 60 s: 5 workers, with nothing queued yet.
-    let st = (await scaling.reportBacklog(ep, { source: 'batch/x', remaining: 290, jobMs: 1000, deadline: Date.now() + 60_000 }))!;
+    let st = (await scaling.reportBacklog(ep, {
+      source: 'batch/x',
+      remaining: 290,
+      jobMs: 1000,
+      deadline: Date.now() + 60_000,
+    }))!;
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 5, workersMax: 6 });
     expect(st.decisions.find((d) => d.write && /backlog batch\/x: 290 jobs/.test(d.reason))).toBeDefined();
     st = await scaling.setWindow(ep, { floor: 7, ceiling: 8, source: 'test-window' });
@@ -178,14 +213,21 @@ describe('scaler workflow (real platform and Temporal)', () => {
   it('bad input: a clear error for an inconsistent config or override, an unknown endpoint fails the scaler ENDPOINT_NOT_FOUND', async () => {
     const { s, scaling } = ctx;
     await expect(scaling.start('whatever', { floor: 5, ceiling: 2 })).rejects.toThrow(/floor must not exceed ceiling/);
-    await expect(scaling.start('whatever', { fallback: { mode: 'bounds' } })).rejects.toThrow(/fallback mode .*bounds.* needs workersMin <= workersMax/);
+    await expect(scaling.start('whatever', { fallback: { mode: 'bounds' } })).rejects.toThrow(
+      /fallback mode .*bounds.* needs workersMin <= workersMax/,
+    );
     const ep = sleepEndpoint(s, 'bad-input', { workersMin: 0, workersMax: 1 });
     await scaling.start(ep, quick);
-    await expect(scaling.override(ep, { workersMin: 3, workersMax: 1, forMs: 5000 })).rejects.toThrow(/workersMin must not exceed workersMax/);
+    await expect(scaling.override(ep, { workersMin: 3, workersMax: 1, forMs: 5000 })).rejects.toThrow(
+      /workersMin must not exceed workersMax/,
+    );
     await expect(scaling.start(ep, quick)).rejects.toThrow(/already started|already running/i);
     await scaling.stop(ep);
     await scaling.start('no-such-endpoint', quick);
-    const err = await s.env.client.workflow.getHandle(scalerWorkflowId('no-such-endpoint')).result().catch((e: unknown) => e);
+    const err = await s.env.client.workflow
+      .getHandle(scalerWorkflowId('no-such-endpoint'))
+      .result()
+      .catch((e: unknown) => e);
     expect(failureType(err)).toBe('ENDPOINT_NOT_FOUND');
   }, 60_000);
 

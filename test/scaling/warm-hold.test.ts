@@ -10,10 +10,18 @@ import { boundsOf, livePods, scalingStack, sleepEndpoint, submit } from './helpe
 describe('scaler cost mode: warmHoldMs 0 (real platform and Temporal)', () => {
   const ctx = scalingStack();
 
-  it('keeps workersMin at the floor: the burst\'s workers stop after idleTimeout while workersMax holds the window', async () => {
+  it("keeps workersMin at the floor: the burst's workers stop after idleTimeout while workersMax holds the window", async () => {
     const { s, scaling, gql } = ctx;
     const ep = sleepEndpoint(s, 'warm-hold', { workersMin: 0, workersMax: 1 }, 1);
-    await scaling.start(ep, { intervalMs: 500, stabilizationWindowMs: 20_000, cooldownMs: 20_000, minWriteGapMs: 1000, ceiling: 6, scaleUp: { workers: 6 }, warmHoldMs: 0 });
+    await scaling.start(ep, {
+      intervalMs: 500,
+      stabilizationWindowMs: 20_000,
+      cooldownMs: 20_000,
+      minWriteGapMs: 1000,
+      ceiling: 6,
+      scaleUp: { workers: 6 },
+      warmHoldMs: 0,
+    });
     await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000, 100);
 
     // Jobs of 3 s: the burst is in the queue for several ticks, whatever the machine's load.
@@ -29,7 +37,9 @@ describe('scaler cost mode: warmHoldMs 0 (real platform and Temporal)', () => {
     // (A tick that saw part of the burst may have raised it in two steps: raises only, workersMin never above 0.)
     const writes = st.decisions.filter((d) => d.write);
     expect(writes.length).toBeGreaterThanOrEqual(1);
-    expect(writes.every((d) => (d.kind === 'activate' || d.kind === 'scale-up') && d.bounds.workersMin === 0)).toBe(true);
+    expect(writes.every((d) => (d.kind === 'activate' || d.kind === 'scale-up') && d.bounds.workersMin === 0)).toBe(
+      true,
+    );
     expect(writes[0]!.reason).toMatch(/warm 0: none held/);
     // (The decision log keeps a hold only when the kind changes: the stabilization is seen in the bounds above.)
     expect(st.decisions.at(-1)!.kind).toBe('hold');

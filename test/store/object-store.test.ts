@@ -45,14 +45,20 @@ function s3Backend(): Backend {
   };
 }
 
-const code = async (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (err: unknown) => (isStoreError(err) ? err.code : String(err)));
+const code = async (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'resolved',
+    (err: unknown) => (isStoreError(err) ? err.code : String(err)),
+  );
 
 /** Runs `fn` over `items`, `n` at a time. */
 async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 describe.each([
@@ -88,7 +94,8 @@ describe.each([
     expect(await s.has('run/missing.json')).toBe(false);
     expect(await s.lines('run/missing.jsonl')).toEqual([]);
     expect(await s.ref('run/missing.json')).toEqual({ store: s.kind, key: 'run/missing.json', bytes: 0 });
-    for (const bad of ['', '/abs', '../up', 'a//b', 'a/./b', 'a#1', 'a\\b']) expect(await code(s.put(bad, 1)), bad).toBe('INVALID_KEY');
+    for (const bad of ['', '/abs', '../up', 'a//b', 'a/./b', 'a#1', 'a\\b'])
+      expect(await code(s.put(bad, 1)), bad).toBe('INVALID_KEY');
   });
 
   it('reads back lines written whole and lines appended, and a write is visible to another client once it resolves', async () => {
@@ -124,9 +131,15 @@ describe.each([
 
   it('never loses nor duplicates a record when several clients append to one log at once', async () => {
     const writers = Array.from({ length: 4 }, () => open('appends'));
-    await Promise.all(writers.map(async (w, k) => {
-      for (let g = 0; g < 25; g++) await w.append('journal.jsonl', [{ w: k, g, r: 0 }, { w: k, g, r: 1 }]);
-    }));
+    await Promise.all(
+      writers.map(async (w, k) => {
+        for (let g = 0; g < 25; g++)
+          await w.append('journal.jsonl', [
+            { w: k, g, r: 0 },
+            { w: k, g, r: 1 },
+          ]);
+      }),
+    );
     const got = (await open('appends').lines('journal.jsonl')) as { w: number; g: number; r: number }[];
     expect(got).toHaveLength(4 * 25 * 2);
     expect(new Set(got.map((x) => `${x.w}/${x.g}/${x.r}`)).size).toBe(200);
@@ -135,7 +148,8 @@ describe.each([
       const mine = got.filter((x) => x.w === k).map((x) => x.g * 2 + x.r);
       expect(mine).toEqual(Array.from({ length: 50 }, (_, n) => n));
     }
-    for (let n = 0; n < got.length; n += 2) expect([got[n]!.r, got[n + 1]!.r, got[n]!.g]).toEqual([0, 1, got[n + 1]!.g]);
+    for (let n = 0; n < got.length; n += 2)
+      expect([got[n]!.r, got[n + 1]!.r, got[n]!.g]).toEqual([0, 1, got[n + 1]!.g]);
   });
 
   it('creates a key only if absent: exactly one of concurrent creators wins and its value stays', async () => {
@@ -176,7 +190,10 @@ describe.each([
     expect((await s.list('run/outcomes-')).entries.map((e) => e.key)).toEqual(['run/outcomes-log.jsonl']);
     const everything = await allKeys(s, 'run/');
     expect(everything).toHaveLength(1502);
-    expect(everything.filter((k) => !k.startsWith('run/outcomes/'))).toEqual(['run/outcomes-log.jsonl', 'run/outside.json']);
+    expect(everything.filter((k) => !k.startsWith('run/outcomes/'))).toEqual([
+      'run/outcomes-log.jsonl',
+      'run/outside.json',
+    ]);
     expect((await s.list('run/nothing-here/')).entries).toEqual([]);
   });
 
@@ -205,7 +222,10 @@ describe.each([
 
   it('reads a JSONL object in pages by byte offset, never reading much more than a page', async () => {
     const s = open('pages');
-    const values = Array.from({ length: 3000 }, (_, n) => ({ n, text: n === 1234 ? 'z'.repeat(10_000) : 'v'.repeat(n % 50) }));
+    const values = Array.from({ length: 3000 }, (_, n) => ({
+      n,
+      text: n === 1234 ? 'z'.repeat(10_000) : 'v'.repeat(n % 50),
+    }));
     const ref = await s.putLines('in.jsonl', values);
     let cursor: LineCursor = { line: 0, offset: 0 };
     const got: PagedLine[] = [];
@@ -214,7 +234,7 @@ describe.each([
     expect(s.stats.bytesRead - before).toBeLessThan(first.cursor.offset + 4096);
     got.push(...first.lines);
     cursor = first.cursor;
-    for (let eof = first.eof; !eof; ) {
+    for (let eof = first.eof; !eof;) {
       const page = await readLinePage(s, 'in.jsonl', cursor, 100, { chunkBytes: 4096 });
       expect(page.lines.length).toBeLessThanOrEqual(100);
       got.push(...page.lines);
@@ -224,6 +244,7 @@ describe.each([
     expect(got.map((l) => l.i)).toEqual(values.map((_, n) => n));
     expect(got.map((l) => JSON.parse(l.text) as unknown)).toEqual(values);
     expect(cursor).toEqual({ line: 3000, offset: ref.bytes });
-    for (const l of [got[0]!, got[1234]!, got[2999]!]) expect((await s.readRange('in.jsonl', l.o, l.l)).toString()).toBe(l.text);
+    for (const l of [got[0]!, got[1234]!, got[2999]!])
+      expect((await s.readRange('in.jsonl', l.o, l.l)).toString()).toBe(l.text);
   });
 });

@@ -37,13 +37,26 @@ describe('openResultsStore', () => {
     expect(parseS3Url('s3://my-bucket/results/run-1/')).toEqual({ bucket: 'my-bucket', prefix: 'results/run-1' });
     expect(parseS3Url('s3://my-bucket')).toEqual({ bucket: 'my-bucket', prefix: '' });
     const env = { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' };
-    for (const bad of ['s3://', 's3:///x', 's3://Bad_Bucket/x', 's3://bucket/../x', 'http://example.com/x', 'gs://bucket/x', '']) {
-      expect(codeOf(() => openResultsStore(bad, { env })), bad).toBe('INVALID_URL');
+    for (const bad of [
+      's3://',
+      's3:///x',
+      's3://Bad_Bucket/x',
+      's3://bucket/../x',
+      'http://example.com/x',
+      'gs://bucket/x',
+      '',
+    ]) {
+      expect(
+        codeOf(() => openResultsStore(bad, { env })),
+        bad,
+      ).toBe('INVALID_URL');
     }
   });
 
   it('wants both AWS key variables or neither', () => {
-    expect(codeOf(() => openResultsStore('s3://bucket/x', { env: { AWS_ACCESS_KEY_ID: 'only-the-id' } }))).toBe('MISSING_CONFIG');
+    expect(codeOf(() => openResultsStore('s3://bucket/x', { env: { AWS_ACCESS_KEY_ID: 'only-the-id' } }))).toBe(
+      'MISSING_CONFIG',
+    );
     const store = openResultsStore('s3://bucket/x', { env: {} });
     expect([store.kind, store.url]).toEqual(['s3', 's3://bucket/x/']);
     return store.close();

@@ -22,7 +22,8 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
   let s3: S3Server | undefined;
   const stores: ObjectStore[] = [];
   const open = (name: string): ObjectStore => {
-    const s = kind === 'S3 (MinIO)' ? openResultsStore(s3!.url(name), { env: s3!.env }) : openResultsStore(join(dir, name));
+    const s =
+      kind === 'S3 (MinIO)' ? openResultsStore(s3!.url(name), { env: s3!.env }) : openResultsStore(join(dir, name));
     stores.push(s);
     return s;
   };
@@ -40,7 +41,8 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
     const run = { workflowId: 'batch/a', runId: 'r1' };
     const store = open('one');
     /** What a batch step keeps at its end: its result, with how far it read. */
-    const finish = (seq: number, position: Record<string, number>) => store.create(batchKeys.stepResult(run, seq), { inboxAt: position });
+    const finish = (seq: number, position: Record<string, number>) =>
+      store.create(batchKeys.stepResult(run, seq), { inboxAt: position });
     const a = new StoreInbox({ store, daemonId: 'a', pollMs: 50 });
     const b = new StoreInbox({ store: open('one'), daemonId: 'b', pollMs: 50 });
     await a.put(run, rec('j1'));

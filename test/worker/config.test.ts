@@ -8,8 +8,13 @@ describe('daemon configuration', () => {
   it('has documented defaults', () => {
     const c = loadConfig(base);
     expect(c).toMatchObject({
-      TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_NAMESPACE: 'default', SLUICE_TASK_QUEUE: 'sluice', SLUICE_DAEMON_PORT: 8288,
-      SLUICE_RESULTS_DIR: '.data/results', SLUICE_WEBHOOK_FALLBACK_MS: 30_000, SLUICE_TEMPORAL_METRICS_PORT: 9464,
+      TEMPORAL_ADDRESS: 'localhost:7233',
+      TEMPORAL_NAMESPACE: 'default',
+      SLUICE_TASK_QUEUE: 'sluice',
+      SLUICE_DAEMON_PORT: 8288,
+      SLUICE_RESULTS_DIR: '.data/results',
+      SLUICE_WEBHOOK_FALLBACK_MS: 30_000,
+      SLUICE_TEMPORAL_METRICS_PORT: 9464,
     });
     expect(c.TEMPORAL_TLS).toBeUndefined();
   });
@@ -17,14 +22,33 @@ describe('daemon configuration', () => {
   it('takes the results store as SLUICE_RESULTS_URL (s3://, file:// or a directory), else SLUICE_RESULTS_DIR', () => {
     expect(resultsUrlOf(loadConfig(base))).toBe('.data/results');
     expect(resultsUrlOf(loadConfig({ ...base, SLUICE_RESULTS_DIR: '/srv/results' }))).toBe('/srv/results');
-    for (const url of ['s3://my-bucket/sluice/results', 's3://my-bucket', 'file:///srv/results', '/srv/results', 'results']) {
-      expect(resultsUrlOf(loadConfig({ ...base, SLUICE_RESULTS_DIR: '/srv/other', SLUICE_RESULTS_URL: url }))).toBe(url);
+    for (const url of [
+      's3://my-bucket/sluice/results',
+      's3://my-bucket',
+      'file:///srv/results',
+      '/srv/results',
+      'results',
+    ]) {
+      expect(resultsUrlOf(loadConfig({ ...base, SLUICE_RESULTS_DIR: '/srv/other', SLUICE_RESULTS_URL: url }))).toBe(
+        url,
+      );
     }
   });
 
   it('reads Temporal Cloud settings', () => {
-    const c = loadConfig({ ...base, TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret', TEMPORAL_TLS: 'true' });
-    expect(c).toMatchObject({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret', TEMPORAL_TLS: true });
+    const c = loadConfig({
+      ...base,
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'secret',
+      TEMPORAL_TLS: 'true',
+    });
+    expect(c).toMatchObject({
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'secret',
+      TEMPORAL_TLS: true,
+    });
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -38,8 +62,14 @@ describe('daemon configuration', () => {
     [{ TEMPORAL_TLS: 'maybe' }, /^TEMPORAL_TLS: /],
     [{ SLUICE_PUBLIC_URL: 'not a url' }, /^SLUICE_PUBLIC_URL: must be an http\(s\) URL$/],
     [{ SLUICE_WEBHOOK_FALLBACK_MS: '10' }, /^SLUICE_WEBHOOK_FALLBACK_MS: /],
-    [{ TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' }, /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/],
-    [{ SLUICE_RESULTS_URL: 'gs://bucket/results' }, /^SLUICE_RESULTS_URL: must be s3:\/\/bucket\/prefix, file:\/\/\/dir or a directory path$/],
+    [
+      { TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' },
+      /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/,
+    ],
+    [
+      { SLUICE_RESULTS_URL: 'gs://bucket/results' },
+      /^SLUICE_RESULTS_URL: must be s3:\/\/bucket\/prefix, file:\/\/\/dir or a directory path$/,
+    ],
     [{ SLUICE_RESULTS_URL: 's3://Bad_Bucket/results' }, /^SLUICE_RESULTS_URL: not an s3:\/\/bucket\/prefix URL/],
     [{ SLUICE_RESULTS_URL: 's3://bucket/../results' }, /^SLUICE_RESULTS_URL: invalid key prefix/],
   ];
@@ -65,6 +95,11 @@ describe('daemon configuration', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).issues.map((i) => i.variable).sort()).toEqual(['SLUICE_API_KEY', 'SLUICE_DAEMON_PORT', 'SLUICE_QUEUE_URL', 'TEMPORAL_ADDRESS']);
+    expect((err as ConfigError).issues.map((i) => i.variable).sort()).toEqual([
+      'SLUICE_API_KEY',
+      'SLUICE_DAEMON_PORT',
+      'SLUICE_QUEUE_URL',
+      'TEMPORAL_ADDRESS',
+    ]);
   });
 });

@@ -24,7 +24,10 @@ describe('the shared webhook secret', () => {
   });
 
   it('is created once and read by every daemon of the store, concurrently too', async () => {
-    for (const open of [(n: string) => openResultsStore(join(dir, n)), (n: string) => openResultsStore(s3.url(n), { env: s3.env })]) {
+    for (const open of [
+      (n: string) => openResultsStore(join(dir, n)),
+      (n: string) => openResultsStore(s3.url(n), { env: s3.env }),
+    ]) {
       const secrets = await Promise.all([1, 2, 3].map(() => sharedWebhookSecret(undefined, keep(open('shared')))));
       expect(new Set(secrets).size).toBe(1);
       expect(secrets[0]!.length).toBeGreaterThanOrEqual(32);
@@ -33,7 +36,9 @@ describe('the shared webhook secret', () => {
   });
 
   it('prefers SLUICE_WEBHOOK_SECRET, and keeps the secret of an older local results directory', async () => {
-    expect(await sharedWebhookSecret('configured-secret-value', keep(openResultsStore(join(dir, 'x'))))).toBe('configured-secret-value');
+    expect(await sharedWebhookSecret('configured-secret-value', keep(openResultsStore(join(dir, 'x'))))).toBe(
+      'configured-secret-value',
+    );
     const old = join(dir, 'old');
     const store = keep(openResultsStore(old));
     writeFileSync(join(old, '.webhook-secret'), 'an-older-generated-secret\n');

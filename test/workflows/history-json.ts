@@ -16,7 +16,9 @@ const { toJson, fromJson } = fromProto('protobufjs/ext/protojson') as {
   toJson(type: MessageType, message: unknown): unknown;
   fromJson(type: MessageType, json: unknown, options: { ignoreUnknownFields: boolean }): History | null;
 };
-const historyType = (fromProto('@temporalio/proto') as { lookupType(name: string): MessageType }).lookupType('temporal.api.history.v1.History');
+const historyType = (fromProto('@temporalio/proto') as { lookupType(name: string): MessageType }).lookupType(
+  'temporal.api.history.v1.History',
+);
 
 export function historyToJSON(history: History): string {
   return JSON.stringify(toJson(historyType, historyType.fromObject(history)), null, 2);

@@ -22,10 +22,19 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
 
   beforeAll(async () => {
     // Activity failures are the point of these tests; the SDK need not log each one.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } } });
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServerBinary() } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    });
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: temporalTestServerBinary() } },
+    });
     worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: stubs.activities, shutdownForceTime: '1s',
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: stubs.activities,
+      shutdownForceTime: '1s',
     });
     running = worker.run();
   });
@@ -45,7 +54,11 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     const endpointId = `ep-${randomUUID()}`;
     stubs.script(endpointId, script);
     const args = [JobWorkflowInput.parse({ endpointId, input: { x: 1 }, options })] as const;
-    const handle = await env.client.workflow.start(jobWorkflow, { taskQueue, workflowId: `job/unit-${randomUUID()}`, args: [...args] });
+    const handle = await env.client.workflow.start(jobWorkflow, {
+      taskQueue,
+      workflowId: `job/unit-${randomUUID()}`,
+      args: [...args],
+    });
     const state = () => handle.query(stateQuery);
     const calls = (name?: Parameters<typeof stubs.calls>[1]) => stubs.calls(endpointId, name);
     return { handle, endpointId, state, calls };
@@ -60,7 +73,10 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     throw new Error(`state never matched; last: ${JSON.stringify(await state())}`);
   };
   const failureOf = async (p: Promise<unknown>) => {
-    const err = await p.then(() => undefined, (e: unknown) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     return (err as WorkflowFailedError).cause;
   };
@@ -81,28 +97,47 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     });
     expect(await until(job.state, (s) => s.phase === 'submitting')).toMatchObject({ attempt: 1, attempts: [] });
     submitted.open();
-    expect(await until(job.state, (s) => s.phase === 'waiting')).toMatchObject({ remoteJobId: 'r1', status: 'IN_QUEUE', attempt: 1 });
+    expect(await until(job.state, (s) => s.phase === 'waiting')).toMatchObject({
+      remoteJobId: 'r1',
+      status: 'IN_QUEUE',
+      attempt: 1,
+    });
     finished.open('COMPLETED');
     const r = await job.handle.result();
     expect(r).toMatchObject({ status: 'COMPLETED', output: { ok: true }, executionTime: 5, streamChunks: 0 });
-    expect(r.attempts).toEqual([expect.objectContaining({ number: 1, how: 'submit', remoteJobId: 'r1', status: 'COMPLETED' })]);
-    expect(job.calls().map((c) => [c.name, c.activityId])).toEqual([['submitJob', expect.any(String)], ['awaitCompletion', 'await/r1/0']]);
+    expect(r.attempts).toEqual([
+      expect.objectContaining({ number: 1, how: 'submit', remoteJobId: 'r1', status: 'COMPLETED' }),
+    ]);
+    expect(job.calls().map((c) => [c.name, c.activityId])).toEqual([
+      ['submitJob', expect.any(String)],
+      ['awaitCompletion', 'await/r1/0'],
+    ]);
     expect(job.calls('submitJob')[0]!.arg).toMatchObject({ attempt: 1, webhook: true, syncWaitMs: 0, input: { x: 1 } });
     expect(await job.state()).toMatchObject({ phase: 'done', status: 'COMPLETED' });
   });
 
   it('FAILED: after the backoff (time skipped), /retry of the same remote job while its result is retained', async () => {
     const retried = gate();
-    const job = await start({
-      wait: (ref, n) => outcome(ref, n === 1 ? 'FAILED' : 'COMPLETED', n === 1 ? { error: 'boom' } : { output: 'ok' }),
-      retry: () => retried.promise,
-    }, { retry: { initialBackoffMs: 10 * MIN, maxBackoffMs: 10 * MIN } });
-    expect(await until(job.state, (s) => s.phase === 'backing-off')).toMatchObject({ status: 'FAILED', attempts: [expect.objectContaining({ error: 'boom' })] });
+    const job = await start(
+      {
+        wait: (ref, n) =>
+          outcome(ref, n === 1 ? 'FAILED' : 'COMPLETED', n === 1 ? { error: 'boom' } : { output: 'ok' }),
+        retry: () => retried.promise,
+      },
+      { retry: { initialBackoffMs: 10 * MIN, maxBackoffMs: 10 * MIN } },
+    );
+    expect(await until(job.state, (s) => s.phase === 'backing-off')).toMatchObject({
+      status: 'FAILED',
+      attempts: [expect.objectContaining({ error: 'boom' })],
+    });
     const result = job.handle.result(); // time skips while the result is awaited
     await until(job.state, (s) => s.phase === 'retrying');
     retried.open();
     const r = await result;
-    expect(r.attempts.map((a) => [a.how, a.remoteJobId, a.status])).toEqual([['submit', 'r1', 'FAILED'], ['retry', 'r1', 'COMPLETED']]);
+    expect(r.attempts.map((a) => [a.how, a.remoteJobId, a.status])).toEqual([
+      ['submit', 'r1', 'FAILED'],
+      ['retry', 'r1', 'COMPLETED'],
+    ]);
     expect(r.attempts[1]!.startedAt - r.attempts[0]!.endedAt!).toBeGreaterThanOrEqual(10 * MIN);
     expect(job.calls('retryRemoteJob').map((c) => c.arg)).toEqual([{ endpointId: job.endpointId, remoteJobId: 'r1' }]);
     expect(job.calls('awaitCompletion').map((c) => c.activityId)).toEqual(['await/r1/0', 'await/r1/1']);
@@ -110,9 +145,12 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
   });
 
   it('backoff grows by the coefficient up to maxBackoffMs; after maxAttempts the last failure is the result', async () => {
-    const job = await start({ wait: (ref, n) => outcome(ref, 'FAILED', { error: `failure ${n}` }) }, {
-      retry: { maxAttempts: 4, initialBackoffMs: MIN, backoffCoefficient: 3, maxBackoffMs: 4 * MIN },
-    });
+    const job = await start(
+      { wait: (ref, n) => outcome(ref, 'FAILED', { error: `failure ${n}` }) },
+      {
+        retry: { maxAttempts: 4, initialBackoffMs: MIN, backoffCoefficient: 3, maxBackoffMs: 4 * MIN },
+      },
+    );
     const r = await endedWith(job.handle.result(), 'JOB_FAILED');
     expect(r).toMatchObject({ status: 'FAILED', error: 'failure 4' });
     expect(r.attempts.map((a) => a.how)).toEqual(['submit', 'retry', 'retry', 'retry']);
@@ -121,52 +159,94 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
     expect(job.calls('awaitCompletion')).toHaveLength(4);
   });
 
-  for (const [backoffMin, how] of [[3.5, 'retry'], [4.5, 'resubmit']] as const) {
+  for (const [backoffMin, how] of [
+    [3.5, 'retry'],
+    [4.5, 'resubmit'],
+  ] as const) {
     it(`retention 5 min, backoff ${backoffMin} min: ${how} (a 1 min margin before the result expires)`, async () => {
-      const job = await start({ wait: (ref, n) => outcome(ref, n === 1 ? 'TIMED_OUT' : 'COMPLETED') }, {
-        retry: { initialBackoffMs: backoffMin * MIN, maxBackoffMs: 10 * MIN }, resultRetentionMs: 5 * MIN,
-      });
+      const job = await start(
+        { wait: (ref, n) => outcome(ref, n === 1 ? 'TIMED_OUT' : 'COMPLETED') },
+        {
+          retry: { initialBackoffMs: backoffMin * MIN, maxBackoffMs: 10 * MIN },
+          resultRetentionMs: 5 * MIN,
+        },
+      );
       const r = await job.handle.result();
-      expect(r.attempts.map((a) => [a.how, a.status])).toEqual([['submit', 'TIMED_OUT'], [how, 'COMPLETED']]);
-      expect(job.calls('submitJob').map((c) => (c.arg as { attempt: number }).attempt)).toEqual(how === 'retry' ? [1] : [1, 2]);
+      expect(r.attempts.map((a) => [a.how, a.status])).toEqual([
+        ['submit', 'TIMED_OUT'],
+        [how, 'COMPLETED'],
+      ]);
+      expect(job.calls('submitJob').map((c) => (c.arg as { attempt: number }).attempt)).toEqual(
+        how === 'retry' ? [1] : [1, 2],
+      );
       expect(job.calls('retryRemoteJob')).toHaveLength(how === 'retry' ? 1 : 0);
-      expect(job.calls('awaitCompletion').map((c) => c.activityId)).toEqual(['await/r1/0', how === 'retry' ? 'await/r1/1' : 'await/r2/0']);
+      expect(job.calls('awaitCompletion').map((c) => c.activityId)).toEqual([
+        'await/r1/0',
+        how === 'retry' ? 'await/r1/1' : 'await/r2/0',
+      ]);
     });
   }
 
   it('RETRY_REFUSED: the job is resubmitted with its original input', async () => {
-    const job = await start({
-      wait: (ref, n) => outcome(ref, n === 1 ? 'FAILED' : 'COMPLETED'),
-      retry: () => Promise.reject(ApplicationFailure.nonRetryable('retry refused: expired', 'RETRY_REFUSED')),
-    }, { retry: { initialBackoffMs: 100 } });
+    const job = await start(
+      {
+        wait: (ref, n) => outcome(ref, n === 1 ? 'FAILED' : 'COMPLETED'),
+        retry: () => Promise.reject(ApplicationFailure.nonRetryable('retry refused: expired', 'RETRY_REFUSED')),
+      },
+      { retry: { initialBackoffMs: 100 } },
+    );
     const r = await job.handle.result();
-    expect(r.attempts.map((a) => [a.how, a.remoteJobId])).toEqual([['submit', 'r1'], ['resubmit', 'r2']]);
+    expect(r.attempts.map((a) => [a.how, a.remoteJobId])).toEqual([
+      ['submit', 'r1'],
+      ['resubmit', 'r2'],
+    ]);
     expect(job.calls('retryRemoteJob')).toHaveLength(1);
     expect(job.calls('submitJob').map((c) => c.arg)).toEqual([
-      expect.objectContaining({ attempt: 1, input: { x: 1 } }), expect.objectContaining({ attempt: 2, input: { x: 1 } }),
+      expect.objectContaining({ attempt: 1, input: { x: 1 } }),
+      expect.objectContaining({ attempt: 2, input: { x: 1 } }),
     ]);
   });
 
   it('runsync: the outcome comes with the submission (no wait activity); a failed one is resubmitted, never /retried', async () => {
-    const job = await start({
-      submit: (a) => {
-        const remoteJobId = `s${a.attempt}`;
-        return { remoteJobId, outcome: outcome({ remoteJobId }, a.attempt === 1 ? 'FAILED' : 'COMPLETED', { via: 'runsync' }) };
+    const job = await start(
+      {
+        submit: (a) => {
+          const remoteJobId = `s${a.attempt}`;
+          return {
+            remoteJobId,
+            outcome: outcome({ remoteJobId }, a.attempt === 1 ? 'FAILED' : 'COMPLETED', { via: 'runsync' }),
+          };
+        },
       },
-    }, { syncWaitMs: 5000, retry: { initialBackoffMs: 100 } });
+      { syncWaitMs: 5000, retry: { initialBackoffMs: 100 } },
+    );
     const r = await job.handle.result();
-    expect(r.attempts.map((a) => [a.how, a.remoteJobId, a.status])).toEqual([['submit', 's1', 'FAILED'], ['resubmit', 's2', 'COMPLETED']]);
+    expect(r.attempts.map((a) => [a.how, a.remoteJobId, a.status])).toEqual([
+      ['submit', 's1', 'FAILED'],
+      ['resubmit', 's2', 'COMPLETED'],
+    ]);
     expect(job.calls().map((c) => c.name)).toEqual(['submitJob', 'submitJob']);
     expect(job.calls('submitJob')[0]!.arg).toMatchObject({ syncWaitMs: 5000 });
   });
 
   it('poll mode polls under the webhook id; stream mode drains under a drain id; unlisted statuses are not retried', async () => {
-    const poll = await start({ wait: (ref) => outcome(ref, 'TIMED_OUT') }, { completion: 'poll', retry: { retryOn: ['FAILED'] } });
+    const poll = await start(
+      { wait: (ref) => outcome(ref, 'TIMED_OUT') },
+      { completion: 'poll', retry: { retryOn: ['FAILED'] } },
+    );
     expect((await endedWith(poll.handle.result(), 'JOB_TIMED_OUT')).attempts).toHaveLength(1);
-    expect(poll.calls().map((c) => [c.name, c.name === 'submitJob' ? (c.arg as { webhook: boolean }).webhook : c.activityId])).toEqual([
-      ['submitJob', false], ['pollCompletion', 'await/r1/0'],
+    expect(
+      poll
+        .calls()
+        .map((c) => [c.name, c.name === 'submitJob' ? (c.arg as { webhook: boolean }).webhook : c.activityId]),
+    ).toEqual([
+      ['submitJob', false],
+      ['pollCompletion', 'await/r1/0'],
     ]);
-    const stream = await start({ wait: (ref) => outcome(ref, 'COMPLETED', { streamChunks: 7 }) }, { stream: true, syncWaitMs: 5000 });
+    const stream = await start(
+      { wait: (ref) => outcome(ref, 'COMPLETED', { streamChunks: 7 }) },
+      { stream: true, syncWaitMs: 5000 },
+    );
     expect(await stream.handle.result()).toMatchObject({ status: 'COMPLETED', streamChunks: 7 });
     expect(stream.calls('submitJob')[0]!.arg).toMatchObject({ webhook: false, syncWaitMs: 0 });
     expect(stream.calls('drainStream').map((c) => c.activityId)).toEqual(['drain/r1/0']);
@@ -175,7 +255,10 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
   for (const type of ['JOB_EXPIRED', 'ENDPOINT_NOT_FOUND', 'UNAUTHORIZED']) {
     it(`${type} ends the workflow at the first failure (even when thrown as retryable)`, async () => {
       // A second call would complete the job: a retried failure fails this test at once, not by timeout.
-      const job = await start({ wait: (ref, n) => (n === 1 ? Promise.reject(ApplicationFailure.retryable(`it is ${type}`, type)) : outcome(ref, 'COMPLETED')) });
+      const job = await start({
+        wait: (ref, n) =>
+          n === 1 ? Promise.reject(ApplicationFailure.retryable(`it is ${type}`, type)) : outcome(ref, 'COMPLETED'),
+      });
       const cause = await failureOf(job.handle.result());
       expect(cause).toBeInstanceOf(ActivityFailure);
       expect((cause!.cause as ApplicationFailure).type).toBe(type);
@@ -184,7 +267,10 @@ describe('job workflow decisions (stub activities, time-skipping test server)', 
   }
 
   it('other activity failures are retried by Temporal with no new attempt of the job', async () => {
-    const job = await start({ wait: (ref, n) => (n < 3 ? Promise.reject(ApplicationFailure.retryable('503', 'SERVER_ERROR')) : outcome(ref, 'COMPLETED')) });
+    const job = await start({
+      wait: (ref, n) =>
+        n < 3 ? Promise.reject(ApplicationFailure.retryable('503', 'SERVER_ERROR')) : outcome(ref, 'COMPLETED'),
+    });
     const r = await job.handle.result();
     expect(r.attempts).toHaveLength(1);
     expect(job.calls('awaitCompletion').map((c) => c.attempt)).toEqual([1, 2, 3]);

@@ -26,8 +26,18 @@ export interface Script {
 }
 
 /** A finished remote job as an activity reports it, observed at the server's (skipped) time. */
-export function outcome(ref: Pick<RunRef, 'remoteJobId'>, status: RemoteOutcome['status'], extra: Partial<RemoteOutcome> = {}): RemoteOutcome {
-  return { remoteJobId: ref.remoteJobId, status, observedAt: activityInfo().currentAttemptScheduledTimestampMs, via: 'webhook', ...extra };
+export function outcome(
+  ref: Pick<RunRef, 'remoteJobId'>,
+  status: RemoteOutcome['status'],
+  extra: Partial<RemoteOutcome> = {},
+): RemoteOutcome {
+  return {
+    remoteJobId: ref.remoteJobId,
+    status,
+    observedAt: activityInfo().currentAttemptScheduledTimestampMs,
+    via: 'webhook',
+    ...extra,
+  };
 }
 
 /** A promise the test resolves later: holds an activity (or the test) at a known point. */
@@ -41,24 +51,42 @@ export function stubActivities() {
   const scripts = new Map<string, Script>();
   const logs = new Map<string, Call[]>();
 
-  const run = async <T>(name: Activity, endpointId: string, arg: unknown, fn: (n: number) => T | Promise<T>): Promise<T> => {
+  const run = async <T>(
+    name: Activity,
+    endpointId: string,
+    arg: unknown,
+    fn: (n: number) => T | Promise<T>,
+  ): Promise<T> => {
     const info = activityInfo();
     const log = logs.get(endpointId) ?? [];
     logs.set(endpointId, log);
-    log.push({ name, arg, activityId: info.activityId, attempt: info.attempt, scheduledAt: info.currentAttemptScheduledTimestampMs });
+    log.push({
+      name,
+      arg,
+      activityId: info.activityId,
+      attempt: info.attempt,
+      scheduledAt: info.currentAttemptScheduledTimestampMs,
+    });
     return fn(log.filter((c) => c.name === name).length);
   };
   const script = (endpointId: string): Script => scripts.get(endpointId) ?? {};
   const wait = (name: Activity) => (ref: RunRef) =>
-    run(name, ref.endpointId, ref, (n) => script(ref.endpointId).wait?.(ref, n) ?? outcome(ref, 'COMPLETED', { output: { n } }));
+    run(
+      name,
+      ref.endpointId,
+      ref,
+      (n) => script(ref.endpointId).wait?.(ref, n) ?? outcome(ref, 'COMPLETED', { output: { n } }),
+    );
 
   const activities: JobActivities = {
-    submitJob: (a) => run('submitJob', a.endpointId, a, (n) => script(a.endpointId).submit?.(a, n) ?? { remoteJobId: `r${a.attempt}` }),
+    submitJob: (a) =>
+      run('submitJob', a.endpointId, a, (n) => script(a.endpointId).submit?.(a, n) ?? { remoteJobId: `r${a.attempt}` }),
     awaitCompletion: wait('awaitCompletion'),
     pollCompletion: wait('pollCompletion'),
     drainStream: wait('drainStream'),
     retryRemoteJob: (ref) => run('retryRemoteJob', ref.endpointId, ref, (n) => script(ref.endpointId).retry?.(ref, n)),
-    cancelRemoteJob: (ref) => run('cancelRemoteJob', ref.endpointId, ref, (n) => script(ref.endpointId).cancel?.(ref, n) ?? 'CANCELLED'),
+    cancelRemoteJob: (ref) =>
+      run('cancelRemoteJob', ref.endpointId, ref, (n) => script(ref.endpointId).cancel?.(ref, n) ?? 'CANCELLED'),
   };
   return {
     activities,
@@ -66,6 +94,7 @@ export function stubActivities() {
     script(endpointId: string, s: Script) {
       scripts.set(endpointId, s);
     },
-    calls: (endpointId: string, name?: Activity): Call[] => (logs.get(endpointId) ?? []).filter((c) => !name || c.name === name),
+    calls: (endpointId: string, name?: Activity): Call[] =>
+      (logs.get(endpointId) ?? []).filter((c) => !name || c.name === name),
   };
 }

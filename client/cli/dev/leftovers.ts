@@ -34,7 +34,9 @@ const alive = (pid: number): boolean => {
 export function serverProcesses(dbFile: string): ServerProcess[] {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
   } catch {
     return [];
   }

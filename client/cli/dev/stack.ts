@@ -67,7 +67,12 @@ export function stackTaskQueue(dataDir: string, env: NodeJS.ProcessEnv = process
   return `${TASK_QUEUE}-dev-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12)}`;
 }
 
-async function startOn(o: DevStackOptions, dataDir: string, temporal: DevStack['temporal'], server: TemporalDevServer | undefined): Promise<DevStack> {
+async function startOn(
+  o: DevStackOptions,
+  dataDir: string,
+  temporal: DevStack['temporal'],
+  server: TemporalDevServer | undefined,
+): Promise<DevStack> {
   const platform = await startPlatform({
     port: o.port ?? 8080,
     dataDir: join(dataDir, 'platform'),
@@ -87,24 +92,39 @@ async function startOn(o: DevStackOptions, dataDir: string, temporal: DevStack['
     SLUICE_RESULTS_DIR: resultsDir,
     SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
   });
-  const temporalMetricsUrl = o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
-  const daemon = await startDaemon({ config, logger: createLogger('daemon'), ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) }).catch(async (err: unknown) => {
+  const temporalMetricsUrl =
+    o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
+  const daemon = await startDaemon({
+    config,
+    logger: createLogger('daemon'),
+    ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}),
+  }).catch(async (err: unknown) => {
     await platform.close();
     throw err;
   });
   const state: DevState = {
-    temporalAddress: temporal.address, namespace: temporal.namespace, platformUrl: platform.url, apiKey: platform.apiKey,
-    daemonUrl: daemon.url, resultsDir, taskQueue: config.SLUICE_TASK_QUEUE, ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
+    temporalAddress: temporal.address,
+    namespace: temporal.namespace,
+    platformUrl: platform.url,
+    apiKey: platform.apiKey,
+    daemonUrl: daemon.url,
+    resultsDir,
+    taskQueue: config.SLUICE_TASK_QUEUE,
+    ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
   };
   writeDevState(state, join(dataDir, 'dev.json'));
   let stopping: Promise<void> | undefined;
   return {
-    temporal, platform, daemon, state,
-    stop: () => (stopping ??= (async () => {
-      await daemon.close();
-      await platform.close();
-      await server?.stop();
-    })()),
+    temporal,
+    platform,
+    daemon,
+    state,
+    stop: () =>
+      (stopping ??= (async () => {
+        await daemon.close();
+        await platform.close();
+        await server?.stop();
+      })()),
   };
 }
 
@@ -117,7 +137,9 @@ export function devBanner(s: DevStack): string {
     `  platform        ${s.platform.url}  (queue ${s.platform.url}/v2, REST ${s.platform.url}/v1, GraphQL ${s.platform.url}/graphql)`,
     `  API key         ${s.platform.apiKey}`,
     `  daemon          ${s.daemon.url}  (/healthz /readyz /metrics, webhooks /hooks/...)`,
-    `  endpoints       ${Object.entries(s.platform.examples).map(([n, e]) => `${n}=${e.id}`).join('  ')}`,
+    `  endpoints       ${Object.entries(s.platform.examples)
+      .map(([n, e]) => `${n}=${e.id}`)
+      .join('  ')}`,
     `  try             npx sluice run --endpoint echo --input '{"hello":"world"}'`,
   ].join('\n');
 }

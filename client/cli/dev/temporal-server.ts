@@ -38,7 +38,8 @@ export const temporalDbFile = (dataDir: string): string => join(resolve(dataDir)
  * A namespace only this data dir's server has (created with `--namespace`): the server that
  * answers on the port is ours if it knows it, not another stack's that holds the port.
  */
-const markerNamespace = (dbFile: string): string => `sluice-dev-${createHash('sha256').update(dbFile).digest('hex').slice(0, 16)}`;
+const markerNamespace = (dbFile: string): string =>
+  `sluice-dev-${createHash('sha256').update(dbFile).digest('hex').slice(0, 16)}`;
 
 const CHANGE_PORT = 'choose another with --temporal-port';
 
@@ -92,10 +93,32 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   const marker = markerNamespace(dbFile);
   let child: ChildProcess;
   try {
-    child = spawnWatched(temporalBinary(), [
-      'server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort), '--namespace', namespace, '--namespace', marker,
-      '--db-filename', dbFile, '--log-level', 'warn', '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=NORMAL',
-    ], { stdio: ['ignore', log, log] });
+    child = spawnWatched(
+      temporalBinary(),
+      [
+        'server',
+        'start-dev',
+        '--ip',
+        host,
+        '--port',
+        String(port),
+        '--ui-port',
+        String(uiPort),
+        '--namespace',
+        namespace,
+        '--namespace',
+        marker,
+        '--db-filename',
+        dbFile,
+        '--log-level',
+        'warn',
+        '--sqlite-pragma',
+        'journal_mode=WAL',
+        '--sqlite-pragma',
+        'synchronous=NORMAL',
+      ],
+      { stdio: ['ignore', log, log] },
+    );
   } finally {
     closeSync(log);
   }

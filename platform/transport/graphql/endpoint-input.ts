@@ -20,13 +20,20 @@ export function saveEndpointInput(s: PlatformServices, user: User, input: unknow
   const { template, ...rest } = input;
   if (!isObject(template)) throw new BadRequestError('template: must be an object', { field: 'template' });
   if (rest.templateId !== undefined && rest.templateId !== null) {
-    throw new BadRequestError('template: give either templateId or an inline template, not both', { field: 'template' });
+    throw new BadRequestError('template: give either templateId or an inline template, not both', {
+      field: 'template',
+    });
   }
   const tpl = template as SaveTemplateInput;
   const name = tpl.name || `${String(rest.name ?? 'endpoint')}__template`;
   const body = { ...templateBody({ ...tpl, name }), isServerless: true };
   const taken = s.registry.templateByName(name) !== undefined;
-  const created = createTemplate(s.registry, user, taken ? { ...body, name: `${name}-${shortId(6)}` } : body, templateExtras(tpl));
+  const created = createTemplate(
+    s.registry,
+    user,
+    taken ? { ...body, name: `${name}-${shortId(6)}` } : body,
+    templateExtras(tpl),
+  );
   try {
     return saveEndpoint(s, user, { ...rest, templateId: created.id });
   } catch (err) {

@@ -37,7 +37,10 @@ const BY_PLATFORM_CODE: Record<string, GraphqlErrorCode> = {
 /** A GraphQL request that failed before execution: answered with `status` and an envelope without `data`. */
 export class GraphqlRequestError extends Error {
   readonly code = 'GRAPHQL_REQUEST_FAILED' as const;
-  constructor(readonly status: number, readonly errors: GraphQLFormattedError[]) {
+  constructor(
+    readonly status: number,
+    readonly errors: GraphQLFormattedError[],
+  ) {
     super(errors[0]?.message ?? 'GraphQL request failed');
     this.name = 'GraphqlRequestError';
   }
@@ -59,8 +62,13 @@ export function formatExecutionError(err: GraphQLError, logger: Logger): GraphQL
   const original = err.originalError;
   const base = { locations: err.locations, path: err.path };
   if (isPlatformError(original)) {
-    const field = typeof original.context.field === 'string' && original.context.field ? original.context.field : undefined;
-    return { message: original.message, ...base, extensions: { code: graphqlCode(original), ...(field ? { field } : {}) } };
+    const field =
+      typeof original.context.field === 'string' && original.context.field ? original.context.field : undefined;
+    return {
+      message: original.message,
+      ...base,
+      extensions: { code: graphqlCode(original), ...(field ? { field } : {}) },
+    };
   }
   if (original && !(original instanceof GraphQLError)) {
     logger.error({ err: original, path: err.path }, 'GraphQL resolver failed');
@@ -81,11 +89,17 @@ export function formatValidationError(err: GraphQLError, document: DocumentNode)
   const missing = /argument "(\w+)" of type .* is required|Field "\w+\.(\w+)" of required type/.exec(err.message);
   const names = node ? namesTo(document, node) : undefined;
   let field: string | undefined;
-  if (missing) field = [...(node?.kind === Kind.OBJECT && names ? names.slice(1) : []), missing[1] ?? missing[2]].join('.');
+  if (missing)
+    field = [...(node?.kind === Kind.OBJECT && names ? names.slice(1) : []), missing[1] ?? missing[2]].join('.');
   // Below an argument, name the input field (`workersMin`, not `input.workersMin`); else the argument.
   else if (names && names.length > 0) field = (names.length > 1 ? names.slice(1) : names).join('.');
-  const message = field && !err.message.includes(`"${field.split('.').pop()}"`) ? `${field}: ${err.message}` : err.message;
-  return { message, locations: err.locations, extensions: field ? { code: 'GRAPHQL_VALIDATION_FAILED', field } : { code: 'GRAPHQL_VALIDATION_FAILED' } };
+  const message =
+    field && !err.message.includes(`"${field.split('.').pop()}"`) ? `${field}: ${err.message}` : err.message;
+  return {
+    message,
+    locations: err.locations,
+    extensions: field ? { code: 'GRAPHQL_VALIDATION_FAILED', field } : { code: 'GRAPHQL_VALIDATION_FAILED' },
+  };
 }
 
 /** Names of the argument and input-object fields that lead to `target` (e.g. `input`, `workersMin`). */

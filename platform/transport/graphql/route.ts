@@ -37,7 +37,8 @@ async function requestFailureOf<T>(fn: () => Promise<T> | T): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isPlatformError(err)) throw new GraphqlRequestError(err.httpStatus, [envelopeError(err.message, 'BAD_REQUEST')]);
+    if (isPlatformError(err))
+      throw new GraphqlRequestError(err.httpStatus, [envelopeError(err.message, 'BAD_REQUEST')]);
     throw err;
   }
 }
@@ -52,30 +53,49 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
   const schema = buildControlPlaneSchema();
   const serverlessDiscount = options.serverlessDiscount ?? null;
 
-  const prepare = async (ctx: Ctx, s: PlatformServices): Promise<{ document: DocumentNode; context: GqlContext; request: z.infer<typeof Request> }> => {
+  const prepare = async (
+    ctx: Ctx,
+    s: PlatformServices,
+  ): Promise<{ document: DocumentNode; context: GqlContext; request: z.infer<typeof Request> }> => {
     // Read first (a body left unread would poison the connection), then auth, then parse.
     const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
     const key = ctx.query.get('api_key') ?? credential(ctx.req);
     const user = key ? s.users.byApiKey(key) : undefined;
     if (!user) {
-      const message = key ? 'invalid API key' : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
+      const message = key
+        ? 'invalid API key'
+        : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
       throw new GraphqlRequestError(401, [envelopeError(message, 'UNAUTHENTICATED')]);
     }
     const raw = await requestFailureOf(() => parseJson(body));
     const parsed = Request.safeParse(raw);
-    if (!parsed.success) throw new GraphqlRequestError(400, [envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST')]);
+    if (!parsed.success)
+      throw new GraphqlRequestError(400, [
+        envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST'),
+      ]);
     if (queryDepth(parsed.data.query) > LIMITS.jsonDepth) {
-      throw new GraphqlRequestError(400, [envelopeError(`the query nests more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body and query)`, 'BAD_REQUEST')]);
+      throw new GraphqlRequestError(400, [
+        envelopeError(
+          `the query nests more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body and query)`,
+          'BAD_REQUEST',
+        ),
+      ]);
     }
     let document: DocumentNode;
     try {
       document = parse(parsed.data.query);
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
-      throw new GraphqlRequestError(400, [{ message: err.message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } }]);
+      throw new GraphqlRequestError(400, [
+        { message: err.message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
+      ]);
     }
     const invalid = validateDocument(schema, document);
-    if (invalid.length > 0) throw new GraphqlRequestError(400, invalid.map((e) => formatValidationError(e, document)));
+    if (invalid.length > 0)
+      throw new GraphqlRequestError(
+        400,
+        invalid.map((e) => formatValidationError(e, document)),
+      );
     return { document, context: { s, user, serverlessDiscount }, request: parsed.data };
   };
 
@@ -84,13 +104,18 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
       try {
         const { document, context, request } = await prepare(ctx, s);
         const result = await execute({
-          schema, document, contextValue: context,
-          variableValues: request.variables ?? undefined, operationName: request.operationName ?? undefined,
+          schema,
+          document,
+          contextValue: context,
+          variableValues: request.variables ?? undefined,
+          operationName: request.operationName ?? undefined,
         });
         const errors = result.errors?.map((e) => formatExecutionError(e, s.logger));
         if (result.data === undefined) {
           // Nothing ran (bad variables, unknown operation name): a request error.
-          return sendJson(ctx.res, 400, { errors: errors ?? [envelopeError('the request did not run', 'BAD_REQUEST')] });
+          return sendJson(ctx.res, 400, {
+            errors: errors ?? [envelopeError('the request did not run', 'BAD_REQUEST')],
+          });
         }
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {

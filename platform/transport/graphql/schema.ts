@@ -11,7 +11,8 @@ export function buildControlPlaneSchema(): GraphQLSchema {
   const schema = buildSchema([SDL, TEMPLATE_SDL, POD_SDL, CATALOG_SDL].join('\n'));
   for (const [typeName, fields] of Object.entries(RESOLVERS)) {
     const type = schema.getType(typeName);
-    if (!isObjectType(type)) throw new Error(`resolvers given for ${typeName}, which is not an object type of the schema`);
+    if (!isObjectType(type))
+      throw new Error(`resolvers given for ${typeName}, which is not an object type of the schema`);
     const defs = type.getFields();
     for (const [name, resolve] of Object.entries(fields)) {
       const field = defs[name];

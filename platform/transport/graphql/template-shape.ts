@@ -1,5 +1,11 @@
 /** Conversions between the GraphQL template shape (one `dockerArgs` string, comma-separated `ports`, `env` as pairs) and the REST/stored one. */
-import { TEMPLATE_EXTRAS_DEFAULTS, type EnvironmentVariable, type PodTemplate, type SaveTemplateInput, type TemplateExtras } from '../../../contracts';
+import {
+  TEMPLATE_EXTRAS_DEFAULTS,
+  type EnvironmentVariable,
+  type PodTemplate,
+  type SaveTemplateInput,
+  type TemplateExtras,
+} from '../../../contracts';
 import { BadRequestError } from '../../core/errors';
 import { type StoredTemplate } from '../../control-plane/registry';
 
@@ -49,20 +55,39 @@ export function joinCommand(args: readonly string[]): string {
  */
 export function templateBody(input: SaveTemplateInput, current?: StoredTemplate): Record<string, unknown> {
   const { id: _id, dockerArgs, ports, env, isServerless, category, ...all } = input;
-  const { startSsh: _ssh, startJupyter: _jupyter, advancedStart: _adv, startScript: _script, portsConfig: _pc, config: _config, ...rest } = all;
-  const body: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== null));
+  const {
+    startSsh: _ssh,
+    startJupyter: _jupyter,
+    advancedStart: _adv,
+    startScript: _script,
+    portsConfig: _pc,
+    config: _config,
+    ...rest
+  } = all;
+  const body: Record<string, unknown> = Object.fromEntries(
+    Object.entries(rest).filter(([, v]) => v !== undefined && v !== null),
+  );
   if (dockerArgs !== undefined && dockerArgs !== null) {
-    if (rest.dockerStartCmd) throw new BadRequestError('dockerArgs: give either dockerArgs or dockerStartCmd, not both', { field: 'dockerArgs' });
+    if (rest.dockerStartCmd)
+      throw new BadRequestError('dockerArgs: give either dockerArgs or dockerStartCmd, not both', {
+        field: 'dockerArgs',
+      });
     body.dockerStartCmd = splitCommand(dockerArgs);
   }
-  if (ports !== undefined && ports !== null) body.ports = ports.split(',').map((p) => p.trim()).filter(Boolean);
+  if (ports !== undefined && ports !== null)
+    body.ports = ports
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
   if (env !== undefined && env !== null) body.env = Object.fromEntries(env.map((e) => [e.key, e.value]));
   if (!current) {
     if (isServerless !== undefined && isServerless !== null) body.isServerless = isServerless;
     if (category !== undefined && category !== null) body.category = category;
   } else {
     if (isServerless !== undefined && isServerless !== null && isServerless !== current.isServerless) {
-      throw new BadRequestError('isServerless: cannot be changed after the template is created', { field: 'isServerless' });
+      throw new BadRequestError('isServerless: cannot be changed after the template is created', {
+        field: 'isServerless',
+      });
     }
     if (category !== undefined && category !== null && category !== current.category) {
       throw new BadRequestError('category: cannot be changed after the template is created', { field: 'category' });
@@ -78,16 +103,32 @@ export function templateExtras(input: SaveTemplateInput): Partial<TemplateExtras
 }
 
 /** An environment map as GraphQL `{key, value}` pairs. */
-export const envList = (env: Record<string, string>): EnvironmentVariable[] => Object.entries(env).map(([key, value]) => ({ key, value }));
+export const envList = (env: Record<string, string>): EnvironmentVariable[] =>
+  Object.entries(env).map(([key, value]) => ({ key, value }));
 
 /** A stored template as the GraphQL `PodTemplate`. */
 export function podTemplateOf(t: StoredTemplate): PodTemplate {
   return {
-    id: t.id, name: t.name, imageName: t.imageName, category: t.category, dockerArgs: joinCommand(t.dockerStartCmd),
-    dockerEntrypoint: t.dockerEntrypoint, dockerStartCmd: t.dockerStartCmd, containerDiskInGb: t.containerDiskInGb,
-    volumeInGb: t.volumeInGb, volumeMountPath: t.volumeMountPath, ports: t.ports.join(','), env: envList(t.env),
-    isServerless: t.isServerless, isPublic: t.isPublic, isRunpod: t.isRunpod, readme: t.readme,
-    containerRegistryAuthId: t.containerRegistryAuthId ?? null, earned: t.earned, runtimeInMin: t.runtimeInMin,
-    ...TEMPLATE_EXTRAS_DEFAULTS, ...t.extras,
+    id: t.id,
+    name: t.name,
+    imageName: t.imageName,
+    category: t.category,
+    dockerArgs: joinCommand(t.dockerStartCmd),
+    dockerEntrypoint: t.dockerEntrypoint,
+    dockerStartCmd: t.dockerStartCmd,
+    containerDiskInGb: t.containerDiskInGb,
+    volumeInGb: t.volumeInGb,
+    volumeMountPath: t.volumeMountPath,
+    ports: t.ports.join(','),
+    env: envList(t.env),
+    isServerless: t.isServerless,
+    isPublic: t.isPublic,
+    isRunpod: t.isRunpod,
+    readme: t.readme,
+    containerRegistryAuthId: t.containerRegistryAuthId ?? null,
+    earned: t.earned,
+    runtimeInMin: t.runtimeInMin,
+    ...TEMPLATE_EXTRAS_DEFAULTS,
+    ...t.extras,
   };
 }

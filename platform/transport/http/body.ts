@@ -22,7 +22,9 @@ export function expectsContinue(req: IncomingMessage, res: ServerResponse): void
 export async function readBody(req: IncomingMessage, limit: number, what: string): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    throw new PayloadTooLargeError(`payload too large: ${declared} bytes exceed the ${mb(limit)} limit of ${what}`, { limit });
+    throw new PayloadTooLargeError(`payload too large: ${declared} bytes exceed the ${mb(limit)} limit of ${what}`, {
+      limit,
+    });
   }
   const waiting = awaitingContinue.get(req);
   if (waiting) {
@@ -39,7 +41,9 @@ export async function readBody(req: IncomingMessage, limit: number, what: string
         cleanup();
         // Paused, so nothing is lost unseen until discardUnread counts the rest.
         req.pause();
-        reject(new PayloadTooLargeError(`payload too large: the body exceeds the ${mb(limit)} limit of ${what}`, { limit }));
+        reject(
+          new PayloadTooLargeError(`payload too large: the body exceeds the ${mb(limit)} limit of ${what}`, { limit }),
+        );
         return;
       }
       chunks.push(chunk);
@@ -80,7 +84,8 @@ export function discardUnread(req: IncomingMessage): Promise<Record<string, stri
   if (req.complete) return Promise.resolve(undefined);
   if (awaitingContinue.delete(req)) return Promise.resolve(CLOSE);
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (req.destroyed || (Number.isFinite(declared) && declared > LIMITS.overLimitDrainBytes)) return Promise.resolve(CLOSE);
+  if (req.destroyed || (Number.isFinite(declared) && declared > LIMITS.overLimitDrainBytes))
+    return Promise.resolve(CLOSE);
   return new Promise((resolve) => {
     let discarded = 0;
     const done = (headers: Record<string, string> | undefined): void => {
@@ -125,9 +130,12 @@ export function parseJson(buf: Buffer, { allowEmpty = false } = {}): unknown {
     throw new BadRequestError(`request body is not valid JSON: ${(err as Error).message}`);
   }
   if (jsonDeeperThan(value, LIMITS.jsonDepth)) {
-    throw new JsonTooDeepError(`request body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body)`, {
-      limit: LIMITS.jsonDepth,
-    });
+    throw new JsonTooDeepError(
+      `request body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body)`,
+      {
+        limit: LIMITS.jsonDepth,
+      },
+    );
   }
   return value;
 }

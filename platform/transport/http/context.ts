@@ -12,12 +12,18 @@ export class RequestContext implements Ctx {
   private abort: AbortController | undefined;
   private done: (() => void)[] | undefined;
 
-  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, private readonly queryStart: number) {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    private readonly queryStart: number,
+  ) {
     res.once('close', this.closed);
   }
 
   get query(): URLSearchParams {
-    return (this.queryCache ??= new URLSearchParams(this.queryStart >= 0 ? this.req.url!.slice(this.queryStart + 1) : ''));
+    return (this.queryCache ??= new URLSearchParams(
+      this.queryStart >= 0 ? this.req.url!.slice(this.queryStart + 1) : '',
+    ));
   }
 
   /** Aborted when the caller goes away; made only for the few routes that wait. */

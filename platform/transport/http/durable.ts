@@ -8,7 +8,12 @@ import { sendJson } from './respond';
  * client or worker never hears of a change a crash could still undo.
  */
 export function durableReply(s: PlatformServices) {
-  return async (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): Promise<void> => {
+  return async (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<void> => {
     await s.engine.persisted();
     sendJson(res, status, body, headers);
   };

@@ -3,7 +3,12 @@ import { type ServerResponse } from 'node:http';
 import { isPlatformError, RateLimitedError } from '../../core/errors';
 
 /** Writes a JSON answer. Always exactly the given status: the official clients treat 2xx other than 200 oddly. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {

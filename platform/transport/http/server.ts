@@ -14,7 +14,14 @@ export type RouteGroup = (router: Router, s: PlatformServices) => void;
 /** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
 export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] = []): Server {
   const router = new Router();
-  router.on('GET', '/', (ctx) => sendJson(ctx.res, 200, { service: 'sluice-platform', queue: '/v2/{endpoint_id}/...', rest: '/v1', graphql: '/graphql' }));
+  router.on('GET', '/', (ctx) =>
+    sendJson(ctx.res, 200, {
+      service: 'sluice-platform',
+      queue: '/v2/{endpoint_id}/...',
+      rest: '/v1',
+      graphql: '/graphql',
+    }),
+  );
   router.on('GET', '/healthz', (ctx) => sendJson(ctx.res, 200, { ok: true }));
   queueRoutes(router, s);
   workerRoutes(router, s);

@@ -97,7 +97,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../contracts/*', '!../contracts/names', '!../contracts/limits', 'zod'],
+              group: ['**/contracts/*', '!**/contracts/names', '!**/contracts/limits', 'zod'],
               allowTypeImports: true,
               message:
                 'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.',
@@ -122,7 +122,18 @@ export default tseslint.config(
               message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.',
             },
             {
-              group: ['../platform*', '../platform-api*', '../worker*', '../client*'],
+              group: [
+                '**/platform',
+                '**/platform/*',
+                '**/platform-api',
+                '**/platform-api/*',
+                '**/worker',
+                '**/worker/*',
+                '**/client',
+                '**/client/*',
+                '**/results',
+                '**/results/*',
+              ],
               message: 'Workflows import only @temporalio/workflow, contracts/ and types from activities/.',
             },
           ],

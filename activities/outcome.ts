@@ -1,7 +1,7 @@
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
 import { type ActivityMetrics } from './metrics';
 import { outputKey, type RunScope } from '../contracts/names';
-import { type ObjectStore } from './store/object-store';
+import { type ObjectStore } from '../results/store/object-store';
 
 /** A job's error as one string: the service passes handler errors through as any JSON. */
 export function errorText(error: unknown): string | undefined {

@@ -2,8 +2,8 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { TASK_QUEUE, type RunScope } from '../contracts';
 import { join } from 'node:path';
-import { type ObjectStore } from '../activities/store/object-store';
-import { openResultsStore } from '../activities/store/open';
+import { type ObjectStore } from '../results/store/object-store';
+import { openResultsStore } from '../results/store/open';
 
 export interface ClientOptions {
   client: Client;

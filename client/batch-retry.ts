@@ -17,7 +17,7 @@ import {
   type BatchOptionsInput,
   type BatchState,
 } from '../contracts';
-import { batchStateQuery, batchWorkflow } from '../workflows/batch';
+import { batchStateQuery, batchWorkflow } from '../workflows/batch/workflow';
 
 /** Why retry-failed refused; `code` is stable, the message is for people. */
 export type BatchRetryRefusal = 'BATCH_NOT_FOUND' | 'BATCH_RUNNING' | 'NOTHING_TO_RETRY' | 'NO_OUTCOMES';

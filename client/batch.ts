@@ -14,10 +14,16 @@ import {
 import { batchInput, isS3Location, outputStore, valueLines } from '../activities/batch/locations';
 import { outcomesSoFar } from '../activities/batch/outcomes';
 import { mergedResults } from '../activities/batch/retry';
-import { parseS3Url } from '../activities/store/open';
+import { parseS3Url } from '../results/store/open';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { batchInputOf, retryFailed, type BatchRetry, type RetryFailedOptions } from './batch-retry';
-import { batchStateQuery, batchWorkflow, configureUpdate, pauseUpdate, resumeUpdate } from '../workflows/batch';
+import {
+  batchStateQuery,
+  batchWorkflow,
+  configureUpdate,
+  pauseUpdate,
+  resumeUpdate,
+} from '../workflows/batch/workflow';
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;

@@ -3,8 +3,8 @@ export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
 export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView } from './batch';
 export { BatchRetryError, type BatchRetry, type BatchRetryRefusal, type RetryFailedOptions } from './batch-retry';
-export { ScalingClient, type ScalingClientOptions, type ScalerView } from './scaling';
-export { ScaleSchedules, ScaleScheduleError } from './scale-schedules';
+export { ScalerClient, type ScalerClientOptions, type ScalerView } from './scaler';
+export { ScalerSchedules, ScalerScheduleError } from './scaler-schedules';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
 export type {
@@ -13,7 +13,7 @@ export type {
   JobWorkflowResult,
   JobWorkflowState,
   OutputRef,
-  ScaleScheduleInit,
-  ScaleScheduleView,
+  ScalerScheduleInit,
+  ScalerScheduleView,
   ScaleWindowResult,
 } from '../contracts';

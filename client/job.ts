@@ -11,7 +11,7 @@ import {
   type OutputRef,
   type RunScope,
 } from '../contracts';
-import { type StoreEntry } from '../activities/store/object-store';
+import { type StoreEntry } from '../results/store/object-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';

@@ -1,14 +1,14 @@
 /** The library's front door: one object per connection, one member per orchestration. */
 import { BatchClient } from './batch';
 import { JobClient, type JobClientOptions } from './job';
-import { ScalingClient } from './scaling';
+import { ScalerClient } from './scaler';
 
 /** Options of {@link SluiceClient}: shared by every orchestration. */
 export type SluiceClientOptions = JobClientOptions;
 
 /**
  * What pipelines import: `sluice.job` runs single remote jobs durably, `sluice.batch` runs batches
- * of them, `sluice.scaling` keeps endpoints' workersMin/workersMax right.
+ * of them, `sluice.scaler` keeps endpoints' workersMin/workersMax right.
  */
 export class SluiceClient {
   /** Single remote jobs through the job workflow. */
@@ -16,11 +16,11 @@ export class SluiceClient {
   /** Batches of jobs from JSONL files through the batch workflow. */
   readonly batch: BatchClient;
   /** One scaler per endpoint through the scaler workflow. */
-  readonly scaling: ScalingClient;
+  readonly scaler: ScalerClient;
 
   constructor(options: SluiceClientOptions) {
     this.job = new JobClient(options);
     this.batch = new BatchClient(options);
-    this.scaling = new ScalingClient(options);
+    this.scaler = new ScalerClient(options);
   }
 }

@@ -12,5 +12,5 @@ export * from './endpoint-rest';
 export * from './pod';
 export * from './names';
 export * from './batch';
-export * from './scaling';
-export * from './scale-schedule';
+export * from './scaler';
+export * from './scaler-schedule';

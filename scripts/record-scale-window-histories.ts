@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { ScalingClient } from '../client/scaling';
+import { ScalerClient } from '../client/scaler';
 import { type ScaleWindowResult } from '../contracts';
 import { orchestratorStack } from '../test/helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand } from '../test/helpers/platform';
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const s = await orchestratorStack();
   try {
-    const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
+    const scaling = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
     mkdirSync(outDir, { recursive: true });
     for (const sc of chosen) {
       const ep = addEndpoint(s.platform, {

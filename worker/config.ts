@@ -1,7 +1,7 @@
 /** The settings of the daemon and the CLI: one zod schema over environment variables, shared by both. */
 import { z } from 'zod';
 import { TASK_QUEUE } from '../contracts';
-import { parseS3Url } from '../activities/store/open';
+import { parseS3Url } from '../results/store/open';
 import { ConfigError } from './errors';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');

@@ -4,15 +4,15 @@ import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
-import { createJobActivities } from '../activities/job-activities';
-import { createBatchActivities } from '../activities/batch-activities';
-import { createScalingActivities, graphqlUrlFor } from '../activities/scaling-activities';
-import { createScaleWindowActivities } from '../activities/scale-window-activities';
-import { backlogScanner } from '../activities/scaling-backlog';
+import { createJobActivities } from '../activities/job/activities';
+import { createBatchActivities } from '../activities/batch/activities';
+import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
+import { createScaleWindowActivities } from '../activities/scaler/window';
+import { backlogScanner } from '../activities/scaler/backlog';
 import { StoreInbox } from '../activities/batch/store-inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
-import { type ObjectStore } from '../activities/store/object-store';
-import { checkConditionalWrites, openResultsStore } from '../activities/store/open';
+import { type ObjectStore } from '../results/store/object-store';
+import { checkConditionalWrites, openResultsStore } from '../results/store/open';
 import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOptions } from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
@@ -149,7 +149,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }),
       ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
-      ...createScalingActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
+      ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,

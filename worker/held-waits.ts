@@ -10,7 +10,7 @@ import { FailureType } from '../contracts/names';
 import { type AwaitRegistration } from '../activities/completion-hub';
 import { type ActivityMetrics } from '../activities/metrics';
 import { toOutcome } from '../activities/outcome';
-import { type ObjectStore } from '../activities/store/object-store';
+import { type ObjectStore } from '../results/store/object-store';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 
 /** Options of {@link HeldWaits}; durations in ms (the webhook hub fills in its defaults). */

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { type ActivityMetrics } from '../activities/metrics';
-import { type StoreStats } from '../activities/store/object-store';
+import { type StoreStats } from '../results/store/object-store';
 
 /** sluice's own Prometheus metrics; Temporal's runtime metrics are appended at scrape time. */
 export class DaemonMetrics implements ActivityMetrics {

@@ -5,7 +5,7 @@ import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '.
 import { awaitActivityId } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../activities/completion-hub';
 import { toOutcome } from '../activities/outcome';
-import { type ObjectStore } from '../activities/store/object-store';
+import { type ObjectStore } from '../results/store/object-store';
 import { type ActivityMetrics } from '../activities/metrics';
 import { type InboxReceiver } from '../activities/batch/inbox';
 import { type QueueClient } from '../platform-api';

@@ -1,6 +1,6 @@
 /** Workflows of sluice, bundled for the Temporal worker. Deterministic code only. */
 export { jobWorkflow, stateQuery } from './job';
-export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch';
+export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch/workflow';
 export {
   scalerWorkflow,
   scalerStateQuery,
@@ -12,5 +12,5 @@ export {
   setWindowUpdate,
   backlogUpdate,
   backlogSignal,
-} from './scaling';
-export { scaleWindowWorkflow } from './scale-window';
+} from './scaler/workflow';
+export { scaleWindowWorkflow } from './scaler/window';

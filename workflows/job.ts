@@ -23,7 +23,7 @@ import {
   drainActivityId,
 } from '../contracts/names';
 import type { Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome } from '../contracts/job';
-import type { JobActivities, RunRef } from '../activities/job-activities';
+import type { JobActivities, RunRef } from '../activities/job/activities';
 
 /** Query of a job workflow's live state. */
 export const stateQuery = defineQuery<JobWorkflowState>(JOB_QUERIES.state);

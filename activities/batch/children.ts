@@ -5,7 +5,7 @@
  */
 import { batchChildId, batchKeys, submitJournalKey } from '../../contracts/names';
 import { type InputFormat, type Policy, type RunScope } from '../../contracts';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { keyOf, parseLine } from './input';
 import { batchInput } from './locations';
 import { outcomeSegments } from './outcomes';

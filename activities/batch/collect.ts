@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import { batchKeys } from '../../contracts/names';
 import { type JobRecord, type JobSubmission } from '../../contracts';
 import { runEndOf } from '../outcome';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { type InboxReader } from './inbox';
 import { type BatchInput } from './locations';
 import { type Submitted, type Submitter } from './submitter';

@@ -5,7 +5,7 @@
  */
 import { batchKeys } from '../../contracts/names';
 import { type BatchResultLine, type BatchState, type InputFormat, type Policy, type RunScope } from '../../contracts';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { parseLine } from './input';
 import { batchInput, outputStore } from './locations';
 import { mergeOutcomes, outcomeSegments } from './outcomes';

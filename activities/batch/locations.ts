@@ -5,10 +5,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { FsObjectStore } from '../store/fs-object-store';
-import { isStoreError, StoreError, type ObjectStore } from '../store/object-store';
-import { readLinePage } from '../store/line-pages';
-import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../store/open';
+import { FsObjectStore } from '../../results/store/fs-object-store';
+import { isStoreError, StoreError, type ObjectStore } from '../../results/store/object-store';
+import { readLinePage } from '../../results/store/line-pages';
+import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../../results/store/open';
 import { countChunks, countLines, readLineAt, readLines, type RawLine } from './input';
 import { type Cursor } from './types';
 

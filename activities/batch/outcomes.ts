@@ -5,7 +5,7 @@
  */
 import { batchKeys, FailureType } from '../../contracts/names';
 import { type BatchResultLine, type JobRecord, type RunScope } from '../../contracts';
-import { allKeys, type ObjectStore } from '../store/object-store';
+import { allKeys, type ObjectStore } from '../../results/store/object-store';
 import { type BatchInput } from './locations';
 import { type Final } from './types';
 

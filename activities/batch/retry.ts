@@ -6,7 +6,7 @@
 import { FailureType, RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchKeys } from '../../contracts/names';
 import { type BatchOutcomeStatus, type BatchResultLine, type RunScope } from '../../contracts';
 import { fatal } from '../errors';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { outputStore, valueLines } from './locations';
 import { outcomesSoFar, segmentLines, writeCounted } from './outcomes';
 

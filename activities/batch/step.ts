@@ -7,7 +7,7 @@ import { batchKeys, runKey } from '../../contracts/names';
 import { isTerminal, type JobRecord, type JobSubmission, type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { awaitFinished, beat, collected, refill } from './collect';
 import { type BatchInbox, type InboxPosition } from './inbox';
 import { keyOf, parseLine } from './input';

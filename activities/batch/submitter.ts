@@ -7,7 +7,7 @@ import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
 import { type JobSubmission } from '../../contracts';
 import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
-import { type ObjectStore } from '../store/object-store';
+import { type ObjectStore } from '../../results/store/object-store';
 import { type StepRequest } from './types';
 
 /** One submission the journal knows: input, attempt, remote job. */

@@ -12,8 +12,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { ScalingClient } from '../../client/scaling';
-import { ScalingOptions, type ScalingOptionsInput } from '../../contracts';
+import { ScalerClient } from '../../client/scaler';
+import { ScalerOptions, type ScalerOptionsInput } from '../../contracts';
 import { orchestratorStack } from '../../test/helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand } from '../../test/helpers/platform';
 import {
@@ -48,9 +48,9 @@ const trace = JSON.parse(readFileSync(values.trace ?? join(__dirname, 'trace.jso
 const scaled = (ms: number): number => Math.max(200, Math.round(ms / SPEED));
 
 /** The scaler's defaults with every duration divided by the speed, and the ceiling; `--config` on top (`scaler-cost`: warmHoldMs 0 below it). */
-function scalerConfig(mode: string): ScalingOptions {
-  const d = ScalingOptions.parse({});
-  const base: ScalingOptionsInput = {
+function scalerConfig(mode: string): ScalerOptions {
+  const d = ScalerOptions.parse({});
+  const base: ScalerOptionsInput = {
     ceiling: CEILING,
     intervalMs: scaled(d.intervalMs),
     stabilizationWindowMs: scaled(d.stabilizationWindowMs),
@@ -59,11 +59,11 @@ function scalerConfig(mode: string): ScalingOptions {
     backlogScanMs: scaled(d.backlogScanMs),
     scaleUp: { ...d.scaleUp, periodMs: scaled(d.scaleUp.periodMs) },
   };
-  const cost: ScalingOptionsInput = mode === 'scaler-cost' ? { warmHoldMs: 0 } : {};
-  return ScalingOptions.parse({
+  const cost: ScalerOptionsInput = mode === 'scaler-cost' ? { warmHoldMs: 0 } : {};
+  return ScalerOptions.parse({
     ...base,
     ...cost,
-    ...(values.config ? (JSON.parse(values.config) as ScalingOptionsInput) : {}),
+    ...(values.config ? (JSON.parse(values.config) as ScalerOptionsInput) : {}),
   });
 }
 
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   // Temporal on a SQLite file, as the embedded default runs it.
   const dbDir = mkdtempSync(join(tmpdir(), 'sluice-bench-scaling-'));
   const s = await orchestratorStack({ temporalDbFile: join(dbDir, 'temporal.sqlite') });
-  const scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
+  const scaling = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
   const config = scalerConfig('scaler');
   const out: Record<string, unknown> = {
     trace: trace.name,

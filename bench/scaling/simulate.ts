@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ScalingOptions, type Bounds, type HealthSample, type ScalingOptionsInput } from '../../contracts';
-import { decide, remember, type PolicyMemory } from '../../workflows/scaling-policy';
+import { ScalerOptions, type Bounds, type HealthSample, type ScalerOptionsInput } from '../../contracts';
+import { decide, remember, type PolicyMemory } from '../../workflows/scaler/policy';
 import { boundsChanges, percentile, reversals, round } from './metrics';
 import { fixedOracle, liveWorkers, oracle } from './oracle';
 import { traceJobs, type Trace } from './replay';
@@ -51,9 +51,9 @@ interface Job {
   pod?: number;
 }
 
-export function simulate(mode: string, extra: ScalingOptionsInput): Record<string, unknown> {
-  const d = ScalingOptions.parse({});
-  const config = ScalingOptions.parse({
+export function simulate(mode: string, extra: ScalerOptionsInput): Record<string, unknown> {
+  const d = ScalerOptions.parse({});
+  const config = ScalerOptions.parse({
     ceiling: CEILING,
     intervalMs: scaled(d.intervalMs),
     stabilizationWindowMs: scaled(d.stabilizationWindowMs),
@@ -204,7 +204,7 @@ export function simulate(mode: string, extra: ScalingOptionsInput): Record<strin
 }
 
 if (require.main === module) {
-  const extra = values.config ? (JSON.parse(values.config) as ScalingOptionsInput) : {};
+  const extra = values.config ? (JSON.parse(values.config) as ScalerOptionsInput) : {};
   for (const mode of (values.mode ?? 'scaler,static-ceiling').split(','))
     console.log(JSON.stringify(simulate(mode, extra)));
 }

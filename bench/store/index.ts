@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readLinePage, type LineCursor } from '../../activities/store/line-pages';
-import { type ObjectStore } from '../../activities/store/object-store';
-import { openResultsStore } from '../../activities/store/open';
+import { readLinePage, type LineCursor } from '../../results/store/line-pages';
+import { type ObjectStore } from '../../results/store/object-store';
+import { openResultsStore } from '../../results/store/open';
 import { startS3Server } from '../../test/helpers/s3';
 
 const { values } = parseArgs({

@@ -5,7 +5,7 @@ import { resultsUrlOf } from '../../worker/config';
 import { tlsOptions } from '../../worker/temporal';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
-import { ScalingClient } from '../scaling';
+import { ScalerClient } from '../scaler';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -16,7 +16,7 @@ export interface CliContext {
   /** The batch commands' client, on the same connection. */
   batch: BatchClient;
   /** The scale commands' client (scalers and schedules), on the same connection. */
-  scaling: ScalingClient;
+  scaler: ScalerClient;
   /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
   close(): Promise<void>;
@@ -51,13 +51,13 @@ export async function connectCli(
   const store = { resultsDir: c.SLUICE_RESULTS_DIR, resultsUrl: resultsUrlOf(c) };
   const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
   const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
-  const scaling = new ScalingClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
+  const scaling = new ScalerClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   return {
     settings,
     ...(graphql ? { graphql } : {}),
     sluice,
     batch,
-    scaling,
+    scaler: scaling,
     close: async () => {
       await Promise.all([sluice.close(), batch.close(), scaling.close()]);
       await queue?.close();

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BatchClient } from '../batch';
-import { watchBatch } from './batch-progress';
+import { watchBatch } from './batch/progress';
 
 /** Inputs of the demo batch. */
 export const DEMO_BATCH_SIZE = 300;

@@ -10,7 +10,7 @@ import { JobClient } from '../job';
 import { runDemoBatch } from './demo-batch';
 import { addStackOptions, checkStackPorts, STACK_ENV_HELP, type StackOptions } from './dev';
 import { withExit, type ExitState } from './options';
-import { phaseLabel } from './output';
+import { phaseLabel } from './job/output';
 import { untilSignal } from './platform';
 
 const say = (line: string): void => console.log(`[demo] ${line}`);

@@ -6,17 +6,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../worker/errors';
-import { registerBatchCommands } from './batch';
+import { registerBatchCommands } from './batch/commands';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';
 import { registerDevCommand } from './dev';
 import { registerEndpointCommands } from './endpoints';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
-import { registerJobCommands } from './job';
+import { registerJobCommands } from './job/commands';
 import { EXIT_CODES_HELP, type ExitState } from './options';
 import { registerPlatformCommands } from './platform';
-import { registerScaleCommands } from './scale';
+import { registerScalerCommands } from './scaler/commands';
 import { registerTemplateCommands } from './templates';
 import { registerWorkerCommand } from './worker';
 
@@ -33,7 +33,7 @@ const REGISTER = [
   registerDevCommand,
   registerJobCommands,
   registerBatchCommands,
-  registerScaleCommands,
+  registerScalerCommands,
   registerConfigCommand,
   registerEndpointCommands,
   registerTemplateCommands,

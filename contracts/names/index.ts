@@ -4,4 +4,4 @@ export * from './failures';
 export * from './job';
 export * from './results';
 export * from './batch';
-export * from './scaling';
+export * from './scaler';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchInput, outputStore, valueLines, type BatchInput } from '../../activities/batch/locations';
-import { isStoreError, type ObjectStore } from '../../activities/store/object-store';
+import { isStoreError, type ObjectStore } from '../../results/store/object-store';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { openResultsStore, s3ClientFromEnv } from '../../activities/store/open';
+import { openResultsStore, s3ClientFromEnv } from '../../results/store/open';
 import { type Cursor } from '../../activities/batch/types';
 import { startS3Server, type S3Server } from '../helpers/s3';
 

@@ -15,8 +15,8 @@ import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
 import { addEndpoint, eventually, exampleCommand, freePort, testPlatform } from '../helpers/platform';
 import { everyIndexOnce, s3Results, type ResultsLocation } from '../helpers/results-location';
 import { startRoundRobin, type RoundRobin } from '../helpers/round-robin';
-import { openResultsStore } from '../../activities/store/open';
-import { allKeys } from '../../activities/store/object-store';
+import { openResultsStore } from '../../results/store/open';
+import { allKeys } from '../../results/store/object-store';
 import { batchKeys } from '../../contracts/names';
 import { inputFile } from './helpers';
 

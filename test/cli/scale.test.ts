@@ -1,18 +1,18 @@
 /** `sluice scale` as a real process on a real stack: start, status, override, pause, resume, watch, stop, schedules, --json, exit codes, bad input. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ScalingClient } from '../../client/scaling';
+import { ScalerClient } from '../../client/scaler';
 import { buildProgram, main } from '../../client/cli/main';
 import { type ScalerState } from '../../contracts';
 import { GraphqlClient } from '../../platform-api';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
-import { boundsOf, sleepEndpoint, type Stack } from '../scaling/helpers';
+import { boundsOf, sleepEndpoint, type Stack } from '../scaler/helpers';
 import { cleanEnv, sluice as runSluice, startSluice } from './run-sluice';
 
 describe('sluice scale', () => {
   let s: Stack;
   let env: NodeJS.ProcessEnv;
-  let scaling: ScalingClient;
+  let scaling: ScalerClient;
   let gql: GraphqlClient;
   beforeAll(async () => {
     s = await orchestratorStack();
@@ -23,7 +23,7 @@ describe('sluice scale', () => {
       SLUICE_API_KEY: s.platform.apiKey,
       SLUICE_RESULTS_DIR: s.resultsDir,
     });
-    scaling = new ScalingClient({ client: s.env.client, resultsDir: s.resultsDir });
+    scaling = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
     gql = new GraphqlClient({ url: `${s.platform.url}/graphql`, apiKey: s.platform.apiKey });
   }, 60_000);
   afterAll(async () => {

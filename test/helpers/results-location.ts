@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BatchResultLine } from '../../contracts';
-import { openResultsStore } from '../../activities/store/open';
+import { openResultsStore } from '../../results/store/open';
 import { startS3Server } from './s3';
 
 /** A results location for one test file (see {@link localResults} and {@link s3Results}). */

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLinePage, type LineCursor, type PagedLine } from '../../activities/store/line-pages';
-import { allKeys, isStoreError, type ObjectStore } from '../../activities/store/object-store';
-import { openResultsStore } from '../../activities/store/open';
+import { readLinePage, type LineCursor, type PagedLine } from '../../results/store/line-pages';
+import { allKeys, isStoreError, type ObjectStore } from '../../results/store/object-store';
+import { openResultsStore } from '../../results/store/open';
 import { startS3Server, type S3Server } from '../helpers/s3';
 
 /** A backend under test: `open(name)` gives a fresh, empty store (its own folder or key prefix) — call it again for a second client of the same store. */

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isStoreError } from '../../activities/store/object-store';
-import { checkConditionalWrites, openResultsStore, parseS3Url } from '../../activities/store/open';
+import { isStoreError } from '../../results/store/object-store';
+import { checkConditionalWrites, openResultsStore, parseS3Url } from '../../results/store/open';
 import { startS3Server } from '../helpers/s3';
 import { liveGroupMembers } from '../helpers/processes';
 

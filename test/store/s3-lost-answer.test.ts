@@ -4,8 +4,8 @@
  * written twice and a create reports that it won.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s3ClientFromEnv } from '../../activities/store/open';
-import { S3ObjectStore } from '../../activities/store/s3-object-store';
+import { s3ClientFromEnv } from '../../results/store/open';
+import { S3ObjectStore } from '../../results/store/s3-object-store';
 import { startS3Server, type S3Server } from '../helpers/s3';
 
 /** A store whose client loses the answer of the next `lose.count` PutObject requests (after S3 stored them). */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openResultsStore } from '../../activities/store/open';
+import { openResultsStore } from '../../results/store/open';
 import { DaemonMetrics } from '../../worker/metrics';
 
 const sample = (text: string, name: string, labels: string): number | undefined => {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ObjectStore } from '../../activities/store/object-store';
-import { openResultsStore } from '../../activities/store/open';
+import { type ObjectStore } from '../../results/store/object-store';
+import { openResultsStore } from '../../results/store/open';
 import { sharedWebhookSecret } from '../../worker/webhook-secret';
 import { startS3Server, type S3Server } from '../helpers/s3';
 

@@ -41,8 +41,8 @@ describe("workflow replay (recorded histories, the daemon's workflow bundle)", (
         'per-job-retry-failed',
       ]),
     );
-    // scripts/record-scaling-histories.ts (`npm run histories:record:scaling`).
-    expect(filesOf('scaling').map((f) => f.replace(/\.json$/, ''))).toEqual(
+    // scripts/record-scaler-histories.ts (`npm run histories:record:scaler`).
+    expect(filesOf('scaler').map((f) => f.replace(/\.json$/, ''))).toEqual(
       expect.arrayContaining([
         'burst-quiet-stopped',
         'messages',
@@ -62,7 +62,7 @@ describe("workflow replay (recorded histories, the daemon's workflow bundle)", (
     );
   });
 
-  it.each(['job', 'batch', 'scaling', 'scale-window'])(
+  it.each(['job', 'batch', 'scaler', 'scale-window'])(
     'replays every %s history without a determinism error',
     async (kind) => {
       // Replay errors are reported below, per history; the SDK need not log them as well.

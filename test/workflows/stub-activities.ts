@@ -1,6 +1,6 @@
 /** Scripted stand-ins for the job activities: each endpoint id gets its own script and call log. */
 import { activityInfo } from '@temporalio/activity';
-import type { JobActivities, RunRef, SubmitArgs, SubmitResult } from '../../activities/job-activities';
+import type { JobActivities, RunRef, SubmitArgs, SubmitResult } from '../../activities/job/activities';
 import type { RemoteOutcome } from '../../contracts';
 
 type Activity = keyof JobActivities;

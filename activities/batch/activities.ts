@@ -1,0 +1,124 @@
+/**
+ * The batch activities, bound to their dependencies: open (check the input and the endpoint, count
+ * the lines, find the price), step (all per-job I/O, in bulk) and finish (outcome files).
+ */
+import { Context } from '@temporalio/activity';
+import { FailureType } from '../../contracts/names';
+import { isPlatformApiError } from '../../platform-api';
+import { createChildActivities } from './children';
+import { batchInput, isS3Location, type BatchInput } from './locations';
+import { type BatchInbox } from './inbox';
+import { type PriorityBoard } from './priority-board';
+import { finishBatch, type FinishRequest, type FinishResult } from './finish';
+import { selectFailed, type SelectRequest, type SelectResult } from './retry';
+import { runStep } from './step';
+import { type StepRequest, type StepResult } from './types';
+import { type CompletionHub } from '../completion-hub';
+import { fatal, toFailure } from '../errors';
+import { noopMetrics, type ActivityMetrics } from '../metrics';
+import { isStoreError, type ObjectStore } from '../../results/store/object-store';
+import { countedQueue, type QueueMethods } from '../service-calls';
+
+export type { StepRequest, StepResult } from './types';
+export type { FinishRequest, FinishResult } from './finish';
+export type { ChildFinal, ChildOutcomesRequest, ChildPage, ChildPageRequest } from './children';
+export type { SelectRequest, SelectResult } from './retry';
+
+/** What the batch activities need; injected by the daemon (and by tests). */
+export interface BatchActivityDeps {
+  queue: QueueMethods;
+  store: ObjectStore;
+  /** Where webhooks of batch jobs wait; without it (or a hub), batches poll. */
+  inbox?: BatchInbox;
+  hub?: CompletionHub;
+  /** The price of one worker-hour of an endpoint (USD), when the service tells it. */
+  price?: (endpointId: string) => Promise<number | undefined>;
+  metrics?: ActivityMetrics;
+  /** The daemon's batches with input left, by endpoint and priority (lower-priority steps yield). */
+  board?: PriorityBoard;
+}
+
+export interface OpenRequest {
+  endpointId: string;
+  source: string;
+  pricePerHour?: number;
+}
+
+export interface OpenResult {
+  total: number;
+  bytes: number;
+  pricePerHour?: number;
+}
+
+const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
+
+export function createBatchActivities(deps: BatchActivityDeps) {
+  const metrics = deps.metrics ?? noopMetrics;
+  const queue = countedQueue(deps.queue, metrics);
+  const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
+  return {
+    /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
+    async openBatch(req: OpenRequest): Promise<OpenResult> {
+      const input = await existing(req.source);
+      if (!input) {
+        const where = isS3Location(req.source) ? 'input object' : 'input file';
+        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
+          source: req.source,
+        });
+      }
+      try {
+        await queue.health(req.endpointId);
+      } catch (err) {
+        if (isPlatformApiError(err, 'NOT_FOUND'))
+          throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
+            endpointId: req.endpointId,
+          });
+        throw toFailure(err);
+      }
+      const { lines, bytes } = await input.count();
+      const price = req.pricePerHour ?? (await deps.price?.(req.endpointId).catch(() => undefined));
+      return { total: lines, bytes, ...(price !== undefined ? { pricePerHour: price } : {}) };
+    },
+
+    /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
+    async batchStep(req: StepRequest): Promise<StepResult> {
+      return runStep(
+        {
+          queue,
+          store: deps.store,
+          ...(deps.inbox ? { inbox: deps.inbox } : {}),
+          ...(webhookUrl ? { webhookUrl } : {}),
+          ...(deps.price ? { price: deps.price } : {}),
+          ...(deps.board ? { board: deps.board } : {}),
+        },
+        req,
+      );
+    },
+
+    /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */
+    async selectFailed(req: SelectRequest): Promise<SelectResult> {
+      return selectFailed(deps.store, req, beat({ selecting: true }));
+    },
+
+    /** Writes the last outcomes and the output files. */
+    async finishBatch(req: FinishRequest): Promise<FinishResult> {
+      return finishBatch(deps.store, req, beat({ finishing: true }));
+    },
+
+    /** The `--per-job-workflows` mode: pages of input lines, outcome segments of finished children. */
+    ...createChildActivities(deps.store, deps.price),
+  };
+}
+
+export type BatchActivities = ReturnType<typeof createBatchActivities>;
+
+/** The input when it exists; a bad s3:// URL is a bad request (not retried), network errors are retried. */
+async function existing(source: string): Promise<BatchInput | undefined> {
+  try {
+    const input = batchInput(source);
+    return (await input.exists()) ? input : undefined;
+  } catch (err) {
+    if (isStoreError(err)) throw fatal(FailureType.BAD_REQUEST, `input ${source}: ${err.message}`, { source });
+    throw err;
+  }
+}

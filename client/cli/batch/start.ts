@@ -1,0 +1,137 @@
+/** `sluice batch start`: checks the options and the input before anything connects, starts the batch, then watches it (unless --detach). */
+import { randomUUID } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
+import { batchInput, isS3Location } from '../../../activities/batch/locations';
+import { isStoreError } from '../../../results/store/object-store';
+import { parseS3Url } from '../../../results/store/open';
+import { watchOptions, type WatchFlags } from './actions';
+import { watchBatch } from './progress';
+import { connectCli } from '../context';
+import { UsageError } from '../errors';
+import { EXIT_CODES } from '../exit-codes';
+import { assertLookup, endpointIdOf } from '../job/commands';
+import { resolveSettings } from '../settings';
+
+export interface StartOptions extends WatchFlags {
+  endpoint?: string;
+  id?: string;
+  concurrency?: number;
+  out?: string;
+  key?: string;
+  keyLimit?: number;
+  maxCost?: number;
+  pricePerHour?: number;
+  deadline?: number;
+  priority?: number;
+  maxAttempts?: number;
+  inputFormat?: 'auto' | 'body' | 'bare';
+  poll?: boolean;
+  perJobWorkflows?: boolean;
+  detach?: boolean;
+}
+
+/** The option behind each batch option, for messages. */
+const FLAGS: Record<string, string> = {
+  concurrency: '--concurrency',
+  keyPath: '--key',
+  keyLimit: '--key-limit',
+  maxCost: '--max-cost',
+  pricePerHour: '--price-per-hour',
+  deadline: '--deadline',
+  priority: '--priority',
+  retry: '--max-attempts',
+};
+
+/** The batch options of `start`, checked before anything connects. */
+function batchOptionsOf(o: StartOptions): BatchOptionsInput {
+  if (o.keyLimit !== undefined && !o.key)
+    throw new UsageError('--key-limit needs --key PATH (the JSON path whose values it caps, e.g. $.tenant)');
+  const options: BatchOptionsInput = {
+    ...(o.concurrency ? { concurrency: o.concurrency } : {}),
+    ...(o.key ? { keyPath: o.key } : {}),
+    ...(o.keyLimit ? { keyLimit: o.keyLimit } : {}),
+    ...(o.maxCost ? { maxCost: o.maxCost } : {}),
+    ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
+    ...(o.deadline ? { deadline: o.deadline } : {}),
+    ...(o.priority !== undefined ? { priority: o.priority } : {}),
+    ...(o.maxAttempts ? { retry: { maxAttempts: o.maxAttempts } } : {}),
+    ...(o.inputFormat ? { inputFormat: o.inputFormat } : {}),
+    ...(o.poll ? { completion: 'poll' as const } : {}),
+    ...(o.perJobWorkflows ? { perJobWorkflows: true } : {}),
+  };
+  const checked = BatchOptions.safeParse(options);
+  if (!checked.success)
+    throw new UsageError(
+      `invalid batch options: ${checked.error.issues.map((i) => `${FLAGS[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; ')}`,
+    );
+  return options;
+}
+
+export async function start(file: string, o: StartOptions): Promise<number> {
+  if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
+  await assertInput(file);
+  if (o.out !== undefined) s3Location(o.out, '--out');
+  const options = batchOptionsOf(o);
+  const settings = resolveSettings(o.dataDir);
+  assertLookup(settings, o.endpoint);
+  const batchId = batchIdOf(o.id ?? randomUUID());
+  const outDir =
+    o.out !== undefined && isS3Location(o.out) ? o.out : resolve(o.out ?? join(settings.dataDir, 'batches', batchId));
+  const cli = await connectCli(o.dataDir, settings);
+  try {
+    const endpointId = await endpointIdOf(cli, o.endpoint);
+    const workflowId = await cli.batch
+      .start({ id: batchId, endpointId, source: file, outDir, options })
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          throw new UsageError(`batch ${batchWorkflowId(batchId)} already exists; choose another --id`);
+        throw err;
+      });
+    if (o.detach) {
+      console.log(o.json ? JSON.stringify({ workflowId, endpointId, outDir }) : workflowId);
+      return EXIT_CODES.ok;
+    }
+    if (!o.json)
+      console.log(
+        `started ${workflowId} on endpoint ${endpointId}; results in ${outDir}\n(Ctrl-C stops watching, not the batch)`,
+      );
+    return await watchBatch(cli.batch, workflowId, watchOptions(o));
+  } finally {
+    await cli.close();
+  }
+}
+
+/** A bad s3:// URL (or another scheme's) is a usage error naming the option. */
+function s3Location(url: string, what: string): void {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !isS3Location(url))
+    throw new UsageError(`${what}: unsupported URL ${JSON.stringify(url)} (a local path or s3://bucket/prefix)`);
+  if (!isS3Location(url)) return;
+  try {
+    parseS3Url(url);
+  } catch (err) {
+    throw new UsageError(`${what}: ${(err as Error).message}`);
+  }
+}
+
+/** The input must exist before the batch starts: a local file, or an `s3://bucket/key` object (AWS variables of this process). */
+async function assertInput(file: string): Promise<void> {
+  s3Location(file, 'input');
+  if (!isS3Location(file)) {
+    if (!existsSync(file) || !statSync(file).isFile())
+      throw new UsageError(`cannot read input file ${file}: no such file`);
+    return;
+  }
+  let found: boolean;
+  try {
+    found = await batchInput(file).exists();
+  } catch (err) {
+    if (isStoreError(err)) throw new UsageError(`input: ${err.message}`);
+    throw new Error(
+      `cannot read input ${file}: ${(err as Error).message || (err as Error).name} (endpoint and credentials: AWS_ENDPOINT_URL_S3, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)`,
+    );
+  }
+  if (!found) throw new UsageError(`cannot read input ${file}: no such object`);
+}

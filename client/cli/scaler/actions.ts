@@ -1,0 +1,213 @@
+/** What each `sluice scale` command does to an endpoint's scaler (scale.ts registers them): start, configure, status, watch, override, pause, resume, stop. */
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { OverrideInput, ScalerOptions, scalerWorkflowId, type ScalerConfig } from '../../../contracts';
+import { EndpointNotFoundError, resolveEndpoint } from '../../endpoints';
+import { type ScalerClient } from '../../scaler';
+import { connectCli, type CliContext } from '../context';
+import { UsageError } from '../errors';
+import { EXIT_CODES } from '../exit-codes';
+import { assertLookup } from '../job/commands';
+import { scalerExitCode, scalerTable } from './output';
+import { scalingChangeOf, scalingConfigOf, type ScalerStartFlags } from './parse';
+import { watchScaler } from './watch';
+import { resolveSettings } from '../settings';
+
+export interface ScalerFlags {
+  json?: boolean;
+  dataDir: string;
+}
+
+/**
+ * The endpoint's id: looked up by name or id over GraphQL; without a GraphQL URL, or for an endpoint
+ * that no longer exists but still has scalers or schedules, the argument itself when `known` says so.
+ */
+export async function endpointArg(
+  cli: CliContext,
+  nameOrId: string,
+  known?: (id: string) => Promise<boolean>,
+): Promise<string> {
+  if (!cli.graphql) {
+    if (known && (await known(nameOrId))) return nameOrId;
+    assertLookup(cli.settings, nameOrId);
+  }
+  try {
+    return await resolveEndpoint(nameOrId, cli.graphql!);
+  } catch (err) {
+    if (!(err instanceof EndpointNotFoundError)) throw err;
+    if (known && (await known(nameOrId))) return nameOrId;
+    throw new UsageError(err.message);
+  }
+}
+
+/** Connects, finds the endpoint and its scaler (`no scaler for endpoint X`: exit 2), runs `fn`, closes on every path. */
+async function withScaler(
+  endpoint: string,
+  o: ScalerFlags,
+  fn: (scaling: ScalerClient, endpointId: string) => Promise<number>,
+): Promise<number> {
+  const cli = await connectCli(o.dataDir);
+  try {
+    const endpointId = await endpointArg(cli, endpoint, (id) => cli.scaler.exists(id));
+    if (!(await cli.scaler.exists(endpointId)))
+      throw new UsageError(`no scaler for endpoint ${endpoint}; start one: sluice scale start ${endpoint}`);
+    return await fn(cli.scaler, endpointId);
+  } finally {
+    await cli.close();
+  }
+}
+
+/** Runs `fn` on a running scaler; one that has ended: a message (or JSON) and exit 1. */
+const whileRunning = (
+  endpoint: string,
+  o: ScalerFlags,
+  verb: string,
+  fn: (scaling: ScalerClient, endpointId: string) => Promise<number>,
+) =>
+  withScaler(endpoint, o, async (scaling, endpointId) => {
+    const v = await scaling.view(endpointId);
+    if (v.workflowStatus !== 'RUNNING') {
+      if (o.json)
+        console.log(JSON.stringify({ workflowId: v.workflowId, workflowStatus: v.workflowStatus, done: false }));
+      else console.error(`sluice: ${v.workflowId} already ended ${v.workflowStatus}; it can no longer be ${verb}`);
+      return EXIT_CODES.failed;
+    }
+    return fn(scaling, endpointId);
+  });
+
+export async function start(endpoint: string, o: ScalerFlags & ScalerStartFlags): Promise<number> {
+  const config = scalingConfigOf(o);
+  const settings = resolveSettings(o.dataDir);
+  assertLookup(settings, endpoint);
+  const cli = await connectCli(o.dataDir, settings);
+  try {
+    const endpointId = await endpointArg(cli, endpoint);
+    const workflowId = await cli.scaler.start(endpointId, config).catch((err: unknown) => {
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw new UsageError(
+          `a scaler already runs for endpoint ${endpoint} (${scalerWorkflowId(endpointId)}); see sluice scale status ${endpoint}, or stop it first`,
+        );
+      throw err;
+    });
+    const c = ScalerOptions.parse(config);
+    if (o.json) console.log(JSON.stringify({ workflowId, endpointId, config: c }));
+    else
+      console.log(
+        `started ${workflowId} on endpoint ${endpointId}: floor ${c.floor}, ceiling ${c.ceiling}, a sample every ${c.intervalMs / 1000}s\n(it keeps running until \`sluice scale stop ${endpoint}\`; \`sluice scale status ${endpoint}\` shows its decisions)`,
+      );
+    return EXIT_CODES.ok;
+  } finally {
+    await cli.close();
+  }
+}
+
+/** `before -> after` of each setting that changed (nested ones as JSON). */
+function changedText(before: ScalerConfig, after: ScalerConfig): string {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])] as (keyof ScalerConfig)[];
+  const text = (v: unknown): string =>
+    v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const changed = keys
+    .filter((k) => text(before[k]) !== text(after[k]))
+    .map((k) => `${k} ${text(before[k])} -> ${text(after[k])}`);
+  return changed.length ? changed.join(', ') : 'nothing changed';
+}
+
+export const configure = (endpoint: string, o: ScalerFlags & ScalerStartFlags) => {
+  const change = scalingChangeOf(o);
+  return whileRunning(endpoint, o, 'configured', async (scaling, endpointId) => {
+    const before = (await scaling.status(endpointId)).config;
+    const s = await scaling.configure(endpointId, change).catch((err: unknown) => {
+      // The workflow's validator refused it (say, a floor above the ceiling in force): nothing changed.
+      if (err instanceof WorkflowUpdateFailedError)
+        throw new UsageError(`invalid scaler options: ${err.cause?.message ?? err.message}; nothing changed`);
+      throw err;
+    });
+    if (o.json) console.log(JSON.stringify(s));
+    else
+      console.log(
+        `${scalerWorkflowId(endpointId)}: ${changedText(before, s.config)}; bounds ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : '-'} (target ${s.target})`,
+      );
+    return EXIT_CODES.ok;
+  });
+};
+
+export const status = (endpoint: string, o: ScalerFlags & { decisions: number }) =>
+  withScaler(endpoint, o, async (scaling, endpointId) => {
+    const [v, schedules] = await Promise.all([scaling.view(endpointId), scaling.schedules.list({ endpointId })]);
+    console.log(o.json ? JSON.stringify({ ...v, schedules }) : scalerTable(v, { decisions: o.decisions, schedules }));
+    return scalerExitCode(v);
+  });
+
+export const watch = (endpoint: string, o: ScalerFlags & { interval: number; decisions: number }) =>
+  withScaler(endpoint, o, (scaling, endpointId) =>
+    watchScaler(scaling, endpointId, {
+      json: o.json ?? false,
+      intervalMs: o.interval,
+      tty: Boolean(process.stdout.isTTY),
+      decisions: o.decisions,
+    }),
+  );
+
+export interface OverrideFlags extends ScalerFlags {
+  min?: number;
+  max?: number;
+  for?: number;
+  clear?: boolean;
+}
+
+export async function override(endpoint: string, o: OverrideFlags): Promise<number> {
+  let pin: OverrideInput | undefined;
+  if (o.clear) {
+    if (o.min !== undefined || o.max !== undefined || o.for !== undefined)
+      throw new UsageError('--clear takes no --min, --max or --for');
+  } else {
+    if (o.min === undefined || o.max === undefined || o.for === undefined)
+      throw new UsageError('override needs --min N --max N --for DURATION (or --clear)');
+    const checked = OverrideInput.safeParse({ workersMin: o.min, workersMax: o.max, forMs: o.for });
+    if (!checked.success)
+      throw new UsageError(
+        `invalid override: ${checked.error.issues.map((i) => i.message.replace('workersMin', '--min').replace('workersMax', '--max').replace('forMs', '--for')).join('; ')}`,
+      );
+    pin = checked.data;
+  }
+  return whileRunning(endpoint, o, 'overridden', async (scaling, endpointId) => {
+    const s = pin ? await scaling.override(endpointId, pin) : await scaling.clearOverride(endpointId);
+    if (o.json) console.log(JSON.stringify(s));
+    else if (s.override)
+      console.log(
+        `${scalerWorkflowId(endpointId)}: bounds pinned to ${s.override.workersMin}..${s.override.workersMax} until ${new Date(s.override.until).toISOString()}; then the policy takes over (sluice scale override ${endpoint} --clear ends it now)`,
+      );
+    else
+      console.log(
+        `${scalerWorkflowId(endpointId)}: no override; the policy decides (bounds ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : '-'})`,
+      );
+    return EXIT_CODES.ok;
+  });
+}
+
+/** `pause` (pausing) or `resume`. */
+export const control = (pausing: boolean) => (endpoint: string, o: ScalerFlags) =>
+  whileRunning(endpoint, o, pausing ? 'paused' : 'resumed', async (scaling, endpointId) => {
+    const s = pausing ? await scaling.pause(endpointId) : await scaling.resume(endpointId);
+    if (o.json) console.log(JSON.stringify(s));
+    else
+      console.log(
+        pausing
+          ? `${scalerWorkflowId(endpointId)}: paused; the bounds stay ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : 'as they are'} (samples go on); sluice scale resume ${endpoint} goes on`
+          : `${scalerWorkflowId(endpointId)}: resumed (${s.phase}); sluice scale status ${endpoint} shows its decisions`,
+      );
+    return EXIT_CODES.ok;
+  });
+
+export const stop = (endpoint: string, o: ScalerFlags) =>
+  whileRunning(endpoint, o, 'stopped', async (scaling, endpointId) => {
+    const s = await scaling.stop(endpointId);
+    const v = await scaling.view(endpointId);
+    if (o.json) console.log(JSON.stringify(v));
+    else
+      console.log(
+        v.workflowStatus === 'CANCELLED'
+          ? `${v.workflowId}: stopped; bounds restored to ${s?.found ? `${s.found.workersMin}..${s.found.workersMax}` : 'those found at start'}`
+          : `${v.workflowId}: ended ${v.workflowStatus} before the stop took effect`,
+      );
+    return v.workflowStatus === 'CANCELLED' ? EXIT_CODES.ok : EXIT_CODES.failed;
+  });

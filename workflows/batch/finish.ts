@@ -1,0 +1,48 @@
+/**
+ * What both modes of a batch (bulk steps, per-job workflows) do alike with the finishing activities:
+ * a retry-failed run selects its lines at the start; at the end, one call writes what is left and
+ * the outcome files, and the lines it found never submitted (or bad) join the counts.
+ */
+import { CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { NON_RETRYABLE } from '../../contracts/names';
+import type { BatchCounts, BatchWorkflowInput, RunScope } from '../../contracts';
+import type { BatchActivities, FinishRequest, FinishResult } from '../../activities/batch/activities';
+import { submitBlockers, type Controls } from './plan';
+
+const finishing = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '60 seconds',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [...NON_RETRYABLE],
+  },
+});
+
+/** A retry-failed run: selects the failed lines of the batch it re-runs (kept for its reads); returns how many. */
+export async function selectFailed(
+  run: RunScope,
+  outDir: string,
+  retryOf: NonNullable<BatchWorkflowInput['retryOf']>,
+): Promise<number> {
+  const { attempt, includeCancelled } = retryOf;
+  return (await finishing.selectFailed({ run, outDir, attempt, includeCancelled })).selected;
+}
+
+/** Why the lines left were never submitted: the error of their NOT_SUBMITTED outcomes. */
+export const unsentReason = (controls: Controls, spent: number, now: number): string =>
+  controls.cancelling ? 'the batch was cancelled' : submitBlockers(controls, spent, now).join(', ') || 'not submitted';
+
+/** Finishes the batch (not cancellable); the lines the finish wrote NOT_SUBMITTED or BAD_INPUT join `counts`. */
+export async function finishRun(req: FinishRequest, counts: BatchCounts): Promise<FinishResult> {
+  const fin = await CancellationScope.nonCancellable(() => finishing.finishBatch(req));
+  for (const [status, n] of [
+    ['NOT_SUBMITTED', fin.notSubmitted],
+    ['BAD_INPUT', fin.badInput],
+  ] as const) {
+    if (n > 0) counts.byStatus[status] = (counts.byStatus[status] ?? 0) + n;
+  }
+  counts.done += fin.notSubmitted + fin.badInput;
+  return fin;
+}

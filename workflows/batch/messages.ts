@@ -1,0 +1,10 @@
+/** The batch workflow's query and updates, defined once for both of its modes (bulk and per-job workflows). */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { BATCH_QUERIES, BATCH_UPDATES } from '../../contracts/names';
+import type { BatchConfigure, BatchState } from '../../contracts';
+
+export const batchStateQuery = defineQuery<BatchState>(BATCH_QUERIES.state);
+/** Stops new submissions; resolves once nothing more is submitted (bulk: the step running has ended). */
+export const pauseUpdate = defineUpdate<BatchState>(BATCH_UPDATES.pause);
+export const resumeUpdate = defineUpdate<BatchState>(BATCH_UPDATES.resume);
+export const configureUpdate = defineUpdate<BatchState, [BatchConfigure]>(BATCH_UPDATES.configure);

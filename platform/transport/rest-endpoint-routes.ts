@@ -3,10 +3,9 @@ import { deleteEndpoint, ownedEndpoint } from '../control-plane/endpoints';
 import { createRestEndpoint, restEndpointView, updateRestEndpoint } from '../control-plane/rest-endpoints';
 import { type PlatformServices } from '../services';
 import { authenticate } from './http/auth';
-import { parseJson, readBody } from './http/body';
 import { sendJson } from './http/respond';
 import { type Ctx, type Router } from './http/router';
-import { flag, REST_BODY_LIMIT } from './rest-routes';
+import { flag, restBody } from './rest-request';
 
 /**
  * `/v1/endpoints[/{id}]` after RunPod's REST reference, with the auth, validation and error
@@ -14,8 +13,6 @@ import { flag, REST_BODY_LIMIT } from './rest-routes';
  * no workersMin/workersMax precondition, unlike GraphQL `deleteEndpoint`).
  */
 export function restEndpointRoutes(router: Router, s: PlatformServices): void {
-  const body = async (ctx: Ctx, what: string): Promise<unknown> =>
-    parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
   const deps = { registry: s.registry, engine: s.engine, podsOf: (id: string) => s.pool.podsOf(id) };
   const include = (ctx: Ctx) => ({ template: flag(ctx, 'includeTemplate'), workers: flag(ctx, 'includeWorkers') });
 
@@ -34,7 +31,7 @@ export function restEndpointRoutes(router: Router, s: PlatformServices): void {
     sendJson(
       ctx.res,
       200,
-      restEndpointView(createRestEndpoint(s, user, await body(ctx, 'POST /v1/endpoints')), deps, {}),
+      restEndpointView(createRestEndpoint(s, user, await restBody(ctx, 'POST /v1/endpoints')), deps, {}),
     );
   });
 
@@ -51,7 +48,7 @@ export function restEndpointRoutes(router: Router, s: PlatformServices): void {
     sendJson(
       ctx.res,
       200,
-      restEndpointView(updateRestEndpoint(s, user, id, await body(ctx, 'endpoint update')), deps, {}),
+      restEndpointView(updateRestEndpoint(s, user, id, await restBody(ctx, 'endpoint update')), deps, {}),
     );
   };
   router.on('PATCH', '/v1/endpoints/:endpointId', update);

@@ -1,6 +1,5 @@
 /** The REST control plane (`/v1`): pods and templates (endpoints are in rest-endpoint-routes.ts). */
 import { type PodIncludes } from '../../contracts';
-import { BadRequestError } from '../core/errors';
 import { podView, readPod } from '../control-plane/pod-view';
 import {
   createTemplate,
@@ -11,21 +10,10 @@ import {
 } from '../control-plane/templates';
 import { type PlatformServices } from '../services';
 import { authenticate } from './http/auth';
-import { parseJson, readBody } from './http/body';
 import { sendJson } from './http/respond';
 import { type Ctx, type Router } from './http/router';
 import { restEndpointRoutes } from './rest-endpoint-routes';
-
-/** Largest REST body (a template is a few KB). */
-export const REST_BODY_LIMIT = 1024 * 1024;
-
-/** A boolean query flag: absent = false; `true`/`false` (or 1/0); anything else is a 400 naming it. */
-export function flag(ctx: Ctx, name: string): boolean {
-  const v = ctx.query.get(name);
-  if (v === null || v === 'false' || v === '0') return false;
-  if (v === 'true' || v === '1' || v === '') return true;
-  throw new BadRequestError(`invalid query: ${name} must be true or false, got "${v}"`, { field: name });
-}
+import { flag, restBody } from './rest-request';
 
 const includes = (ctx: Ctx): PodIncludes => ({
   machine: flag(ctx, 'includeMachine'),
@@ -42,8 +30,6 @@ const includes = (ctx: Ctx): PodIncludes => ({
  */
 export function restRoutes(router: Router, s: PlatformServices): void {
   restEndpointRoutes(router, s);
-  const body = async (ctx: Ctx, what: string): Promise<unknown> =>
-    parseJson(await readBody(ctx.req, REST_BODY_LIMIT, what));
 
   router.on('GET', '/v1/pods/:podId', (ctx) => {
     const user = authenticate(s, ctx.req);
@@ -75,7 +61,7 @@ export function restRoutes(router: Router, s: PlatformServices): void {
 
   router.on('POST', '/v1/templates', async (ctx) => {
     const user = authenticate(s, ctx.req);
-    sendJson(ctx.res, 200, toWireTemplate(createTemplate(s.registry, user, await body(ctx, 'POST /v1/templates'))));
+    sendJson(ctx.res, 200, toWireTemplate(createTemplate(s.registry, user, await restBody(ctx, 'POST /v1/templates'))));
   });
 
   router.on('GET', '/v1/templates', (ctx) => {
@@ -101,7 +87,7 @@ export function restRoutes(router: Router, s: PlatformServices): void {
       s.registry,
       user,
       ctx.params.templateId ?? '',
-      await body(ctx, 'template update'),
+      await restBody(ctx, 'template update'),
       'spec-defaults',
     );
     sendJson(ctx.res, 200, toWireTemplate(template));
@@ -114,7 +100,7 @@ export function restRoutes(router: Router, s: PlatformServices): void {
       s.registry,
       user,
       ctx.params.templateId ?? '',
-      await body(ctx, 'template update'),
+      await restBody(ctx, 'template update'),
       'merge',
     );
     sendJson(ctx.res, 200, toWireTemplate(template));

@@ -1,6 +1,5 @@
 /** GraphQL root resolvers (queries and mutations): thin adapters over the control-plane operations. */
-import { type GraphQLFieldResolver } from 'graphql';
-import { type SaveTemplateInput, type ServerlessDiscount } from '../../../contracts';
+import { type SaveTemplateInput } from '../../../contracts';
 import { BadRequestError, NotFoundError } from '../../core/errors';
 import { DATA_CENTERS, gpuTypes } from '../../control-plane/catalog';
 import { deleteEndpoint, saveEndpoint } from '../../control-plane/endpoints';
@@ -11,20 +10,10 @@ import {
   updateTemplate,
   visibleTemplate,
 } from '../../control-plane/templates';
-import { type User } from '../../control-plane/users';
-import { type PlatformServices } from '../../services';
+import { type Resolver } from './context';
 import { saveEndpointInput } from './endpoint-input';
 import { podTemplateOf, templateBody, templateExtras } from './template-shape';
 import { TYPE_RESOLVERS } from './type-resolvers';
-
-/** Per-request context of every resolver. */
-export interface GqlContext {
-  s: PlatformServices;
-  user: User;
-  serverlessDiscount: ServerlessDiscount | null;
-}
-
-export type Resolver<Source = unknown, Args = Record<string, unknown>> = GraphQLFieldResolver<Source, GqlContext, Args>;
 
 /** A nullable input argument (the service declares them so): missing is a BAD_USER_INPUT naming it. */
 function required<T>(value: T | null | undefined, what: string): T {

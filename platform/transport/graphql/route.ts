@@ -9,9 +9,9 @@ import { sendJson } from '../http/respond';
 import { type Ctx } from '../http/router';
 import { type RouteGroup } from '../http/server';
 import { type PlatformServices } from '../../services';
+import { type GqlContext } from './context';
 import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
 import { queryDepth } from './query-depth';
-import { type GqlContext } from './resolvers';
 import { buildControlPlaneSchema } from './schema';
 
 /** Options of {@link graphqlRoutes}. */

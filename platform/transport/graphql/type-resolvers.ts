@@ -3,8 +3,8 @@ import { type Endpoint, type Pod } from '../../../contracts';
 import { costPerHr, networkVolumeObject, placeIn } from '../../control-plane/catalog';
 import { podView } from '../../control-plane/pod-view';
 import { type User } from '../../control-plane/users';
+import { type Resolver } from './context';
 import { podTemplateOf, envList } from './template-shape';
-import type { Resolver } from './resolvers';
 
 /** A worker pod as the GraphQL `Pod` type: the REST view with GraphQL spellings (env as pairs). */
 function graphqlPod(view: Pod): Record<string, unknown> {

@@ -2,7 +2,7 @@
  * Wire shapes of the scaling orchestration: what the scaler samples (`/health`), the bounds it
  * writes (workersMin/workersMax), its decisions and live state, and the messages it takes (override,
  * pause, resume, configure, schedule window, a batch's backlog). Plain JSON only. Its config and
- * input are in scaling-options.ts (re-exported here).
+ * input are in scaler-options.ts (re-exported here).
  */
 import { z } from 'zod';
 import { DECISION_KINDS } from './names/scaler';

@@ -7,7 +7,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import { FailureType, NON_RETRYABLE, SCALING_FAILURES } from '../../contracts/names';
 import type { Bounds, HealthSample } from '../../contracts';
 import type { EndpointBacklog, ScalerActivities } from '../../activities/scaler/activities';
-import { errorOf, typeOf } from './support';
+import { errorOf, typeOf } from './errors';
 
 const NOT_RETRIED = [...NON_RETRYABLE, SCALING_FAILURES.notConfigured];
 // A sample is one try: the workflow counts failures toward the fallback itself.

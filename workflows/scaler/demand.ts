@@ -1,9 +1,11 @@
 /**
  * What the load asks of the scaler, before any limit: workers for the last health sample (per worker,
  * or to drain the queue within the target delay) and for the batches' backlogs (to meet their
- * deadlines), with the words that explain them. Pure: part of the policy (scaling-policy.ts).
+ * deadlines), with the words that explain them; and the limits in force (window, ceiling, spend cap).
+ * Pure: part of the policy (policy.ts).
  */
 import type { Backlog, HealthSample, ScaleWindow, ScalerConfig } from '../../contracts/scaler';
+import type { PolicyInput } from './policy-input';
 
 /** A duration in words: tenths of a second. */
 export const secs = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
@@ -79,4 +81,51 @@ export function backlogRecommendation(
     );
   }
   return { rec, why };
+}
+
+/** What the load and the limits ask for this tick, with the words that explain it so far. */
+export interface Demand {
+  /** The schedule window in force, if any. */
+  win: ScaleWindow | undefined;
+  /** The floor and ceiling in force (the window's, else the config's). */
+  lo: number;
+  hi: number;
+  price: number | undefined;
+  /** Workers the spend cap allows (Infinity without one). */
+  spendMax: number;
+  /** The ceiling and the spend cap together. */
+  cap: number;
+  /** The raw recommendation: load or backlogs, whichever asks more. */
+  rec: number;
+  /** Jobs queued, in progress and in the live backlogs. */
+  load: number;
+  lastLoadAt: number | undefined;
+  why: string[];
+}
+
+/** The recommendation: load, or the batches' backlogs, whichever asks more; and the limits in force. */
+export function demandOf(i: PolicyInput, last: HealthSample): Demand {
+  const { now, config: c, memory: m } = i;
+  const win = windowAt(i.window, now);
+  const lo = win?.floor ?? c.floor;
+  const hi = win?.ceiling ?? c.ceiling;
+  const price = c.pricePerHour ?? i.pricePerHour;
+  const spendMax =
+    c.maxSpendPerHour !== undefined && price !== undefined && price > 0
+      ? Math.floor(c.maxSpendPerHour / price + 1e-9)
+      : Infinity;
+  const cap = Math.min(hi, spendMax);
+  const backlogs = liveBacklogs(i.backlogs, now, c.backlogTtlMs);
+  const timed = backlogs.filter((b) => b.jobMs !== undefined);
+  const jobMs = timed.length > 0 ? timed.reduce((n, b) => n + b.jobMs!, 0) / timed.length : observedJobMs(i.samples);
+  const fromLoad = loadRecommendation(last, c, jobMs);
+  const fromBacklog = backlogRecommendation(backlogs, c, now, cap);
+  const rec = Math.max(fromLoad.rec, fromBacklog.rec);
+  const load = last.inQueue + last.inProgress + backlogs.reduce((n, b) => n + b.remaining, 0);
+  const why: string[] = [
+    `load ${last.inQueue} queued + ${last.inProgress} in progress: ${fromLoad.why} = ${fromLoad.rec}`,
+    ...fromBacklog.why,
+  ];
+  const lastLoadAt = load > 0 ? now : m.lastLoadAt;
+  return { win, lo, hi, price, spendMax, cap, rec, load, lastLoadAt, why };
 }

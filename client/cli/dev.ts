@@ -6,8 +6,7 @@ import { temporalDbFile } from './dev/temporal-server';
 import { devBanner, startDevStack } from './dev/stack';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
-import { faultsOption, untilSignal } from './platform';
-import { type Faults } from '../../platform';
+import { faultsOption, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
 /** The options `dev` and `demo` share. */
@@ -72,7 +71,7 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
   await assertPortsFree(claims);
 }
 
-async function dev(o: StackOptions & { faults?: Faults }): Promise<number> {
+async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number> {
   await checkStackPorts(o);
   const stack = await startDevStack({
     port: o.port,

@@ -39,6 +39,9 @@ export function faultsBanner(p: Platform): string[] {
   return on ? [`  faults      ${on}  (docs/platform.md "Fault mode")`] : [];
 }
 
+/** The value of `--faults`: the fault mode's options, parsed. */
+export type FaultsOption = Faults;
+
 /** `--faults <spec>` of `sluice platform` and `sluice dev`: the spec is read here, a bad part exits 2 naming it. */
 export const faultsOption = (): Option =>
   new Option(

@@ -1,6 +1,6 @@
 /**
  * HTTP faults of the client-facing APIs: a 429, a proxy's 502 page, a reset before processing, a
- * reset after processing (the effect committed, the answer lost) and a delay before processing,
+ * reset after processing (the effect committed, the answer lost) and a late answer (processed at once),
  * drawn per request from the seeded stream. Never applied to the worker protocol.
  */
 import { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -80,7 +80,8 @@ export function httpFaults(faults: Faults, logger: Logger): HttpInterceptor | un
         loseAnswer(req, res);
         return next();
       case 'delay':
-        setTimeout(next, ms);
+        holdAnswer(res, ms);
+        return next();
     }
   };
 }
@@ -112,4 +113,20 @@ function loseAnswer(req: IncomingMessage, res: ServerResponse): void {
   res.writeHead = ((): ServerResponse => (lose(), res)) as ServerResponse['writeHead'];
   res.write = lose as ServerResponse['write'];
   res.end = ((): ServerResponse => (lose(), res)) as ServerResponse['end'];
+}
+
+/** The request is processed at once; its answer is written no sooner than `ms` after it came. */
+function holdAnswer(res: ServerResponse, ms: number): void {
+  const { writeHead, write, end } = res;
+  const held: (() => void)[] = [];
+  const hold =
+    <A extends unknown[]>(fn: (...a: A) => unknown) =>
+    (...a: A): ServerResponse => (held.push(() => void fn.apply(res, a)), res);
+  res.writeHead = hold(writeHead) as ServerResponse['writeHead'];
+  res.write = ((...a: Parameters<ServerResponse['write']>) => (hold(write)(...a), true)) as ServerResponse['write'];
+  res.end = hold(end) as ServerResponse['end'];
+  setTimeout(() => {
+    Object.assign(res, { writeHead, write, end });
+    for (const fn of held) fn();
+  }, ms);
 }

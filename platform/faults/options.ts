@@ -39,7 +39,7 @@ export const FaultsOptions = z
     resetBefore: rate.default(0),
     /** The request processed (its effect committed), then the connection reset instead of the answer. @default 0 */
     resetAfter: rate.default(0),
-    /** The request held for a time in `delayMs` before it is processed. @default 0 */
+    /** The request processed at once, its answer written a time in `delayMs` after it came. @default 0 */
     delay: rate.default(0),
     /** @default [1000, 4000] */
     delayMs: range.default([1000, 4000]),

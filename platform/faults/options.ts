@@ -76,11 +76,12 @@ export function parseFaults(input: FaultsInput): Faults {
   throw new FaultSpecError(`faults${field ? `.${field}` : ''}: ${issue.message}`, field || undefined);
 }
 
-/** The faults that are on, as a short text for the start log and banner, e.g. `seed=7 429=0.05 delay=0.05:1000-4000`; '' when none. */
+/** The faults that are on, as a short text for the start log and banner, e.g. `seed=7 apis=queue 429=0.05 retry-after=1 delay=0.05:1000-4000`; '' when none. */
 export function describeFaults(f: Faults): string {
   const on: string[] = [];
   const add = (name: string, r: number, extra = ''): void => void (r > 0 && on.push(`${name}=${r}${extra}`));
-  add('429', f.rateLimited, `(retry-after ${f.retryAfterSeconds}s)`);
+  add('429', f.rateLimited);
+  if (f.rateLimited > 0) on.push(`retry-after=${f.retryAfterSeconds}`);
   add('502', f.badGateway);
   add('reset-before', f.resetBefore);
   add('reset-after', f.resetAfter);

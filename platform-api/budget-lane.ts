@@ -75,7 +75,6 @@ export class Lane {
       const now = performance.now();
       const pausedUntil = this.control.pausedUntil();
       if (pausedUntil > now) return this.wake(pausedUntil - now);
-      // A share still recovering grows with time; the place it frees is seen at the next release or expiry.
       const perWindow = Math.max(1, Math.floor(limit * this.control.share(now)));
       while (this.head < this.sent.length && this.sent[this.head]! <= now - this.windowMs) this.head++;
       if (this.head > 1024 && this.head * 2 > this.sent.length) {
@@ -87,8 +86,12 @@ export class Lane {
       const answered = this.sent.length - this.head;
       const over = this.active + answered - perWindow + 1;
       if (over > 0) {
-        if (over > answered) return; // only a release (then its answer's expiry) frees a place
-        return this.wake(this.sent[this.head + over - 1]! + this.windowMs - now);
+        // A share still recovering frees a place when it reaches one more than the window holds.
+        const grown = perWindow < limit ? this.control.whenShare((perWindow + 1) / limit, now) - now : Infinity;
+        // Else only a release (then its answer's expiry) frees a place, or the oldest answer's expiry.
+        const expiry = over > answered ? Infinity : this.sent[this.head + over - 1]! + this.windowMs - now;
+        if (Math.min(grown, expiry) === Infinity) return;
+        return this.wake(Math.min(grown, expiry));
       }
       const w = this.waiters.shift()!;
       if (w.withdraw?.()) continue;

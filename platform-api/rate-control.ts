@@ -88,6 +88,14 @@ export class RateControl {
     return progress >= 1 ? 1 : this.low + (1 - this.low) * progress;
   }
 
+  /** The first time from `now` at which the share reaches `target` (<= 1): a lane's window grows while it recovers. */
+  whenShare(target: number, now: number): number {
+    if (this.share(now) >= target) return now;
+    const from = Math.max(now, this.recoverFrom);
+    const at = this.recoverFrom + ((target - this.low) / (1 - this.low)) * this.recoveryMs;
+    return Math.max(from, Math.ceil(at));
+  }
+
   /** Until when the lane sends nothing (a time in the past when it is not paused). */
   pausedUntil(): number {
     return this.paused;

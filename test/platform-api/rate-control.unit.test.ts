@@ -88,6 +88,15 @@ describe('RateControl: a 429 is a signal about the window', () => {
     replay([...steps, { at: 4 * W, share: 0.05 }], { decrease: 0.1 });
   });
 
+  it('tells when a recovering share reaches a target', () => {
+    const c = new RateControl({ windowMs: W });
+    expect(c.whenShare(1, 0)).toBe(0);
+    c.rateLimited(0, 1000);
+    expect(c.whenShare(0.7, 500)).toBe(500);
+    expect(c.whenShare(0.8, 500)).toBeCloseTo(1000 + W, -1); // ceiled to whole ms
+    expect(c.whenShare(1, 2000)).toBe(1000 + 3 * W);
+  });
+
   it('the factor and the recovery are options', () => {
     replay(
       [

@@ -139,12 +139,12 @@ describe('fault mode: HTTP faults of the client-facing APIs', () => {
   });
 
   it('delay: the answer comes late; a client that gave up meanwhile still created the job', async () => {
-    const { p, parked } = await faulty({ delay: 1, delayMs: [300, 400] });
+    const { p, parked } = await faulty({ delay: 1, delayMs: [1000, 1200] });
     const client = new QueueClient({
       baseUrl: `${p.url}/v2`,
       apiKey: 'test-key',
       rateBudget: false,
-      requestTimeoutMs: 100,
+      requestTimeoutMs: 300,
       retry: { maxAttempts: 1 },
     });
     try {

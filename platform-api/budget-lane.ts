@@ -1,8 +1,10 @@
 /**
  * One lane of the rate budget (an operation on an endpoint): the answer times of the last window,
- * the requests in flight, the waiters in priority order, and a pause after a 429. See rate-budget.ts.
+ * the requests in flight, the waiters in priority order, and its congestion control (rate-control.ts:
+ * the pause and the share of the window after 429s). See rate-budget.ts.
  */
 import { performance } from 'node:perf_hooks';
+import { RateControl } from './rate-control';
 
 /** A caller waiting for its turn in a lane. */
 export interface Waiter {
@@ -23,19 +25,16 @@ export class Lane {
   private head = 0;
   private active = 0;
   private readonly waiters: Waiter[] = [];
-  private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
-  /**
-   * Share of `perWindow` in use: halved by each 429 (someone else uses the same limit), given back
-   * a quarter place per answered request (back from half in about three windows of traffic). Keeps
-   * a lane that meets 429s from bursting into them again after every pause.
-   */
-  private share = 1;
+  /** Pause after a 429 and share of `perWindow` in use: reduced once per episode, back in three windows. */
+  private readonly control: RateControl;
 
   constructor(
     private readonly limits: () => Limits,
     private readonly windowMs: number,
-  ) {}
+  ) {
+    this.control = new RateControl({ windowMs });
+  }
 
   get waiting(): number {
     return this.waiters.length;
@@ -58,13 +57,12 @@ export class Lane {
   release(): void {
     this.sent.push(performance.now());
     this.active--;
-    this.share = Math.min(1, this.share + 1 / (4 * this.limits().perWindow));
     this.pump();
   }
 
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, performance.now() + ms);
-    this.share = Math.max(1 / this.limits().perWindow, this.share / 2);
+  /** The service answered 429 asking to wait `ms`: see rate-control.ts. */
+  rateLimited(ms: number): void {
+    this.control.rateLimited(performance.now(), ms);
     this.pump();
   }
 
@@ -72,11 +70,12 @@ export class Lane {
   pump(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const { concurrent } = this.limits();
-    const perWindow = Math.max(1, Math.floor(this.limits().perWindow * this.share));
+    const { concurrent, perWindow: limit } = this.limits();
     while (this.waiters.length > 0) {
       const now = performance.now();
-      if (this.pausedUntil > now) return this.wake(this.pausedUntil - now);
+      const pausedUntil = this.control.pausedUntil();
+      if (pausedUntil > now) return this.wake(pausedUntil - now);
+      const perWindow = Math.max(1, Math.floor(limit * this.control.share(now)));
       while (this.head < this.sent.length && this.sent[this.head]! <= now - this.windowMs) this.head++;
       if (this.head > 1024 && this.head * 2 > this.sent.length) {
         this.sent = this.sent.slice(this.head);
@@ -87,8 +86,12 @@ export class Lane {
       const answered = this.sent.length - this.head;
       const over = this.active + answered - perWindow + 1;
       if (over > 0) {
-        if (over > answered) return; // only a release (then its answer's expiry) frees a place
-        return this.wake(this.sent[this.head + over - 1]! + this.windowMs - now);
+        // A share still recovering frees a place when it reaches one more than the window holds.
+        const grown = perWindow < limit ? this.control.whenShare((perWindow + 1) / limit, now) - now : Infinity;
+        // Else only a release (then its answer's expiry) frees a place, or the oldest answer's expiry.
+        const expiry = over > answered ? Infinity : this.sent[this.head + over - 1]! + this.windowMs - now;
+        if (Math.min(grown, expiry) === Infinity) return;
+        return this.wake(Math.min(grown, expiry));
       }
       const w = this.waiters.shift()!;
       if (w.withdraw?.()) continue;

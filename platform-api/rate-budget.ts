@@ -2,7 +2,8 @@
  * Client-side rate budget: keeps one process under the service's limits (contracts RATE_LIMITS) per
  * endpoint and operation, so load is shaped here instead of being answered with 429s. Each
  * (operation, endpoint) lane is a sliding window plus a concurrency gate, shared by every caller of
- * the process, served by priority (FIFO within one), and paused as a whole by a 429.
+ * the process, served by priority (FIFO within one), and paused as a whole by a 429, whose share
+ * of the window is reduced once per 429 episode and recovers within three windows (rate-control.ts).
  *
  * The window is kept so that the service's own sliding window can never see more than `perWindow`,
  * whatever the network and server delays: a request occupies the window from the moment it is sent
@@ -168,10 +169,12 @@ export class RateBudget {
   /**
    * Holds every waiter of `operation` on `endpointId` for `ms` (the service answered 429 with
    * this Retry-After): one pause for the whole lane instead of each caller retrying on its own.
-   * The lane then uses half its window for a while (one place more per answered request).
+   * The first 429 of an episode (all those answered within one window) also reduces the lane's
+   * share of its window to 70 %; it is back to the full limit three windows after the last 429
+   * (rate-control.ts).
    */
   pause(operation: RateLimitedOperation, endpointId: string, ms: number): void {
-    if (this.enabled && ms > 0) this.lane(operation, endpointId).pause(ms);
+    if (this.enabled && ms >= 0) this.lane(operation, endpointId).rateLimited(ms);
   }
 
   /** Callers waiting now in the lane of `operation` on `endpointId`. */

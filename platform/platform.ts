@@ -21,6 +21,9 @@ import { graphqlRoutes } from './transport/graphql/route';
 import { restRoutes } from './transport/rest-routes';
 import { createPlatformServer, type RouteGroup } from './transport/http/server';
 import { createLogger } from '../common/logger';
+import { describeFaults, parseFaults, type Faults, type FaultsInput } from './faults/options';
+import { httpFaults } from './faults/http';
+import { webhookFaults } from './faults/webhooks';
 import { type PlatformServices } from './services';
 
 /** Options of {@link startPlatform}. Every duration defaults to the spec's value. */
@@ -98,6 +101,13 @@ export interface PlatformOptions {
   serverlessDiscount?: ServerlessDiscount | null;
   /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];
+  /**
+   * The fault mode: seeded 429s, 502 pages, resets, delays of the client-facing APIs and lost,
+   * duplicated, delayed or reset webhooks (platform/faults/options.ts; `--faults` reads a spec
+   * with `parseFaultSpec`). Parsed with zod at start; a bad value throws `FaultSpecError`.
+   * @default undefined (no faults)
+   */
+  faults?: FaultsInput;
 }
 
 /** A running platform. */
@@ -107,6 +117,8 @@ export interface Platform extends PlatformServices {
   user: User;
   examples: Partial<Record<ExampleName, Endpoint>>;
   db: Db;
+  /** The fault mode's options in force, or undefined when off. */
+  faults: Faults | undefined;
   /** Applies ttl, timeouts and retention now (after moving an adjustable clock). */
   sweep(): void;
   close(): Promise<void>;
@@ -116,6 +128,7 @@ export interface Platform extends PlatformServices {
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
   const dataDir = resolve(options.dataDir ?? join('.data', 'platform'));
   const logger = options.logger ?? createLogger('platform');
+  const faults = options.faults === undefined ? undefined : parseFaults(options.faults);
   const clock = options.clock ?? systemClock;
   const db = openDb(dbFileIn(dataDir));
   const users = new UserStore(db);
@@ -132,7 +145,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const recovered = engine.recover();
   let url = '';
   const pool = new PodPool(registry, engine, { ...options.pods, baseUrl: () => url, dataDir, logger });
-  const webhooks = new WebhookSender(logger, options.webhook);
+  const webhooks = new WebhookSender(logger, options.webhook, faults && webhookFaults(faults));
   engine.on('finished', (job) => {
     if (!job.webhook) return;
     // Told only once committed: a receiver never learns of a result a crash could undo.
@@ -153,7 +166,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   };
   const examples = options.seedExamples === false ? {} : seedExamples(registry, user);
   const controlPlane = [restRoutes, graphqlRoutes({ serverlessDiscount: options.serverlessDiscount ?? null })];
-  const server = createPlatformServer(services, [...controlPlane, ...(options.routes ?? [])]);
+  const server = createPlatformServer(
+    services,
+    [...controlPlane, ...(options.routes ?? [])],
+    faults && httpFaults(faults, logger),
+  );
   await listen(server, options.port ?? 8080, options.host ?? '127.0.0.1');
   const addr = server.address() as AddressInfo;
   url = `http://${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
@@ -161,6 +178,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   sweeper.start();
   pool.start();
   logger.info({ url, dataDir, ...recovered }, 'platform listening');
+  const faultsOn = faults && describeFaults(faults);
+  if (faultsOn) logger.warn({ faults: faultsOn }, `fault mode on: ${faultsOn}`);
 
   let closing: Promise<void> | undefined;
   return {
@@ -170,6 +189,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     user,
     examples,
     db,
+    faults,
     sweep: () => void sweeper.runOnce(),
     close: () =>
       (closing ??= (async () => {

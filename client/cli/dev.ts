@@ -6,7 +6,7 @@ import { temporalDbFile } from './dev/temporal-server';
 import { devBanner, startDevStack } from './dev/stack';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
-import { untilSignal } from './platform';
+import { faultsOption, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
 /** The options `dev` and `demo` share. */
@@ -71,7 +71,7 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
   await assertPortsFree(claims);
 }
 
-async function dev(o: StackOptions): Promise<number> {
+async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number> {
   await checkStackPorts(o);
   const stack = await startDevStack({
     port: o.port,
@@ -79,6 +79,7 @@ async function dev(o: StackOptions): Promise<number> {
     daemonPort: o.daemonPort,
     dataDir: o.dataDir,
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(o.faults ? { faults: o.faults } : {}),
   });
   console.log(devBanner(stack));
   await Promise.race([untilSignal(), stack.daemon.done]);
@@ -95,6 +96,7 @@ export function registerDevCommand(program: Command, exit: ExitState): void {
       'Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.',
     )
     .addOption(new Option('--api-key <key>', "the platform's API key; default: generated once and kept"))
+    .addOption(faultsOption())
     .addHelpText(
       'after',
       `${STACK_ENV_HELP}
@@ -102,6 +104,7 @@ export function registerDevCommand(program: Command, exit: ExitState): void {
 Examples:
   sluice dev
   sluice dev --data-dir /tmp/sluice --port 9080 --temporal-port 9233 --daemon-port 9288
+  sluice dev --faults seed=7,429=0.05,502=0.05,webhook-lost=0.08   # rehearse a misbehaving service
   SLUICE_DATA_DIR=/tmp/sluice sluice run --endpoint echo --input '{}'   # in another shell`,
     )
     .action(withExit(exit, dev));

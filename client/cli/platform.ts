@@ -1,7 +1,15 @@
 /** `sluice platform` (the local serverless platform alone) and `sluice platform users add`. */
 import { join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
-import { openUsers, startPlatform, type Platform } from '../../platform';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import {
+  describeFaults,
+  FaultSpecError,
+  openUsers,
+  parseFaultSpec,
+  startPlatform,
+  type Faults,
+  type Platform,
+} from '../../platform';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, portOption, withExit, type ExitState } from './options';
 import { assertPortsFree } from './ports';
@@ -20,8 +28,34 @@ export function printBanner(p: Platform): void {
     `  endpoints   ${Object.entries(p.examples)
       .map(([name, e]) => `${name}=${e.id}`)
       .join('  ')}`,
+    ...faultsBanner(p),
   ];
   console.log(lines.join('\n'));
+}
+
+/** The banner's line of the fault mode, when it is on. */
+export function faultsBanner(p: Platform): string[] {
+  const on = p.faults && describeFaults(p.faults);
+  return on ? [`  faults      ${on}  (docs/platform.md "Fault mode")`] : [];
+}
+
+/** The value of `--faults`: the fault mode's options, parsed. */
+export type FaultsOption = Faults;
+
+/** `--faults <spec>` of `sluice platform` and `sluice dev`: the spec is read here, a bad part exits 2 naming it. */
+export const faultsOption = (): Option =>
+  new Option(
+    '--faults <spec>',
+    'fault mode: seeded misbehaviour of the queue API and webhooks, e.g. seed=7,429=0.05,502=0.05,reset-before=0.03,reset-after=0.05,delay=0.05:1000-4000,webhook-lost=0.08,webhook-duplicate=0.08,webhook-delay=0.08:500-3000,webhook-reset=0.04 (docs/platform.md)',
+  ).argParser(parseFaultsArg);
+
+function parseFaultsArg(raw: string): Faults {
+  try {
+    return parseFaultSpec(raw);
+  } catch (err) {
+    if (err instanceof FaultSpecError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
 }
 
 /** The signals that end a long-running command: Ctrl-C, `kill`, and the terminal closing (SIGHUP). */
@@ -62,13 +96,20 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-async function platform(o: { port: number; host: string; dataDir: string; apiKey?: string }): Promise<number> {
+async function platform(o: {
+  port: number;
+  host: string;
+  dataDir: string;
+  apiKey?: string;
+  faults?: Faults;
+}): Promise<number> {
   await assertPortsFree([{ port: o.port, host: o.host, what: 'the platform', change: 'choose another with --port' }]);
   const p = await startPlatform({
     port: o.port,
     host: o.host,
     dataDir: platformDir(o.dataDir),
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(o.faults ? { faults: o.faults } : {}),
   });
   printBanner(p);
   await untilSignal();
@@ -102,11 +143,13 @@ export function registerPlatformCommands(program: Command, exit: ExitState): voi
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--api-key <key>', "the first user's API key; default: generated once and kept"))
     .addOption(dataDirOption())
+    .addOption(faultsOption())
     .addHelpText(
       'after',
       `
 Examples:
   sluice platform --port 8080
+  sluice platform --faults seed=7,429=0.05,reset-after=0.05,webhook-lost=0.08
   sluice platform --host 0.0.0.0 --data-dir /data
   sluice platform users add alice`,
     )

@@ -2,6 +2,7 @@
 import { request } from 'undici';
 import { type Logger } from 'pino';
 import { LIMITS, type JobRecord } from '../../contracts';
+import { type WebhookFault } from '../faults/webhooks';
 
 /** Options of {@link WebhookSender}; the defaults are the spec's. */
 export interface WebhookOptions {
@@ -37,6 +38,8 @@ export class WebhookSender {
   constructor(
     private readonly logger: Logger,
     options: WebhookOptions = {},
+    /** The fault mode's draw per webhook (platform/faults); none when off. */
+    private readonly fault?: () => WebhookFault,
   ) {
     this.retries = options.retries ?? LIMITS.webhookRetries;
     this.retryDelayMs = options.retryDelayMs ?? LIMITS.webhookRetryDelayMs;
@@ -44,11 +47,22 @@ export class WebhookSender {
   }
 
   send(url: string, record: JobRecord): void {
-    const p = this.deliver(url, record).finally(() => this.inflight.delete(p));
+    const p = this.withFault(url, record).finally(() => this.inflight.delete(p));
     this.inflight.add(p);
   }
 
-  private async deliver(url: string, record: JobRecord): Promise<void> {
+  /** Delivers as the fault mode's draw says: not at all, later, twice, or with a reset after the first call. */
+  private async withFault(url: string, record: JobRecord): Promise<void> {
+    const f = this.fault?.();
+    if (f?.kind) this.logger.debug({ fault: `webhook-${f.kind}`, url, jobId: record.id }, 'fault');
+    if (f?.kind === 'lost') return;
+    if (f?.kind === 'delay') await new Promise((r) => setTimeout(r, f.ms).unref());
+    await this.deliver(url, record, f?.kind === 'reset');
+    if (f?.kind === 'duplicate') await this.deliver(url, record, false);
+  }
+
+  /** `resetFirst`: the first call reaches the receiver, then counts as a reset connection (fault mode). */
+  private async deliver(url: string, record: JobRecord, resetFirst: boolean): Promise<void> {
     let body: string;
     try {
       body = JSON.stringify(record);
@@ -71,6 +85,7 @@ export class WebhookSender {
           bodyTimeout: this.timeoutMs,
         });
         await res.body.dump();
+        if (resetFirst && attempt === 0) throw new Error('ECONNRESET after the answer (fault mode: webhook-reset)');
         if (res.statusCode === 200) return;
         this.logger.warn({ url, jobId: record.id, status: res.statusCode, attempt }, 'webhook answered non-200');
       } catch (err) {

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { TASK_QUEUE } from '../../../contracts/names';
-import { startPlatform, type Platform } from '../../../platform';
+import { describeFaults, startPlatform, type FaultsInput, type Platform } from '../../../platform';
 import { createLogger } from '../../../common/logger';
 import { loadConfig } from '../../../worker/config';
 import { startDaemon, type Daemon } from '../../../worker/daemon';
@@ -21,6 +21,8 @@ export interface DevStackOptions {
   /** Daemon port (webhooks, health, metrics). Default 8288. */
   daemonPort?: number;
   apiKey?: string;
+  /** The platform's fault mode (`--faults`; docs/platform.md). Default: off. */
+  faults?: FaultsInput;
   /** Install Temporal's runtime (logs, metrics); false when the caller did. Default true. */
   installRuntime?: boolean;
 }
@@ -78,6 +80,7 @@ async function startOn(
     dataDir: join(dataDir, 'platform'),
     logger: createLogger('platform'),
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(o.faults ? { faults: o.faults } : {}),
   });
   const resultsDir = join(dataDir, 'results');
   const config = loadConfig({
@@ -140,6 +143,7 @@ export function devBanner(s: DevStack): string {
     `  endpoints       ${Object.entries(s.platform.examples)
       .map(([n, e]) => `${n}=${e.id}`)
       .join('  ')}`,
+    ...(s.platform.faults ? [`  faults          ${describeFaults(s.platform.faults)}`] : []),
     `  try             npx sluice run --endpoint echo --input '{"hello":"world"}'`,
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 /** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type PlatformServices } from '../../services';
+import { type HttpInterceptor } from '../../faults/http';
 import { discardUnread, expectsContinue } from './body';
 import { sendError, sendJson } from './respond';
 import { RequestContext } from './context';
@@ -11,8 +12,15 @@ import { workerRoutes } from '../worker-routes';
 /** Extra route groups (GraphQL, REST) registered by the composition root. */
 export type RouteGroup = (router: Router, s: PlatformServices) => void;
 
-/** The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. */
-export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] = []): Server {
+/**
+ * The platform's HTTP server: one router for queue, worker, REST and GraphQL routes. `intercept`
+ * (the fault mode, platform/faults) sees each request before the router.
+ */
+export function createPlatformServer(
+  s: PlatformServices,
+  groups: RouteGroup[] = [],
+  intercept?: HttpInterceptor,
+): Server {
   const router = new Router();
   router.on('GET', '/', (ctx) =>
     sendJson(ctx.res, 200, {
@@ -27,7 +35,7 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
   workerRoutes(router, s);
   for (const g of groups) g(router, s);
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const ctx = new RequestContext(req, res, q);
@@ -40,6 +48,9 @@ export function createPlatformServer(s: PlatformServices, groups: RouteGroup[] =
       void failRequest(s, ctx, err);
     }
   };
+  const handle = intercept
+    ? (req: IncomingMessage, res: ServerResponse): void => intercept(req, res, () => route(req, res))
+    : route;
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, handle);
   // `Expect: 100-continue`: the body is asked for only by a route that reads it within its limit.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {

@@ -1,0 +1,108 @@
+/**
+ * Congestion control of one rate-budget lane, per rate window: a 429 is a signal about the
+ * service's window, not a penalty per answer. Pure: every method takes the time, so a table of
+ * answers gives the same shares and pauses with no clock or server.
+ *
+ * The rule (AIMD in the spirit of TCP, counted in windows instead of round trips):
+ * - A 429 pauses the lane until its `Retry-After` (the latest of every pause asked for).
+ * - The first 429 of an **episode** multiplies the share of `perWindow` by {@link RateControlOptions.decrease};
+ *   every 429 answered within one window of it, or while a pause asked for within the episode
+ *   lasts, belongs to the same episode and reduces nothing more. So 20 answers refused in one
+ *   window cost one reduction, not twenty halvings.
+ * - Recovery is linear, from the reduced share back to the full limit over
+ *   {@link RateControlOptions.recoveryWindows} windows, counted from the end of the pause or the
+ *   latest 429, whichever is later (a 429 inside the episode restarts the count without
+ *   reducing). Linear rather than per-answer: a lane's clean answers arrive at its reduced rate,
+ *   so crediting per answer makes recovery slower the deeper the cut (the old "quarter place per
+ *   answer" needed minutes); by time, one episode costs at most its pause plus three windows of
+ *   a reduced (never less than `decrease`) share, whatever the lane's traffic. A lane with no
+ *   traffic has no evidence against the full limit, so it recovers too; a 429 in recovery is a
+ *   new episode and reduces from the share reached.
+ */
+
+/** Options of {@link RateControl}. */
+export interface RateControlOptions {
+  /** The window the service counts in (the lane's window), ms. */
+  windowMs: number;
+  /**
+   * Factor applied to the share by the first 429 of an episode. 0.7 (CUBIC's): the pause already
+   * clears the overload of the moment; the cut only keeps the lane from bursting into it again.
+   * @default 0.7
+   */
+  decrease?: number;
+  /**
+   * Windows of clean answers from the reduced share back to the full limit.
+   * @default 3
+   */
+  recoveryWindows?: number;
+  /**
+   * Lowest share after repeated episodes (the lane still sends at least one request per window).
+   * @default 0.05
+   */
+  minShare?: number;
+}
+
+/** The state of one lane's congestion control; see the module rule. */
+export class RateControl {
+  private readonly windowMs: number;
+  private readonly decrease: number;
+  private readonly recoveryMs: number;
+  private readonly minShare: number;
+  /** Share right after the last reduction (1 before any). */
+  private low = 1;
+  /** Until when 429s belong to the current episode. */
+  private episodeEnd = -Infinity;
+  /** When the linear recovery from `low` starts (end of the pause or the latest 429). */
+  private recoverFrom = -Infinity;
+  private paused = -Infinity;
+  private episodeCount = 0;
+
+  constructor(opts: RateControlOptions) {
+    this.windowMs = opts.windowMs;
+    this.decrease = opts.decrease ?? 0.7;
+    this.recoveryMs = (opts.recoveryWindows ?? 3) * opts.windowMs;
+    this.minShare = opts.minShare ?? 0.05;
+    if (!(this.decrease > 0 && this.decrease < 1)) throw new RangeError('rate control decrease must be in (0, 1)');
+  }
+
+  /** The service answered 429 at `now`, asking to wait `retryAfterMs`: pause, and reduce once per episode. */
+  rateLimited(now: number, retryAfterMs: number): void {
+    this.paused = Math.max(this.paused, now + Math.max(0, retryAfterMs));
+    if (now >= this.episodeEnd) {
+      this.low = Math.max(this.minShare, this.share(now) * this.decrease);
+      this.episodeEnd = Math.max(now + this.windowMs, this.paused);
+      this.episodeCount++;
+    } else {
+      // Answered inside the episode: its pause lengthens the episode (answers that come while the
+      // lane is paused were sent before the pause, so they say nothing new).
+      this.episodeEnd = Math.max(this.episodeEnd, this.paused);
+    }
+    this.recoverFrom = Math.max(this.recoverFrom, now, this.paused);
+  }
+
+  /** The fraction of `perWindow` the lane may use at `now`, in [minShare, 1]. */
+  share(now: number): number {
+    if (this.low >= 1) return 1;
+    if (now <= this.recoverFrom) return this.low;
+    const progress = (now - this.recoverFrom) / this.recoveryMs;
+    return progress >= 1 ? 1 : this.low + (1 - this.low) * progress;
+  }
+
+  /** The first time from `now` at which the share reaches `target` (<= 1): a lane's window grows while it recovers. */
+  whenShare(target: number, now: number): number {
+    if (this.share(now) >= target) return now;
+    const from = Math.max(now, this.recoverFrom);
+    const at = this.recoverFrom + ((target - this.low) / (1 - this.low)) * this.recoveryMs;
+    return Math.max(from, Math.ceil(at));
+  }
+
+  /** Until when the lane sends nothing (a time in the past when it is not paused). */
+  pausedUntil(): number {
+    return this.paused;
+  }
+
+  /** Episodes so far: each one reduced the share once. */
+  get episodes(): number {
+    return this.episodeCount;
+  }
+}

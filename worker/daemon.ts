@@ -9,7 +9,7 @@ import { createBatchActivities } from '../activities/batch/activities';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
 import { backlogScanner } from '../activities/scaler/backlog';
-import { StoreInbox } from '../activities/batch/store-inbox';
+import { StoreInbox } from '../results/batch/store-inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { type ObjectStore } from '../results/store/object-store';
 import { checkConditionalWrites, openResultsStore } from '../results/store/open';

@@ -9,14 +9,15 @@ import {
   type S3Config,
 } from '../../contracts';
 import { parseLine } from '../batch/input';
-import { batchInput, isS3Location } from '../batch/locations';
+import { batchInput, isS3Location } from '../../results/batch/locations';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
-import { type CompletionHub } from '../completion-hub';
+import { type CompletionHub } from '../../results/completion-hub';
 import { fatal, FailureType, notDone, toFailure } from '../errors';
-import { noopMetrics, type ActivityMetrics } from '../metrics';
+import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { idempotencyKey, streamKey, submitJournalKey, type RunScope } from '../../contracts/names';
-import { toOutcome } from '../outcome';
-import { isStoreError, type ObjectStore } from '../../results/store/object-store';
+import { toOutcome } from '../../results/outcome';
+import { isStoreError } from '../../results/errors';
+import { type ObjectStore } from '../../results/store/object-store';
 import { countedQueue } from '../service-calls';
 
 /** What the activities need; injected by the daemon (and by tests). */

@@ -17,8 +17,9 @@ import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOpti
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { workflowBundle } from './bundle';
-import { resultsUrlOf, type DaemonConfig } from './config';
-import { ConfigError } from './errors';
+import { resultsUrlOf } from '../config/settings';
+import { type DaemonConfig } from './config';
+import { ConfigError } from '../config/errors';
 import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';

@@ -16,6 +16,7 @@ const SOURCE_DIRS = [
   'workflows',
   'activities',
   'results',
+  'config',
   'worker',
   'client',
   'common',

@@ -1,5 +1,5 @@
 import { BudgetWithdrawnError, type QueueClient, isPlatformApiError } from '../platform-api';
-import { type ActivityMetrics } from './metrics';
+import { type ActivityMetrics } from '../common/metrics';
 
 export type QueueMethods = Pick<QueueClient, 'run' | 'runSync' | 'status' | 'stream' | 'cancel' | 'retry' | 'health'>;
 

@@ -11,9 +11,9 @@ import {
   type BatchState,
   type BatchWorkflowInputInit,
 } from '../contracts';
-import { batchInput, isS3Location, outputStore, valueLines } from '../activities/batch/locations';
-import { outcomesSoFar } from '../activities/batch/outcomes';
-import { mergedResults } from '../activities/batch/retry';
+import { batchInput, isS3Location, outputStore, valueLines } from '../results/batch/locations';
+import { outcomesSoFar } from '../results/batch/outcomes';
+import { mergedResults } from '../results/batch/rerun';
 import { parseS3Url } from '../results/store/open';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { batchInputOf, retryFailed, type BatchRetry, type RetryFailedOptions } from './batch-retry';

@@ -7,9 +7,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { type Logger } from 'pino';
 import { isTerminal, type RemoteOutcome } from '../contracts';
 import { FailureType } from '../contracts/names';
-import { type AwaitRegistration } from '../activities/completion-hub';
-import { type ActivityMetrics } from '../activities/metrics';
-import { toOutcome } from '../activities/outcome';
+import { type AwaitRegistration } from '../results/completion-hub';
+import { type ActivityMetrics } from '../common/metrics';
+import { toOutcome } from '../results/outcome';
 import { type ObjectStore } from '../results/store/object-store';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 

@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { type ActivityMetrics } from '../activities/metrics';
+import { type ActivityMetrics } from '../common/metrics';
 import { type StoreStats } from '../results/store/object-store';
 
 /** sluice's own Prometheus metrics; Temporal's runtime metrics are appended at scrape time. */

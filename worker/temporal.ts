@@ -1,45 +1,14 @@
-/** The daemon's connections to Temporal: the worker's (Rust core) and the client's (gRPC-js, quiet on a stop), TLS and API key from TEMPORAL_*. */
-import { readFileSync } from 'node:fs';
+/** The daemon's connections to Temporal: the worker's (Rust core) and the client's (gRPC-js, quiet on a stop), as config/temporal.ts resolves them. */
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { type DaemonConfig } from './config';
+import { type TemporalSettings } from '../config/settings';
+import { temporalConnectOptions } from '../config/temporal';
 
-type TemporalConfig = Pick<
-  DaemonConfig,
-  | 'TEMPORAL_ADDRESS'
-  | 'TEMPORAL_NAMESPACE'
-  | 'TEMPORAL_API_KEY'
-  | 'TEMPORAL_TLS'
-  | 'TEMPORAL_TLS_CLIENT_CERT_PATH'
-  | 'TEMPORAL_TLS_CLIENT_KEY_PATH'
-  | 'TEMPORAL_TLS_SERVER_NAME'
->;
-
-/** TLS settings from the standard variables: on with an API key (Temporal Cloud) unless TEMPORAL_TLS=false. */
-export function tlsOptions(c: TemporalConfig) {
-  const enabled = c.TEMPORAL_TLS ?? (c.TEMPORAL_API_KEY !== undefined || c.TEMPORAL_TLS_CLIENT_CERT_PATH !== undefined);
-  if (!enabled) return undefined;
-  return {
-    ...(c.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: c.TEMPORAL_TLS_SERVER_NAME } : {}),
-    ...(c.TEMPORAL_TLS_CLIENT_CERT_PATH && c.TEMPORAL_TLS_CLIENT_KEY_PATH
-      ? {
-          clientCertPair: {
-            crt: readFileSync(c.TEMPORAL_TLS_CLIENT_CERT_PATH),
-            key: readFileSync(c.TEMPORAL_TLS_CLIENT_KEY_PATH),
-          },
-        }
-      : {}),
-  };
-}
+type TemporalConfig = Pick<TemporalSettings, 'temporal'>;
 
 /** The worker's connection (Rust core). */
 export function connectWorker(c: TemporalConfig): Promise<NativeConnection> {
-  const tls = tlsOptions(c);
-  return NativeConnection.connect({
-    address: c.TEMPORAL_ADDRESS,
-    ...(tls ? { tls } : {}),
-    ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
-  });
+  return NativeConnection.connect(temporalConnectOptions(c.temporal));
 }
 
 /** The daemon's Temporal client and its stop. */
@@ -60,16 +29,13 @@ export const STOPPING_ATTEMPTS = 3;
 
 /** A Temporal client (gRPC-js) for the same cluster and namespace, with the default retries until it stops. */
 export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
-  const tls = tlsOptions(c);
   const retry = defaultGrpcRetryOptions();
   let stopping = false;
   let closed = false;
   /** When the last scheduled retry fires, ms since the epoch. */
   let retriesUntil = 0;
   const connection = await Connection.connect({
-    address: c.TEMPORAL_ADDRESS,
-    ...(tls ? { tls } : {}),
-    ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
+    ...temporalConnectOptions(c.temporal),
     interceptors: [
       makeGrpcRetryInterceptor({
         retryableDecider: (attempt, status) =>
@@ -84,7 +50,7 @@ export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
   });
   let closing: Promise<void> | undefined;
   return {
-    client: new Client({ connection, namespace: c.TEMPORAL_NAMESPACE }),
+    client: new Client({ connection, namespace: c.temporal.namespace }),
     stop: () => void (stopping = true),
     close: () =>
       (closing ??= (async () => {

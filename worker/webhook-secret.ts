@@ -4,7 +4,8 @@
  * daemon creates it; the others read it), so a webhook signed by one daemon verifies at any other.
  */
 import { randomBytes } from 'node:crypto';
-import { isStoreError, type ObjectStore } from '../results/store/object-store';
+import { isStoreError } from '../results/errors';
+import { type ObjectStore } from '../results/store/object-store';
 
 /** Where the generated secret is kept in the results store. */
 export const WEBHOOK_SECRET_KEY = '_sluice/webhook-secret.json';

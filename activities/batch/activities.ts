@@ -6,23 +6,24 @@ import { Context } from '@temporalio/activity';
 import { FailureType } from '../../contracts/names';
 import { isPlatformApiError } from '../../platform-api';
 import { createChildActivities } from './children';
-import { batchInput, isS3Location, type BatchInput } from './locations';
-import { type BatchInbox } from './inbox';
+import { batchInput, isS3Location, type BatchInput } from '../../results/batch/locations';
+import { type BatchInbox } from '../../results/batch/inbox';
+import { selectFailed, type SelectRequest, type SelectResult } from '../../results/batch/rerun';
+import { type CompletionHub } from '../../results/completion-hub';
+import { isStoreError } from '../../results/errors';
+import { type ObjectStore } from '../../results/store/object-store';
+import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type PriorityBoard } from './priority-board';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
-import { selectFailed, type SelectRequest, type SelectResult } from './retry';
 import { runStep } from './step';
 import { type StepRequest, type StepResult } from './types';
-import { type CompletionHub } from '../completion-hub';
 import { fatal, toFailure } from '../errors';
-import { noopMetrics, type ActivityMetrics } from '../metrics';
-import { isStoreError, type ObjectStore } from '../../results/store/object-store';
 import { countedQueue, type QueueMethods } from '../service-calls';
 
 export type { StepRequest, StepResult } from './types';
 export type { FinishRequest, FinishResult } from './finish';
 export type { ChildFinal, ChildOutcomesRequest, ChildPage, ChildPageRequest } from './children';
-export type { SelectRequest, SelectResult } from './retry';
+export type { SelectRequest, SelectResult } from '../../results/batch/rerun';
 
 /** What the batch activities need; injected by the daemon (and by tests). */
 export interface BatchActivityDeps {
@@ -95,9 +96,17 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       );
     },
 
-    /** retry-failed: keeps the previous attempt's files and selects the inputs to re-run (activities/batch/retry.ts). */
+    /**
+     * A rerun of the failed inputs (history name `selectFailed`): keeps the previous attempt's files
+     * and selects the inputs to re-run (results/batch/rerun.ts); nothing to rerun is a bad request.
+     */
     async selectFailed(req: SelectRequest): Promise<SelectResult> {
-      return selectFailed(deps.store, req, beat({ selecting: true }));
+      try {
+        return await selectFailed(deps.store, req, beat({ selecting: true }));
+      } catch (err) {
+        if (isStoreError(err, 'NO_RESULTS')) throw fatal(FailureType.BAD_REQUEST, err.message, { outDir: req.outDir });
+        throw err;
+      }
     },
 
     /** Writes the last outcomes and the output files. */

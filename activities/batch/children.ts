@@ -7,9 +7,9 @@ import { batchChildId, batchKeys, submitJournalKey } from '../../contracts/names
 import { type InputFormat, type Policy, type RunScope } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
 import { keyOf, parseLine } from './input';
-import { batchInput } from './locations';
+import { batchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
-import { subsetOf } from './retry';
+import { subsetOf } from '../../results/batch/rerun';
 import { type Cursor, type Final, type LineRef } from './types';
 
 /** Reads the next lines of the file for child job workflows. */

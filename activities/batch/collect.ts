@@ -5,10 +5,10 @@
 import { Context } from '@temporalio/activity';
 import { batchKeys } from '../../contracts/names';
 import { type JobRecord, type JobSubmission } from '../../contracts';
-import { runEndOf } from '../outcome';
+import { runEndOf } from '../../results/outcome';
 import { type ObjectStore } from '../../results/store/object-store';
-import { type InboxReader } from './inbox';
-import { type BatchInput } from './locations';
+import { type InboxReader } from '../../results/batch/inbox';
+import { type BatchInput } from '../../results/batch/locations';
 import { type Submitted, type Submitter } from './submitter';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 

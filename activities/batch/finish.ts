@@ -7,9 +7,10 @@ import { batchKeys } from '../../contracts/names';
 import { type BatchResultLine, type BatchState, type InputFormat, type Policy, type RunScope } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
 import { parseLine } from './input';
-import { batchInput, outputStore } from './locations';
-import { mergeOutcomes, outcomeSegments } from './outcomes';
-import { mergeRetry, subsetOf } from './retry';
+import { batchInput, outputStore } from '../../results/batch/locations';
+import { mergeOutcomes } from '../../results/batch/outcomes';
+import { mergeRetry, subsetOf } from '../../results/batch/rerun';
+import { outcomeSegments } from './outcomes';
 import { type Cursor, type Final, type LineRef } from './types';
 
 export interface FinishRequest {

@@ -9,12 +9,12 @@ import { DEFAULT_PRIORITY, isPlatformApiError, type QueueClient } from '../../pl
 import { toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { awaitFinished, beat, collected, refill } from './collect';
-import { type BatchInbox, type InboxPosition } from './inbox';
+import { type BatchInbox, type InboxPosition } from '../../results/batch/inbox';
 import { keyOf, parseLine } from './input';
-import { batchInput } from './locations';
+import { batchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { standing, type PriorityBoard } from './priority-board';
-import { subsetOf } from './retry';
+import { subsetOf } from '../../results/batch/rerun';
 import { Submitter, type Submitted } from './submitter';
 import { type LineRef, type StepRequest, type StepResult } from './types';
 

@@ -8,7 +8,7 @@ import { type Bounds } from '../../contracts';
 import { FailureType, SCALING_FAILURES } from '../../contracts/names';
 import { type GraphqlClient, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
-import { noopMetrics, type ActivityMetrics } from '../metrics';
+import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type BacklogScan, type PulledBacklog } from './backlog';
 
 /** What the scaling activities need; injected by the daemon (and by tests). */

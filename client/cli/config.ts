@@ -7,8 +7,12 @@ import { describeSource, resolveSettings, settingsReport } from './settings';
 export const CLIENT_ENV_HELP = `  TEMPORAL_ADDRESS                Temporal frontend host:port (localhost:7233)
   TEMPORAL_NAMESPACE              (default)
   TEMPORAL_API_KEY                Temporal Cloud API key (turns TLS on)
-  TEMPORAL_TLS                    true/false (on with an API key or a client certificate)
+  TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE  a temporal.toml profile (default: profile "default" of
+                                  ~/.config/temporalio/temporal.toml); the variables override it
+  TEMPORAL_TLS                    true/false (on with an API key, a client certificate or a CA)
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH  the CA of a self-hosted server's certificate
   TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_NAME  mTLS
+                                  (or *_DATA: the PEM itself); TEMPORAL_GRPC_META_<name>: headers
   SLUICE_TASK_QUEUE               the daemon's task queue (sluice)
   SLUICE_QUEUE_URL                queue API base incl. /v2, e.g. https://api.runpod.ai/v2
   SLUICE_REST_URL, SLUICE_GRAPHQL_URL  control plane (GraphQL looks endpoints up by name)

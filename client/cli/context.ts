@@ -1,8 +1,8 @@
 /** A connected client for the CLI's job, batch and scale commands, from the resolved settings. */
 import { Client, Connection } from '@temporalio/client';
 import { GraphqlClient, QueueClient } from '../../platform-api';
-import { resultsUrlOf } from '../../worker/config';
-import { tlsOptions } from '../../worker/temporal';
+import { resultsUrlOf } from '../../config/settings';
+import { temporalConnectOptions } from '../../config/temporal';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
 import { ScalerClient } from '../scaler';
@@ -28,18 +28,14 @@ export async function connectCli(
   settings: CliSettings = resolveSettings(dataDir),
 ): Promise<CliContext> {
   const c = settings.config;
-  const tls = tlsOptions(c);
-  const connection = await Connection.connect({
-    address: c.TEMPORAL_ADDRESS,
-    connectTimeout: 5000,
-    ...(tls ? { tls } : {}),
-    ...(c.TEMPORAL_API_KEY ? { apiKey: c.TEMPORAL_API_KEY } : {}),
-  }).catch((err: Error) => {
-    throw new Error(
-      `cannot reach Temporal at ${c.TEMPORAL_ADDRESS} (${err.message}); ${describeSource(settings)}. Is \`sluice dev\` running (with this --data-dir), or TEMPORAL_ADDRESS set?`,
-    );
-  });
-  const client = new Client({ connection, namespace: c.TEMPORAL_NAMESPACE });
+  const connection = await Connection.connect({ ...temporalConnectOptions(c.temporal), connectTimeout: 5000 }).catch(
+    (err: Error) => {
+      throw new Error(
+        `cannot reach Temporal at ${c.TEMPORAL_ADDRESS} (${err.message}); ${describeSource(settings)}. Is \`sluice dev\` running (with this --data-dir), or TEMPORAL_ADDRESS set?`,
+      );
+    },
+  );
+  const client = new Client({ connection, namespace: c.temporal.namespace });
   const queue =
     c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY
       ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })

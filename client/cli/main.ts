@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../../worker/errors';
+import { ConfigError } from '../../config/errors';
 import { registerBatchCommands } from './batch/commands';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';

@@ -11,7 +11,7 @@ import {
   maskSecret,
   type ClientConfig,
   type ClientSettingName,
-} from '../../worker/config';
+} from '../../config/settings';
 
 /** What `sluice dev` leaves (`<data dir>/dev.json`) for the other commands, so they work without any configuration. */
 export interface DevState {
@@ -61,8 +61,8 @@ export interface CliSettings {
   devStateFile: string;
   /** The client variables set in the environment (they make it the source). */
   environment: ClientSettingName[];
-  /** Per setting: `environment`, `dev stack`, `default` or `unset`. */
-  origins: Record<ClientSettingName, 'environment' | 'dev stack' | 'default' | 'unset'>;
+  /** Per setting: `environment`, `dev stack`, `temporal.toml` (a profile the environment named), `default` or `unset`. */
+  origins: Record<ClientSettingName, 'environment' | 'dev stack' | 'temporal.toml' | 'default' | 'unset'>;
 }
 
 /**
@@ -80,10 +80,14 @@ export function resolveSettings(dataDir: string, env: NodeJS.ProcessEnv = proces
       ? devVariables(dev)
       : {};
   const source = environment.length ? 'environment' : dev ? 'dev stack' : 'defaults';
-  const config = loadClientConfig({
-    ...given,
-    SLUICE_RESULTS_DIR: given.SLUICE_RESULTS_DIR ?? join(resolve(dataDir), 'results'),
-  });
+  const resultsDir = { SLUICE_RESULTS_DIR: given.SLUICE_RESULTS_DIR ?? join(resolve(dataDir), 'results') };
+  // The environment, like Temporal's tools, includes the temporal.toml it names (or the default
+  // one); the dev stack's state and the defaults stand for the whole Temporal connection.
+  const config =
+    source === 'environment'
+      ? loadClientConfig({ ...env, ...resultsDir })
+      : loadClientConfig({ ...given, ...resultsDir }, { configFile: false });
+  const fromFile = new Set<string>(config.temporal.fromFile);
   const origins = Object.fromEntries(
     CLIENT_SETTINGS.map((k) => [
       k,
@@ -91,9 +95,11 @@ export function resolveSettings(dataDir: string, env: NodeJS.ProcessEnv = proces
         ? source === 'environment'
           ? 'environment'
           : 'dev stack'
-        : config[k] !== undefined
-          ? 'default'
-          : 'unset',
+        : fromFile.has(k)
+          ? 'temporal.toml'
+          : config[k] !== undefined
+            ? 'default'
+            : 'unset',
     ]),
   ) as CliSettings['origins'];
   return { config, source, dataDir: resolve(dataDir), devStateFile: file, environment, origins };

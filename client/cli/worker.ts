@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { type Command } from 'commander';
 import { loadConfig } from '../../worker/config';
-import { ConfigError } from '../../worker/errors';
+import { ConfigError } from '../../config/errors';
 import { startDaemon } from '../../worker/daemon';
 import { installTemporalRuntime } from '../../worker/runtime';
 import { dataDirOption, withExit, type ExitState } from './options';

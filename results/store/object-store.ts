@@ -1,9 +1,10 @@
 /**
  * The results store, asynchronous: one interface that a local directory and an S3-compatible
  * bucket both implement (values, JSON-lines logs appended durably, listing in pages, ranged reads),
- * and the errors it throws. `openResultsStore(url)` in ./open picks the implementation.
+ * and its key rules (errors: ../errors). `openResultsStore(url)` in ./open picks the implementation.
  */
 import { type OutputRef } from '../../contracts';
+import { StoreError } from '../errors';
 
 /** One stored key as listed: its size, and when it was created (a log: its first append; a value: its last write), epoch ms. */
 export interface StoreEntry {
@@ -84,24 +85,6 @@ export interface ObjectStore {
   /** Releases connections (S3); the store is unusable afterwards. */
   close(): Promise<void>;
 }
-
-/** Stable codes of {@link StoreError}. */
-export type StoreErrorCode = 'NOT_FOUND' | 'INVALID_KEY' | 'INVALID_URL' | 'MISSING_CONFIG' | 'UNSUPPORTED';
-
-/** A results-store failure with a stable code (other I/O and network errors pass through as they are). */
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** True when `err` is a {@link StoreError} (of `code`, if given). */
-export const isStoreError = (err: unknown, code?: StoreErrorCode): err is StoreError =>
-  err instanceof StoreError && (code === undefined || err.code === code);
 
 /** Checks a key's shape (throws `INVALID_KEY`); `#` is reserved for the numbered parts of S3 logs. */
 export function checkKey(key: string): string {

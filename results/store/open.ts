@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { S3Client } from '@aws-sdk/client-s3';
 import { FsObjectStore } from './fs-object-store';
-import { StoreError, type ObjectStore } from './object-store';
+import { StoreError } from '../errors';
+import { type ObjectStore } from './object-store';
 import { S3ObjectStore } from './s3-object-store';
 
 /** Options of {@link openResultsStore}. */

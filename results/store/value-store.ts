@@ -1,6 +1,7 @@
 /** What both results stores do alike: JSON values over each one's own read and write of a key's whole text, and NOT_FOUND. */
 import { type OutputRef } from '../../contracts';
-import { jsonLines, keyOf, newStats, StoreError } from './object-store';
+import { StoreError } from '../errors';
+import { jsonLines, keyOf, newStats } from './object-store';
 
 /** The `NOT_FOUND` error of a key that holds nothing. */
 export const notFound = (key: string): StoreError => new StoreError('NOT_FOUND', `no results stored under "${key}"`);

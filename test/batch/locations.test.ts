@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchInput, outputStore, valueLines, type BatchInput } from '../../activities/batch/locations';
-import { isStoreError, type ObjectStore } from '../../results/store/object-store';
+import { batchInput, outputStore, valueLines, type BatchInput } from '../../results/batch/locations';
+import { isStoreError } from '../../results/errors';
+import { type ObjectStore } from '../../results/store/object-store';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { openResultsStore, s3ClientFromEnv } from '../../results/store/open';
-import { type Cursor } from '../../activities/batch/types';
+import { type LineCursor as Cursor } from '../../results/store/line-pages';
 import { startS3Server, type S3Server } from '../helpers/s3';
 
 describe('batch input and output locations: s3:// as a local path', () => {

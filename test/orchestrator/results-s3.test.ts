@@ -13,7 +13,7 @@ import { openResultsStore } from '../../results/store/open';
 import { type BatchResultLine, type BatchState } from '../../contracts';
 import { loadConfig } from '../../worker/config';
 import { startDaemon } from '../../worker/daemon';
-import { ConfigError } from '../../worker/errors';
+import { ConfigError } from '../../config/errors';
 import { mixedEndpoint } from '../batch/helpers';
 import { cleanEnv, sluice as runSluice } from '../cli/run-sluice';
 import { daemonEnv, orchestratorStack } from '../helpers/orchestrator';

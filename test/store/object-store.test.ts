@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLinePage, type LineCursor, type PagedLine } from '../../results/store/line-pages';
-import { allKeys, isStoreError, type ObjectStore } from '../../results/store/object-store';
+import { isStoreError } from '../../results/errors';
+import { allKeys, type ObjectStore } from '../../results/store/object-store';
 import { openResultsStore } from '../../results/store/open';
 import { startS3Server, type S3Server } from '../helpers/s3';
 

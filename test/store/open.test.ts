@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isStoreError } from '../../results/store/object-store';
+import { isStoreError } from '../../results/errors';
 import { checkConditionalWrites, openResultsStore, parseS3Url } from '../../results/store/open';
 import { startS3Server } from '../helpers/s3';
 import { liveGroupMembers } from '../helpers/processes';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreInbox } from '../../activities/batch/store-inbox';
+import { StoreInbox } from '../../results/batch/store-inbox';
 import { type ObjectStore } from '../../results/store/object-store';
 import { openResultsStore } from '../../results/store/open';
 import { type JobRecord } from '../../contracts';

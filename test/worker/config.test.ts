@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resultsUrlOf } from '../../worker/config';
-import { ConfigError } from '../../worker/errors';
+import { resultsUrlOf } from '../../config/settings';
+import { loadConfig } from '../../worker/config';
+import { ConfigError } from '../../config/errors';
 
 const base = { SLUICE_QUEUE_URL: 'http://127.0.0.1:8080/v2', SLUICE_API_KEY: 'key' };
 

@@ -83,18 +83,21 @@ async function startOn(
     ...(o.faults ? { faults: o.faults } : {}),
   });
   const resultsDir = join(dataDir, 'results');
-  const config = loadConfig({
-    ...process.env,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: temporal.namespace,
-    SLUICE_TASK_QUEUE: stackTaskQueue(dataDir),
-    SLUICE_QUEUE_URL: `${platform.url}/v2`,
-    SLUICE_REST_URL: `${platform.url}/v1`,
-    SLUICE_GRAPHQL_URL: `${platform.url}/graphql`,
-    SLUICE_API_KEY: platform.apiKey,
-    SLUICE_RESULTS_DIR: resultsDir,
-    SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
-  });
+  const config = loadConfig(
+    {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      SLUICE_TASK_QUEUE: stackTaskQueue(dataDir),
+      SLUICE_QUEUE_URL: `${platform.url}/v2`,
+      SLUICE_REST_URL: `${platform.url}/v1`,
+      SLUICE_GRAPHQL_URL: `${platform.url}/graphql`,
+      SLUICE_API_KEY: platform.apiKey,
+      SLUICE_RESULTS_DIR: resultsDir,
+      SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
+    },
+    { configFile: false },
+  );
   const temporalMetricsUrl =
     o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({

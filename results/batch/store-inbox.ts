@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type JobRecord, type RunScope } from '../../contracts';
 import { batchKeys, runKey } from '../../contracts/names';
-import { allKeys, type ObjectStore } from '../../results/store/object-store';
-import { GroupAppender } from '../../results/store/group-appender';
+import { allKeys, type ObjectStore } from '../store/object-store';
+import { GroupAppender } from '../store/group-appender';
 import { type BatchInbox, type InboxPosition, type InboxReader, type InboxReceiver } from './inbox';
 
 /** Options of {@link StoreInbox}; durations in ms. */

@@ -1,7 +1,13 @@
+/**
+ * The outcome record of a finished remote job, as the workflow sees it: small and history-safe,
+ * with a big output written to the results store and referenced. Built by the job activities (a
+ * poll) and by the daemon's webhook receiver (a webhook, a held wait's poll), so it lives in the
+ * results layer below both.
+ */
 import { isTerminal, type JobRecord, type RemoteOutcome } from '../contracts';
-import { type ActivityMetrics } from './metrics';
+import { type ActivityMetrics } from '../common/metrics';
 import { outputKey, type RunScope } from '../contracts/names';
-import { type ObjectStore } from '../results/store/object-store';
+import { type ObjectStore } from './store/object-store';
 
 /** A job's error as one string: the service passes handler errors through as any JSON. */
 export function errorText(error: unknown): string | undefined {

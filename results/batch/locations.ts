@@ -5,12 +5,12 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { FsObjectStore } from '../../results/store/fs-object-store';
-import { isStoreError, StoreError, type ObjectStore } from '../../results/store/object-store';
-import { readLinePage } from '../../results/store/line-pages';
-import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../../results/store/open';
-import { countChunks, countLines, readLineAt, readLines, type RawLine } from './input';
-import { type Cursor } from './types';
+import { isStoreError, StoreError } from '../errors';
+import { FsObjectStore } from '../store/fs-object-store';
+import { type ObjectStore } from '../store/object-store';
+import { readLinePage, type LineCursor, type PagedLine } from '../store/line-pages';
+import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../store/open';
+import { countChunks, countLines, readLineAt, readLines } from './input';
 
 /** True for `s3://` locations (else a local path). */
 export const isS3Location = (location: string): boolean => location.startsWith('s3://');
@@ -24,10 +24,10 @@ export interface BatchInput {
   count(): Promise<{ lines: number; bytes: number }>;
   /** Up to `max` non-blank lines from `from` (with `keep`: only the lines whose index it accepts), as the local reader. */
   readLines(
-    from: Cursor,
+    from: LineCursor,
     max: number,
     keep?: (index: number) => boolean,
-  ): Promise<{ lines: RawLine[]; cursor: Cursor; eof: boolean }>;
+  ): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }>;
   /** The text of one line by its offset and length. */
   readLineAt(offset: number, length: number): Promise<string>;
 }
@@ -78,7 +78,7 @@ export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInp
       ),
     async readLines(from, max, keep) {
       const size = await store.size(key);
-      const lines: RawLine[] = [];
+      const lines: PagedLine[] = [];
       let cursor = from;
       let eof = cursor.offset >= size;
       // Lines the subset refuses are passed over like blank lines: read on until `max` are kept.
@@ -114,7 +114,7 @@ export async function* valueLines(store: ObjectStore, key: string): AsyncGenerat
     if (isStoreError(err, 'NOT_FOUND')) return;
     throw err;
   }
-  let cursor: Cursor = { line: 0, offset: 0 };
+  let cursor: LineCursor = { line: 0, offset: 0 };
   for (;;) {
     const page = await readLinePage(store, key, cursor, 1000, { size });
     for (const l of page.lines) yield JSON.parse(l.text) as unknown;

@@ -1,3 +1,9 @@
+/**
+ * How a job's outcome reaches the activity waiting for it: the contract between the job activities
+ * (which register a wait) and the daemon's webhook receiver (worker/webhook-hub.ts implements it).
+ * It lives in the results layer, below both, beside the outcome record it delivers (./outcome.ts),
+ * so the receiver does not import the activities.
+ */
 import { type RemoteOutcome, type RunScope } from '../contracts';
 
 /** A webhook-mode activity waiting for its job to finish (completed asynchronously). */

@@ -1,7 +1,8 @@
 /**
- * What batch steps need of the webhook inbox, where the records of finished batch jobs wait until
- * the batch's next step takes them (implemented in the results store by ./store-inbox, so any
- * daemon's step takes what any daemon received).
+ * What batch steps and the webhook receiver need of the batch webhook inbox, where the records of
+ * finished batch jobs wait until the batch's next step takes them (implemented in the results store
+ * by ./store-inbox, so any daemon's step takes what any daemon received). In the results layer,
+ * below the activities (the readers) and the daemon's receiver (the writer).
  */
 import { type JobRecord, type RunScope } from '../../contracts';
 

@@ -1,12 +1,14 @@
 /**
- * retry-failed on the activity side: select the inputs an ended run did not complete (from its
- * results, kept under a per-attempt name), read only those lines, and merge the new outcomes with
- * the previous ones so results.jsonl still holds exactly one line per input index.
+ * A rerun of a batch's failed inputs (`retry-failed` in the CLI and in recorded names such as
+ * `retryOf`), in the results: keep the ended run's files under a per-attempt name, select the
+ * inputs it did not complete (the run's subset record), and merge the new outcomes with the
+ * previous ones so results.jsonl still holds exactly one line per input index. Used by the batch
+ * activities (selectFailed, finishBatch) and by the client (results while a rerun runs).
  */
-import { FailureType, RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchKeys } from '../../contracts/names';
+import { RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchKeys } from '../../contracts/names';
 import { type BatchOutcomeStatus, type BatchResultLine, type RunScope } from '../../contracts';
-import { fatal } from '../errors';
-import { type ObjectStore } from '../../results/store/object-store';
+import { StoreError } from '../errors';
+import { type ObjectStore } from '../store/object-store';
 import { outputStore, valueLines } from './locations';
 import { outcomesSoFar, segmentLines, writeCounted } from './outcomes';
 
@@ -33,17 +35,16 @@ const OUT_FILES = ['dead-letter.jsonl', 'summary.json', 'results.jsonl'] as cons
 /**
  * Keeps the previous attempt's files under `attempts/<n>/` (results.jsonl last: its presence says
  * the copy is whole), then writes the indices to re-run, ascending, to the run's subset record.
- * Idempotent: a retried call reuses both.
+ * Idempotent: a retried call reuses both. `NO_RESULTS` when the previous run left no results.jsonl.
  */
 export async function selectFailed(store: ObjectStore, req: SelectRequest, beat: () => void): Promise<SelectResult> {
   const out = outputStore(req.outDir);
   const kept = attemptDir(req.attempt - 1);
   if (!(await out.has(`${kept}results.jsonl`))) {
     if (!(await out.has('results.jsonl'))) {
-      throw fatal(
-        FailureType.BAD_REQUEST,
+      throw new StoreError(
+        'NO_RESULTS',
         `no results.jsonl in ${req.outDir}: the retried run left no outcomes to retry`,
-        { outDir: req.outDir },
       );
     }
     for (const f of OUT_FILES) {
@@ -97,7 +98,7 @@ async function* keptLines(out: ObjectStore, kept: string, beat: () => void): Asy
 }
 
 /**
- * Every input's outcome of a retry-failed run: the previous line of each input it does not re-run,
+ * Every input's outcome of a rerun: the previous line of each input it does not re-run,
  * then its own outcomes (those written so far while it runs). `out`: the batch's output location.
  */
 export async function* mergedResults(
@@ -120,7 +121,7 @@ export async function* mergedResults(
 }
 
 /**
- * results.jsonl of a retry-failed run (previous lines of the inputs not re-run, then the new
+ * results.jsonl of a rerun (previous lines of the inputs not re-run, then the new
  * outcomes) and dead-letter.jsonl (what still failed: this run's dead letters; every earlier one
  * was re-run) in the output location `out`; returns the counts by status over every input.
  */

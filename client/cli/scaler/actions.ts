@@ -1,12 +1,11 @@
 /** What each `sluice scale` command does to an endpoint's scaler (scale.ts registers them): start, configure, status, watch, override, pause, resume, stop. */
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { OverrideInput, ScalerOptions, scalerWorkflowId, type ScalerConfig } from '../../../contracts';
-import { EndpointNotFoundError, resolveEndpoint } from '../../endpoints';
 import { type ScalerClient } from '../../scaler';
-import { connectCli, type CliContext } from '../context';
+import { connectCli } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { assertLookup } from '../job/commands';
+import { assertLookup, endpointArg } from '../endpoint-arg';
 import { scalerExitCode, scalerTable } from './output';
 import { scalingChangeOf, scalingConfigOf, type ScalerStartFlags } from './parse';
 import { watchScaler } from './watch';
@@ -15,28 +14,6 @@ import { resolveSettings } from '../settings';
 export interface ScalerFlags {
   json?: boolean;
   dataDir: string;
-}
-
-/**
- * The endpoint's id: looked up by name or id over GraphQL; without a GraphQL URL, or for an endpoint
- * that no longer exists but still has scalers or schedules, the argument itself when `known` says so.
- */
-export async function endpointArg(
-  cli: CliContext,
-  nameOrId: string,
-  known?: (id: string) => Promise<boolean>,
-): Promise<string> {
-  if (!cli.graphql) {
-    if (known && (await known(nameOrId))) return nameOrId;
-    assertLookup(cli.settings, nameOrId);
-  }
-  try {
-    return await resolveEndpoint(nameOrId, cli.graphql!);
-  } catch (err) {
-    if (!(err instanceof EndpointNotFoundError)) throw err;
-    if (known && (await known(nameOrId))) return nameOrId;
-    throw new UsageError(err.message);
-  }
 }
 
 /** Connects, finds the endpoint and its scaler (`no scaler for endpoint X`: exit 2), runs `fn`, closes on every path. */

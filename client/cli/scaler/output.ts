@@ -3,6 +3,7 @@ import { type Decision, type ScalerScheduleView, type ScalerState } from '../../
 import { type ScalerView } from '../../scaler';
 import { duration } from '../batch/output';
 import { EXIT_CODES } from '../exit-codes';
+import { tableLines } from '../tables';
 
 /** Exit codes of `sluice scale status|watch`, for their help and docs/cli.md. */
 export const SCALE_EXIT_HELP =
@@ -60,8 +61,7 @@ export function decisionsTable(decisions: Decision[], n: number): string[] {
     ]);
   if (rows.length === 0) return ['  (none yet)'];
   const all = [['TIME', 'TICK', 'KIND', 'BOUNDS', 'WRITE', 'REASON'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`);
+  return tableLines(all, '  ');
 }
 
 /** When a schedule fires, in words. */
@@ -95,10 +95,7 @@ export function schedulesTable(views: ScalerScheduleView[], o: { endpoint?: bool
       v.recent.at(-1)?.at ?? '-',
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map(
-    (r) => `${o.indent ?? ''}${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`,
-  );
+  return tableLines(rows, o.indent);
 }
 
 /** The status table of `sluice scale status` (and `watch` on a terminal); with `schedules`, the endpoint's schedules below the decisions. */

@@ -5,7 +5,7 @@ import { connectCli, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
 import { dataDirOption, withExit, type ExitState } from '../options';
-import { endpointArg } from './actions';
+import { endpointArg } from '../endpoint-arg';
 import { parseDuration, parseIsoTime, parseWorkers } from './parse';
 import { schedulesTable, whenText } from './output';
 

@@ -6,8 +6,8 @@ import { cancel, result, run, status, type RunOptions } from './actions';
 const JOB_STATE_EXIT =
   "Exit code: the job's state — 0 completed, 1 failed / timed out / expired, 3 cancelled, 4 still running; 2 usage (no such job).";
 
-/** Registers `run`, `status`, `cancel` and `result`. */
-export function registerJobCommands(program: Command, exit: ExitState): void {
+/** `sluice run`. */
+function runCommand(program: Command, exit: ExitState): void {
   program
     .command('run')
     .summary('run a job through a durable workflow, shown live')
@@ -47,7 +47,10 @@ Examples:
 Exit code: 0 completed, 1 failed / timed out / expired, 2 usage, 3 cancelled, 130 interrupted (the job goes on).`,
     )
     .action(withExit(exit, (o: RunOptions) => run(o)));
+}
 
+/** `sluice status`. */
+function statusCommand(program: Command, exit: ExitState): void {
   program
     .command('status')
     .summary('workflow status, phase, remote job, progress')
@@ -56,7 +59,10 @@ Exit code: 0 completed, 1 failed / timed out / expired, 2 usage, 3 cancelled, 13
     .addOption(dataDirOption())
     .addHelpText('after', `\nExample:\n  sluice status job/4f7c...\n\n${JOB_STATE_EXIT}`)
     .action(withExit(exit, status));
+}
 
+/** `sluice cancel`. */
+function cancelCommand(program: Command, exit: ExitState): void {
   program
     .command('cancel')
     .summary('cancel the job and its remote job')
@@ -74,7 +80,10 @@ Exit code: 0 the job was cancelled, 1 it had already ended (or ended otherwise b
 Afterwards \`sluice status\` and \`sluice result\` report it CANCELLED (exit 3).`,
     )
     .action(withExit(exit, cancel));
+}
 
+/** `sluice result`. */
+function resultCommand(program: Command, exit: ExitState): void {
   program
     .command('result')
     .summary("the job's result (exit 4 while it still runs)")
@@ -88,4 +97,9 @@ Afterwards \`sluice status\` and \`sluice result\` report it CANCELLED (exit 3).
       `\nExamples:\n  sluice result job/4f7c... --json\n  sluice result job/4f7c... --chunks\n\n${JOB_STATE_EXIT}`,
     )
     .action(withExit(exit, result));
+}
+
+/** Registers `run`, `status`, `cancel` and `result`, in the order `sluice --help` lists them. */
+export function registerJobCommands(program: Command, exit: ExitState): void {
+  for (const register of [runCommand, statusCommand, cancelCommand, resultCommand]) register(program, exit);
 }

@@ -16,7 +16,7 @@ import { outcomesSoFar } from '../results/batch/outcomes';
 import { mergedResults } from '../results/batch/rerun';
 import { parseS3Url } from '../results/store/open';
 import { OrchestrationClient, type ClientOptions } from './base';
-import { batchInputOf, retryFailed, type BatchRetry, type RetryFailedOptions } from './batch-retry';
+import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import {
   batchStateQuery,
   batchWorkflow,
@@ -28,7 +28,7 @@ import {
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
 
-/** What `start` takes: the workflow input (without `retryOf`: see `retryFailed`), an optional id, paths resolved here. */
+/** What `start` takes: the workflow input (without `retryOf`, the history name of a rerun's reference: see `rerunFailed`), an optional id, paths resolved here. */
 export type BatchStart = Omit<BatchWorkflowInputInit, 'retryOf'> & { id?: string };
 
 /** A batch's workflow status and live state. */
@@ -50,7 +50,7 @@ export interface BatchListing {
 }
 
 /**
- * Batches from a pipeline: start, watch progress, pause, resume, reconfigure, cancel, read results.
+ * Batches from a pipeline: start, watch progress, pause, resume, reconfigure, cancel, rerun failed inputs, read results.
  * The `sluice batch` commands are built on it.
  */
 export class BatchClient extends OrchestrationClient {
@@ -71,7 +71,7 @@ export class BatchClient extends OrchestrationClient {
     if (!(await batchInput(input.source).exists()))
       throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
-    // A batch id is never reused by a new batch (its output dir and results would mix); retry-failed reuses it on purpose.
+    // A batch id is never reused by a new batch (its output dir and results would mix); a rerun reuses it on purpose.
     await this.client.workflow.start(batchWorkflow, {
       taskQueue: this.taskQueue,
       workflowId,
@@ -85,11 +85,11 @@ export class BatchClient extends OrchestrationClient {
    * Re-runs the inputs of an ended batch that did not complete (FAILED, TIMED_OUT, JOB_EXPIRED;
    * with `includeCancelled` also CANCELLED and NOT_SUBMITTED) as a new run of the same batch id;
    * results.jsonl then holds the new outcome of each re-run input and the previous one of the
-   * others. Refuses with a BatchRetryError (`code`) when the batch runs, does not exist or has
-   * nothing to re-run. Watch it with `watch` / `result` like any batch.
+   * others. Refuses with a BatchRerunError (`code`) when the batch runs, does not exist or has
+   * nothing to re-run. Watch it with `watch` / `result` like any batch. (`sluice batch rerun`.)
    */
-  async retryFailed(id: string, options: RetryFailedOptions = {}): Promise<BatchRetry> {
-    return retryFailed(this.client, this.taskQueue, id, options);
+  async rerunFailed(id: string, options: RerunFailedOptions = {}): Promise<BatchRerun> {
+    return rerunFailed(this.client, this.taskQueue, id, options);
   }
 
   /** The batch's live state (counts, rates, ETA, spend, why it waits). */
@@ -157,7 +157,7 @@ export class BatchClient extends OrchestrationClient {
       return;
     }
     const run = { workflowId: h.workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
-    // A retry-failed run: the previous outcomes of the inputs it does not re-run, then its own so far.
+    // A rerun: the previous outcomes of the inputs it does not re-run, then its own so far.
     if (input?.retryOf && out) yield* mergedResults(this.store, run, out, input.retryOf.attempt);
     else yield* outcomesSoFar(this.store, run);
   }

@@ -1,8 +1,14 @@
-/** The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/. */
+/**
+ * The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/.
+ * Files: sluice.ts (SluiceClient, one member per orchestration), base.ts (what the clients share),
+ * job.ts (JobClient), batch.ts (BatchClient), batch-rerun.ts (re-running a batch's failed inputs),
+ * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules), endpoints.ts (an endpoint
+ * by name or id), failures.ts (a workflow failure's type and message).
+ */
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
 export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView } from './batch';
-export { BatchRetryError, type BatchRetry, type BatchRetryRefusal, type RetryFailedOptions } from './batch-retry';
+export { BatchRerunError, type BatchRerun, type BatchRerunRefusal, type RerunFailedOptions } from './batch-rerun';
 export { ScalerClient, type ScalerClientOptions, type ScalerView } from './scaler';
 export { ScalerSchedules, ScalerScheduleError } from './scaler-schedules';
 export { failureMessage, failureType } from './failures';

@@ -1,4 +1,4 @@
-/** The library's scaling orchestration: one scaler workflow per endpoint keeps its workersMin/workersMax right. */
+/** The library's scaler orchestration: one scaler workflow per endpoint keeps its workersMin/workersMax right. */
 import { WorkflowFailedError } from '@temporalio/client';
 import {
   BacklogReport,

@@ -68,7 +68,12 @@ export const BatchOptions = z.strictObject({
    * @default 500
    */
   stepsPerRun: z.number().int().min(2).max(100_000).default(500),
-  /** Run each input as its own child job workflow (`batch/<id>/<index>`), for batches up to ~10,000. @default false */
+  /**
+   * The per-job mode (`sluice batch start --per-job`): run each input as its own child job workflow
+   * (`batch/<id>/<index>`), for batches up to ~10,000. The field keeps its name `perJobWorkflows`: it
+   * is a workflow input field recorded in Temporal history.
+   * @default false
+   */
   perJobWorkflows: z.boolean().default(false),
   /**
    * `perJobWorkflows`: continue-as-new after this many child workflows (the window is drained
@@ -88,7 +93,8 @@ export const BatchWorkflowInput = z.strictObject({
   /** Where results.jsonl, dead-letter.jsonl and summary.json go (a directory the daemon can write). */
   outDir: z.string().min(1),
   /**
-   * Set when this run re-runs the failed inputs of an ended run of the same batch (retry-failed):
+   * Set when this run re-runs the failed inputs of an ended run of the same batch (a rerun,
+   * `sluice batch rerun`; the field keeps its name `retryOf`, recorded in Temporal history):
    * an activity selects them from that run's results; indices never enter history.
    */
   retryOf: z

@@ -154,7 +154,7 @@ async function record(
   await sc.during?.(batch, id);
   if (sc.retryFailed) {
     await batch.result(id);
-    await batch.retryFailed(id);
+    await batch.rerunFailed(id);
   }
   const got = await batch.result(id).then(
     (r) =>

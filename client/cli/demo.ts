@@ -15,6 +15,38 @@ import { untilSignal } from './platform';
 
 const say = (line: string): void => console.log(`[demo] ${line}`);
 
+/** Shows a job live (its phases, progress and, with `follow`, its chunks) until it ends, then its outcome; false when it did not behave (failed other than by a cancel). */
+async function showJob(sluice: JobClient, title: string, workflowId: string, follow: boolean): Promise<boolean> {
+  say(`${title}: ${workflowId}`);
+  // Chunks and phase lines come from one loop: the chunks stored so far first, so none follows `done`.
+  let last = '';
+  let printed = 0;
+  for (;;) {
+    const v = await sluice.state(workflowId);
+    if (follow) {
+      const chunks = await sluice.streamChunks(workflowId);
+      for (const c of chunks.slice(printed)) say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
+      printed = Math.max(printed, chunks.length);
+    }
+    const line = `${phaseLabel(v)}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
+    if (line !== last) say(`  ${line}`);
+    last = line;
+    if (v.workflowStatus !== 'RUNNING') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  try {
+    const r = await sluice.result(workflowId);
+    say(
+      `  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`,
+    );
+    say(`  output ${JSON.stringify(await sluice.output(r))}`);
+    return true;
+  } catch (err) {
+    say(`  => ${failureType(err) ?? 'FAILED'}: ${failureMessage(err)}`);
+    return failureType(err) === 'CANCELLED';
+  }
+}
+
 /**
  * `sluice demo` (what `npm start` runs): the dev stack, then a few example jobs through the job
  * workflow, shown live — an echo, a stream, a flaky job that is retried, and one cancelled — then
@@ -40,34 +72,7 @@ async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
   const ep = stack.platform.examples;
   let failures = 0;
   const show = async (title: string, workflowId: string, follow = false): Promise<void> => {
-    say(`${title}: ${workflowId}`);
-    // Chunks and phase lines come from one loop: the chunks stored so far first, so none follows `done`.
-    let last = '';
-    let printed = 0;
-    for (;;) {
-      const v = await sluice.state(workflowId);
-      if (follow) {
-        const chunks = await sluice.streamChunks(workflowId);
-        for (const c of chunks.slice(printed))
-          say(`  chunk ${JSON.stringify((c as { output?: unknown }).output ?? c)}`);
-        printed = Math.max(printed, chunks.length);
-      }
-      const line = `${phaseLabel(v)}${v.progress !== undefined ? ` progress ${JSON.stringify(v.progress)}` : ''}`;
-      if (line !== last) say(`  ${line}`);
-      last = line;
-      if (v.workflowStatus !== 'RUNNING') break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    try {
-      const r = await sluice.result(workflowId);
-      say(
-        `  => ${r.status} after ${r.attempts.length} attempt(s) [${r.attempts.map((a) => `${a.how}:${a.status}`).join(', ')}]${r.streamChunks ? `, ${r.streamChunks} chunks stored` : ''}`,
-      );
-      say(`  output ${JSON.stringify(await sluice.output(r))}`);
-    } catch (err) {
-      say(`  => ${failureType(err) ?? 'FAILED'}: ${failureMessage(err)}`);
-      if (failureType(err) !== 'CANCELLED') failures++;
-    }
+    if (!(await showJob(sluice, title, workflowId, follow))) failures++;
   };
   try {
     await show('echo', await sluice.start({ endpointId: ep.echo!.id, input: { hello: 'world' } }));

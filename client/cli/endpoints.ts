@@ -1,10 +1,11 @@
 /** `sluice endpoints list|create|update|delete`: serverless endpoints over the service's GraphQL API. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type EndpointInput, type EndpointView } from '../../contracts';
-import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
+import { lookUpEndpoint } from './endpoint-arg';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
-import { printTable, withService, type ServiceContext } from './service';
+import { withService, type ServiceContext } from './service-clients';
+import { printTable } from './tables';
 import { resolveTemplate } from './templates';
 
 interface EndpointOptions {
@@ -38,11 +39,7 @@ function print(e: EndpointView, json?: boolean): void {
     );
 }
 
-async function endpointId(s: ServiceContext, nameOrId: string): Promise<string> {
-  return resolveEndpoint(nameOrId, s.graphql).catch((err: unknown) => {
-    throw err instanceof EndpointNotFoundError ? new UsageError(err.message) : err;
-  });
-}
+const endpointId = (s: ServiceContext, nameOrId: string): Promise<string> => lookUpEndpoint(s.graphql, nameOrId);
 
 async function list(o: EndpointOptions): Promise<number> {
   const { endpoints } = await withService(o.dataDir, (s) => s.graphql.listEndpoints());

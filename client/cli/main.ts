@@ -1,6 +1,14 @@
 /**
- * The `sluice` command: commander parses, helps and versions; each orchestration's commands
- * (`job.ts`, `batch.ts`, `scale.ts`) and the stack's commands register themselves here.
+ * The `sluice` command: commander parses, helps and versions; each orchestration's command group
+ * and the stack's commands register themselves here. Files:
+ * - job/ (`run`, `status`, `cancel`, `result`: commands, actions, output, watch), batch/ (`sluice batch`:
+ *   commands, run-commands, actions, start, parse, output, progress), scaler/ (`sluice scaler`: commands,
+ *   setting-options, actions, parse, output, watch, schedule-commands, schedule);
+ * - dev.ts and dev/ (the embedded stack: stack, temporal-server, leftovers), demo.ts and demo-batch.ts,
+ *   platform.ts (the local platform), worker.ts (the daemon), endpoints.ts, templates.ts, config.ts;
+ * - shared: settings.ts (where the settings come from), context.ts (the connected clients), service-clients.ts
+ *   (the control plane's GraphQL and REST clients), endpoint-arg.ts (an endpoint by name or id), options.ts
+ *   (shared options and parsers), tables.ts (aligned columns), errors.ts, exit-codes.ts, ports.ts, ctrl-c.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +63,7 @@ export function buildProgram(exit: ExitState): Command {
       'after',
       `
 Start with \`sluice dev\` (the whole stack), then \`sluice run --endpoint echo --input '{"hello":"world"}'\`.
-Every command has --help; run, status, cancel, result, the batch and scale commands, config, endpoints, templates and platform users add take --json.
+Every command has --help; run, status, cancel, result, the batch and scaler commands, config, endpoints, templates and platform users add take --json.
 
 ${EXIT_CODES_HELP}
 

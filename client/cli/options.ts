@@ -40,6 +40,13 @@ export function parsePositiveInt(raw: string): number {
   return n;
 }
 
+/** `KEY=VALUE` options collected into a list (commander's argParser for a repeatable option). */
+export function collectEnv(raw: string, prev: { key: string; value: string }[] = []): { key: string; value: string }[] {
+  const eq = raw.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected KEY=VALUE');
+  return [...prev, { key: raw.slice(0, eq), value: raw.slice(eq + 1) }];
+}
+
 /** `--port`-like option with a default shown in help. */
 export const portOption = (flags: string, description: string, fallback: number): Option =>
   new Option(flags, description).argParser(parsePort).default(fallback);

@@ -2,8 +2,9 @@
 import { type Command, Option } from 'commander';
 import { type PodTemplate, type SaveTemplateInput } from '../../contracts';
 import { UsageError } from './errors';
-import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
-import { collectEnv, printTable, withService, type ServiceContext } from './service';
+import { collectEnv, dataDirOption, jsonOption, withExit, type ExitState } from './options';
+import { withService, type ServiceContext } from './service-clients';
+import { printTable } from './tables';
 
 interface TemplateOptions {
   dataDir: string;

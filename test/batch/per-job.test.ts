@@ -213,7 +213,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
     expect([...timedResults.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
   }, 150_000);
 
-  it('sluice batch start --per-job-workflows: progress, outcome table, status and results as in bulk mode', async () => {
+  it('sluice batch start --per-job: progress, outcome table, status and results as in bulk mode', async () => {
     mixedEndpoint(ctx.s, 'perjob-cli', 2);
     const lines = Array.from({ length: 12 }, (_, i) =>
       i === 5 ? { kind: 'fail', message: 'no good 5' } : { kind: 'echo', i },
@@ -235,7 +235,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
         'perjob-cli',
         '--id',
         'perjob-cli',
-        '--per-job-workflows',
+        '--per-job',
         '--max-attempts',
         '1',
         '--interval',
@@ -285,7 +285,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
     });
     expect((await ctx.batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 10, FAILED: 4 });
     const jobsBefore = platformJobs(ctx.s, ep).length;
-    const retry = await ctx.batch.retryFailed(id);
+    const retry = await ctx.batch.rerunFailed(id);
     expect(retry).toMatchObject({ attempt: 2, inputs: 4 });
     const summary = await ctx.batch.result(id);
     expect(summary.counts).toMatchObject({ total: 14, done: 14, byStatus: { COMPLETED: 12, FAILED: 2 } });

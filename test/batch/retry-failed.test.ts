@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BatchRetryError } from '../../client/batch-retry';
+import { BatchRerunError } from '../../client/batch-rerun';
 import { type BatchResultLine, type BatchState } from '../../contracts';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
@@ -14,7 +14,7 @@ import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsO
 const refusal = (p: Promise<unknown>) =>
   p.then(
     () => undefined,
-    (e: unknown) => (e instanceof BatchRetryError ? e.code : e),
+    (e: unknown) => (e instanceof BatchRerunError ? e.code : e),
   );
 
 describe('batch retry-failed', () => {
@@ -59,9 +59,9 @@ describe('batch retry-failed', () => {
     const jobsBefore = platformJobs(ctx.s, ep).length;
     expect(jobsBefore).toBe(38);
 
-    const retry = await ctx.batch.retryFailed(id);
+    const retry = await ctx.batch.rerunFailed(id);
     expect(retry).toMatchObject({ workflowId: id, attempt: 2, inputs: 8, outDir });
-    expect(retry.runId).not.toBe(retry.retriedRunId);
+    expect(retry.runId).not.toBe(retry.previousRunId);
     const summary = await ctx.batch.result(id);
 
     // The platform's side: one new job per failed index, carrying that index's input, and nothing else.
@@ -101,7 +101,7 @@ describe('batch retry-failed', () => {
     const want = {
       phase: 'done',
       counts: { total: 39, done: 39, byStatus: { COMPLETED: 34, FAILED: 4, BAD_INPUT: 1 } },
-      retry: { attempt: 2, of: retry.retriedRunId, inputs: 8, byStatus: { COMPLETED: 4, FAILED: 4 } },
+      retry: { attempt: 2, of: retry.previousRunId, inputs: 8, byStatus: { COMPLETED: 4, FAILED: 4 } },
     };
     expect(summary).toMatchObject(want);
     expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject(want);
@@ -110,8 +110,8 @@ describe('batch retry-failed', () => {
     expect(new Map(listed.map((l) => [l.index, l]))).toEqual(after);
 
     // Again: only what still fails runs (attempt 3); one line per index still.
-    const again = await ctx.batch.retryFailed(id);
-    expect(again).toMatchObject({ attempt: 3, inputs: 4, retriedRunId: retry.runId });
+    const again = await ctx.batch.rerunFailed(id);
+    expect(again).toMatchObject({ attempt: 3, inputs: 4, previousRunId: retry.runId });
     const third: BatchState = await ctx.batch.result(id);
     expect(platformJobs(ctx.s, ep)).toHaveLength(jobsBefore + 8 + 4);
     expect(third).toMatchObject({
@@ -124,7 +124,7 @@ describe('batch retry-failed', () => {
 
   it('refuses a batch that does not exist, that still runs, or that has nothing failed', async () => {
     const ep = mixedEndpoint(ctx.s, 'retry-refuse', 2);
-    expect(await refusal(ctx.batch.retryFailed('no-such-batch'))).toBe('BATCH_NOT_FOUND');
+    expect(await refusal(ctx.batch.rerunFailed('no-such-batch'))).toBe('BATCH_NOT_FOUND');
     const { file, dir } = inputFile(Array.from({ length: 4 }, (_, i) => ({ kind: 'sleep', ms: 1500, i })));
     const id = await ctx.batch.start({
       endpointId: ep,
@@ -133,13 +133,13 @@ describe('batch retry-failed', () => {
       options: { concurrency: 2 },
     });
     await eventually(async () => (await ctx.batch.state(id)).counts.inFlight > 0, 20_000);
-    expect(await refusal(ctx.batch.retryFailed(id))).toBe('BATCH_RUNNING');
+    expect(await refusal(ctx.batch.rerunFailed(id))).toBe('BATCH_RUNNING');
     expect((await ctx.batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 4 });
-    const nothing = await ctx.batch.retryFailed(id).catch((e: unknown) => e as BatchRetryError);
-    expect(nothing).toBeInstanceOf(BatchRetryError);
+    const nothing = await ctx.batch.rerunFailed(id).catch((e: unknown) => e as BatchRerunError);
+    expect(nothing).toBeInstanceOf(BatchRerunError);
     expect(nothing).toMatchObject({
-      code: 'NOTHING_TO_RETRY',
-      message: expect.stringMatching(/has no failed inputs to retry/),
+      code: 'NOTHING_TO_RERUN',
+      message: expect.stringMatching(/has no failed inputs to re-run/),
     });
     // Nothing was started: the batch's run is the first one, and the platform saw no new job.
     expect((await ctx.batch.result(id)).retry).toBeUndefined();
@@ -165,13 +165,13 @@ describe('batch retry-failed', () => {
       .sort((a, b) => a - b);
     expect(redo.length).toBeGreaterThanOrEqual(4);
 
-    const nothing = await ctx.batch.retryFailed(id).catch((e: unknown) => e as BatchRetryError);
+    const nothing = await ctx.batch.rerunFailed(id).catch((e: unknown) => e as BatchRerunError);
     expect(nothing).toMatchObject({
-      code: 'NOTHING_TO_RETRY',
+      code: 'NOTHING_TO_RERUN',
       message: expect.stringMatching(/--include-cancelled re-runs them/),
     });
     const jobsBefore = platformJobs(ctx.s, ep).length;
-    const retry = await ctx.batch.retryFailed(id, { includeCancelled: true, options: { concurrency: 6 } });
+    const retry = await ctx.batch.rerunFailed(id, { includeCancelled: true, options: { concurrency: 6 } });
     expect(retry.inputs).toBe(redo.length);
     const summary = await ctx.batch.result(id);
     expect(summary.counts).toMatchObject({ total: 6, done: 6, byStatus: { COMPLETED: 6 } });

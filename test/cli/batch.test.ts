@@ -260,7 +260,7 @@ describe('sluice batch', () => {
       c.outputHelp();
       return out;
     };
-    for (const c of ['start', 'status', 'watch', 'pause', 'resume', 'cancel', 'retry-failed', 'results', 'list']) {
+    for (const c of ['start', 'status', 'watch', 'pause', 'resume', 'cancel', 'rerun', 'results', 'list']) {
       const h = help(c);
       expect(h, c).toMatch(new RegExp(`^Usage: sluice batch ${c} `));
       expect(h, c).toMatch(/Examples?:\n {2}sluice batch /);
@@ -270,5 +270,8 @@ describe('sluice batch', () => {
     expect(help('start')).toMatch(
       /--concurrency <n>\s+jobs in flight at most \(default: 50\)[\s\S]*4 still running[\s\S]*--detach` exits 0[\s\S]*130/,
     );
+    // One word per mode: --per-job is shown; its former name is accepted (hidden), not shown.
+    expect(help('start')).toMatch(/--per-job\s+the per-job mode/);
+    expect(help('start')).not.toContain('--per-job-workflows');
   });
 });

@@ -1,48 +1,12 @@
-/** What each `sluice batch` command does (batch.ts registers them; `start` is in batch-start.ts): status, watch, pause, resume, cancel, retry-failed, results, list; and their option parsers. */
-import { InvalidArgumentError } from 'commander';
-import { BatchOptions, batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
+/** What each `sluice batch` command does (commands.ts registers them; `start` is in start.ts): status, watch, pause, resume, cancel, rerun, results, list. */
+import { batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
 import { type BatchClient } from '../../batch';
-import { BatchRetryError, type BatchRetryRefusal } from '../../batch-retry';
+import { BatchRerunError, type BatchRerunRefusal } from '../../batch-rerun';
 import { batchExitCode, batchView, statusTable } from './output';
 import { watchBatch } from './progress';
 import { connectCli, withExisting } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-
-/** The library's defaults, shown in help. */
-export const DEFAULTS = BatchOptions.parse({});
-
-export const parseCost = (raw: string): number => {
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError('must be a positive number of USD');
-  return n;
-};
-export const parsePrice = (raw: string): number => {
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0)
-    throw new InvalidArgumentError('must be a number of USD per worker-hour, 0 or more');
-  return n;
-};
-export const parsePriority = (raw: string): number => {
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 9)
-    throw new InvalidArgumentError('must be an integer from 0 to 9');
-  return n;
-};
-/** ISO 8601 (`2025-06-01T18:00:00Z`) to epoch ms; a time already past is refused. */
-export const parseDeadline = (raw: string): number => {
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : NaN;
-  if (Number.isNaN(ms)) throw new InvalidArgumentError('must be an ISO 8601 time, e.g. 2025-06-01T18:00:00Z');
-  if (ms <= Date.now()) throw new InvalidArgumentError('is in the past');
-  return ms;
-};
-export const parseSeconds = (raw: string): number => {
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError('must be a positive number of seconds');
-  return n;
-};
 
 export interface WatchFlags {
   json?: boolean;
@@ -137,7 +101,7 @@ export const results = (rawId: string, o: IdOptions) =>
     return batchExitCode(v);
   });
 
-export interface RetryFailedFlags extends WatchFlags {
+export interface RerunFlags extends WatchFlags {
   includeCancelled?: boolean;
   concurrency?: number;
   maxAttempts?: number;
@@ -147,15 +111,15 @@ export interface RetryFailedFlags extends WatchFlags {
 }
 
 /** Exit code of each refusal: still running 4 (like `status`), nothing to re-run 1 (like `cancel` of an ended batch). */
-const REFUSED: Record<BatchRetryRefusal, number> = {
+const REFUSED: Record<BatchRerunRefusal, number> = {
   BATCH_NOT_FOUND: EXIT_CODES.usage,
   BATCH_RUNNING: EXIT_CODES.running,
-  NOTHING_TO_RETRY: EXIT_CODES.failed,
+  NOTHING_TO_RERUN: EXIT_CODES.failed,
   NO_OUTCOMES: EXIT_CODES.failed,
 };
 
-/** `retry-failed`: a new run of the batch over its failed inputs, watched like `start` unless --detach. */
-export const retryFailed = (rawId: string, o: RetryFailedFlags) =>
+/** `rerun`: a new run of the batch over its failed inputs, watched like `start` unless --detach. */
+export const rerun = (rawId: string, o: RerunFlags) =>
   withBatch(rawId, o, async (batch, id) => {
     const options: BatchOptionsInput = {
       ...(o.concurrency ? { concurrency: o.concurrency } : {}),
@@ -164,15 +128,15 @@ export const retryFailed = (rawId: string, o: RetryFailedFlags) =>
       ...(o.deadline ? { deadline: o.deadline } : {}),
     };
     const started = await batch
-      .retryFailed(id, { includeCancelled: o.includeCancelled ?? false, options })
+      .rerunFailed(id, { includeCancelled: o.includeCancelled ?? false, options })
       .catch((err: unknown) => {
-        if (!(err instanceof BatchRetryError)) throw err;
+        if (!(err instanceof BatchRerunError)) throw err;
         return err;
       });
-    if (started instanceof BatchRetryError) {
+    if (started instanceof BatchRerunError) {
       if (started.code === 'BATCH_NOT_FOUND') throw new UsageError(started.message);
       if (o.json)
-        console.log(JSON.stringify({ workflowId: id, retried: false, code: started.code, message: started.message }));
+        console.log(JSON.stringify({ workflowId: id, rerun: false, code: started.code, message: started.message }));
       else console.error(`sluice: ${started.message}`);
       return REFUSED[started.code];
     }
@@ -183,7 +147,7 @@ export const retryFailed = (rawId: string, o: RetryFailedFlags) =>
     }
     if (!o.json)
       console.log(
-        `retrying ${what} of ${id} (attempt ${started.attempt}); results in ${started.outDir}\n(Ctrl-C stops watching, not the batch)`,
+        `re-running ${what} of ${id} (attempt ${started.attempt}); results in ${started.outDir}\n(Ctrl-C stops watching, not the batch)`,
       );
     return await watchBatch(batch, id, watchOptions(o));
   });

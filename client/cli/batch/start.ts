@@ -12,7 +12,7 @@ import { watchBatch } from './progress';
 import { connectCli } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { assertLookup, endpointIdOf } from '../job/commands';
+import { assertLookup, endpointArg } from '../endpoint-arg';
 import { resolveSettings } from '../settings';
 
 export interface StartOptions extends WatchFlags {
@@ -29,6 +29,8 @@ export interface StartOptions extends WatchFlags {
   maxAttempts?: number;
   inputFormat?: 'auto' | 'body' | 'bare';
   poll?: boolean;
+  /** `--per-job`; `perJobWorkflows` is its former name, `--per-job-workflows` (hidden, still accepted). */
+  perJob?: boolean;
   perJobWorkflows?: boolean;
   detach?: boolean;
 }
@@ -60,7 +62,7 @@ function batchOptionsOf(o: StartOptions): BatchOptionsInput {
     ...(o.maxAttempts ? { retry: { maxAttempts: o.maxAttempts } } : {}),
     ...(o.inputFormat ? { inputFormat: o.inputFormat } : {}),
     ...(o.poll ? { completion: 'poll' as const } : {}),
-    ...(o.perJobWorkflows ? { perJobWorkflows: true } : {}),
+    ...(o.perJob || o.perJobWorkflows ? { perJobWorkflows: true } : {}),
   };
   const checked = BatchOptions.safeParse(options);
   if (!checked.success)
@@ -82,7 +84,7 @@ export async function start(file: string, o: StartOptions): Promise<number> {
     o.out !== undefined && isS3Location(o.out) ? o.out : resolve(o.out ?? join(settings.dataDir, 'batches', batchId));
   const cli = await connectCli(o.dataDir, settings);
   try {
-    const endpointId = await endpointIdOf(cli, o.endpoint);
+    const endpointId = await endpointArg(cli, o.endpoint);
     const workflowId = await cli.batch
       .start({ id: batchId, endpointId, source: file, outDir, options })
       .catch((err: unknown) => {

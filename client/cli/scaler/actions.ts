@@ -1,14 +1,13 @@
-/** What each `sluice scale` command does to an endpoint's scaler (scale.ts registers them): start, configure, status, watch, override, pause, resume, stop. */
+/** What each `sluice scaler` command does to an endpoint's scaler (commands.ts registers them): start, configure, status, watch, override, pause, resume, stop. */
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { OverrideInput, ScalerOptions, scalerWorkflowId, type ScalerConfig } from '../../../contracts';
-import { EndpointNotFoundError, resolveEndpoint } from '../../endpoints';
 import { type ScalerClient } from '../../scaler';
-import { connectCli, type CliContext } from '../context';
+import { connectCli } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { assertLookup } from '../job/commands';
+import { assertLookup, endpointArg } from '../endpoint-arg';
 import { scalerExitCode, scalerTable } from './output';
-import { scalingChangeOf, scalingConfigOf, type ScalerStartFlags } from './parse';
+import { scalerChangeOf, scalerConfigOf, type ScalerStartFlags } from './parse';
 import { watchScaler } from './watch';
 import { resolveSettings } from '../settings';
 
@@ -17,39 +16,17 @@ export interface ScalerFlags {
   dataDir: string;
 }
 
-/**
- * The endpoint's id: looked up by name or id over GraphQL; without a GraphQL URL, or for an endpoint
- * that no longer exists but still has scalers or schedules, the argument itself when `known` says so.
- */
-export async function endpointArg(
-  cli: CliContext,
-  nameOrId: string,
-  known?: (id: string) => Promise<boolean>,
-): Promise<string> {
-  if (!cli.graphql) {
-    if (known && (await known(nameOrId))) return nameOrId;
-    assertLookup(cli.settings, nameOrId);
-  }
-  try {
-    return await resolveEndpoint(nameOrId, cli.graphql!);
-  } catch (err) {
-    if (!(err instanceof EndpointNotFoundError)) throw err;
-    if (known && (await known(nameOrId))) return nameOrId;
-    throw new UsageError(err.message);
-  }
-}
-
 /** Connects, finds the endpoint and its scaler (`no scaler for endpoint X`: exit 2), runs `fn`, closes on every path. */
 async function withScaler(
   endpoint: string,
   o: ScalerFlags,
-  fn: (scaling: ScalerClient, endpointId: string) => Promise<number>,
+  fn: (scaler: ScalerClient, endpointId: string) => Promise<number>,
 ): Promise<number> {
   const cli = await connectCli(o.dataDir);
   try {
     const endpointId = await endpointArg(cli, endpoint, (id) => cli.scaler.exists(id));
     if (!(await cli.scaler.exists(endpointId)))
-      throw new UsageError(`no scaler for endpoint ${endpoint}; start one: sluice scale start ${endpoint}`);
+      throw new UsageError(`no scaler for endpoint ${endpoint}; start one: sluice scaler start ${endpoint}`);
     return await fn(cli.scaler, endpointId);
   } finally {
     await cli.close();
@@ -61,21 +38,21 @@ const whileRunning = (
   endpoint: string,
   o: ScalerFlags,
   verb: string,
-  fn: (scaling: ScalerClient, endpointId: string) => Promise<number>,
+  fn: (scaler: ScalerClient, endpointId: string) => Promise<number>,
 ) =>
-  withScaler(endpoint, o, async (scaling, endpointId) => {
-    const v = await scaling.view(endpointId);
+  withScaler(endpoint, o, async (scaler, endpointId) => {
+    const v = await scaler.view(endpointId);
     if (v.workflowStatus !== 'RUNNING') {
       if (o.json)
         console.log(JSON.stringify({ workflowId: v.workflowId, workflowStatus: v.workflowStatus, done: false }));
       else console.error(`sluice: ${v.workflowId} already ended ${v.workflowStatus}; it can no longer be ${verb}`);
       return EXIT_CODES.failed;
     }
-    return fn(scaling, endpointId);
+    return fn(scaler, endpointId);
   });
 
 export async function start(endpoint: string, o: ScalerFlags & ScalerStartFlags): Promise<number> {
-  const config = scalingConfigOf(o);
+  const config = scalerConfigOf(o);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, endpoint);
   const cli = await connectCli(o.dataDir, settings);
@@ -84,7 +61,7 @@ export async function start(endpoint: string, o: ScalerFlags & ScalerStartFlags)
     const workflowId = await cli.scaler.start(endpointId, config).catch((err: unknown) => {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
         throw new UsageError(
-          `a scaler already runs for endpoint ${endpoint} (${scalerWorkflowId(endpointId)}); see sluice scale status ${endpoint}, or stop it first`,
+          `a scaler already runs for endpoint ${endpoint} (${scalerWorkflowId(endpointId)}); see sluice scaler status ${endpoint}, or stop it first`,
         );
       throw err;
     });
@@ -92,7 +69,7 @@ export async function start(endpoint: string, o: ScalerFlags & ScalerStartFlags)
     if (o.json) console.log(JSON.stringify({ workflowId, endpointId, config: c }));
     else
       console.log(
-        `started ${workflowId} on endpoint ${endpointId}: floor ${c.floor}, ceiling ${c.ceiling}, a sample every ${c.intervalMs / 1000}s\n(it keeps running until \`sluice scale stop ${endpoint}\`; \`sluice scale status ${endpoint}\` shows its decisions)`,
+        `started ${workflowId} on endpoint ${endpointId}: floor ${c.floor}, ceiling ${c.ceiling}, a sample every ${c.intervalMs / 1000}s\n(it keeps running until \`sluice scaler stop ${endpoint}\`; \`sluice scaler status ${endpoint}\` shows its decisions)`,
       );
     return EXIT_CODES.ok;
   } finally {
@@ -112,10 +89,10 @@ function changedText(before: ScalerConfig, after: ScalerConfig): string {
 }
 
 export const configure = (endpoint: string, o: ScalerFlags & ScalerStartFlags) => {
-  const change = scalingChangeOf(o);
-  return whileRunning(endpoint, o, 'configured', async (scaling, endpointId) => {
-    const before = (await scaling.status(endpointId)).config;
-    const s = await scaling.configure(endpointId, change).catch((err: unknown) => {
+  const change = scalerChangeOf(o);
+  return whileRunning(endpoint, o, 'configured', async (scaler, endpointId) => {
+    const before = (await scaler.status(endpointId)).config;
+    const s = await scaler.configure(endpointId, change).catch((err: unknown) => {
       // The workflow's validator refused it (say, a floor above the ceiling in force): nothing changed.
       if (err instanceof WorkflowUpdateFailedError)
         throw new UsageError(`invalid scaler options: ${err.cause?.message ?? err.message}; nothing changed`);
@@ -131,15 +108,15 @@ export const configure = (endpoint: string, o: ScalerFlags & ScalerStartFlags) =
 };
 
 export const status = (endpoint: string, o: ScalerFlags & { decisions: number }) =>
-  withScaler(endpoint, o, async (scaling, endpointId) => {
-    const [v, schedules] = await Promise.all([scaling.view(endpointId), scaling.schedules.list({ endpointId })]);
+  withScaler(endpoint, o, async (scaler, endpointId) => {
+    const [v, schedules] = await Promise.all([scaler.view(endpointId), scaler.schedules.list({ endpointId })]);
     console.log(o.json ? JSON.stringify({ ...v, schedules }) : scalerTable(v, { decisions: o.decisions, schedules }));
     return scalerExitCode(v);
   });
 
 export const watch = (endpoint: string, o: ScalerFlags & { interval: number; decisions: number }) =>
-  withScaler(endpoint, o, (scaling, endpointId) =>
-    watchScaler(scaling, endpointId, {
+  withScaler(endpoint, o, (scaler, endpointId) =>
+    watchScaler(scaler, endpointId, {
       json: o.json ?? false,
       intervalMs: o.interval,
       tty: Boolean(process.stdout.isTTY),
@@ -169,12 +146,12 @@ export async function override(endpoint: string, o: OverrideFlags): Promise<numb
       );
     pin = checked.data;
   }
-  return whileRunning(endpoint, o, 'overridden', async (scaling, endpointId) => {
-    const s = pin ? await scaling.override(endpointId, pin) : await scaling.clearOverride(endpointId);
+  return whileRunning(endpoint, o, 'overridden', async (scaler, endpointId) => {
+    const s = pin ? await scaler.override(endpointId, pin) : await scaler.clearOverride(endpointId);
     if (o.json) console.log(JSON.stringify(s));
     else if (s.override)
       console.log(
-        `${scalerWorkflowId(endpointId)}: bounds pinned to ${s.override.workersMin}..${s.override.workersMax} until ${new Date(s.override.until).toISOString()}; then the policy takes over (sluice scale override ${endpoint} --clear ends it now)`,
+        `${scalerWorkflowId(endpointId)}: bounds pinned to ${s.override.workersMin}..${s.override.workersMax} until ${new Date(s.override.until).toISOString()}; then the policy takes over (sluice scaler override ${endpoint} --clear ends it now)`,
       );
     else
       console.log(
@@ -186,22 +163,22 @@ export async function override(endpoint: string, o: OverrideFlags): Promise<numb
 
 /** `pause` (pausing) or `resume`. */
 export const control = (pausing: boolean) => (endpoint: string, o: ScalerFlags) =>
-  whileRunning(endpoint, o, pausing ? 'paused' : 'resumed', async (scaling, endpointId) => {
-    const s = pausing ? await scaling.pause(endpointId) : await scaling.resume(endpointId);
+  whileRunning(endpoint, o, pausing ? 'paused' : 'resumed', async (scaler, endpointId) => {
+    const s = pausing ? await scaler.pause(endpointId) : await scaler.resume(endpointId);
     if (o.json) console.log(JSON.stringify(s));
     else
       console.log(
         pausing
-          ? `${scalerWorkflowId(endpointId)}: paused; the bounds stay ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : 'as they are'} (samples go on); sluice scale resume ${endpoint} goes on`
-          : `${scalerWorkflowId(endpointId)}: resumed (${s.phase}); sluice scale status ${endpoint} shows its decisions`,
+          ? `${scalerWorkflowId(endpointId)}: paused; the bounds stay ${s.bounds ? `${s.bounds.workersMin}..${s.bounds.workersMax}` : 'as they are'} (samples go on); sluice scaler resume ${endpoint} goes on`
+          : `${scalerWorkflowId(endpointId)}: resumed (${s.phase}); sluice scaler status ${endpoint} shows its decisions`,
       );
     return EXIT_CODES.ok;
   });
 
 export const stop = (endpoint: string, o: ScalerFlags) =>
-  whileRunning(endpoint, o, 'stopped', async (scaling, endpointId) => {
-    const s = await scaling.stop(endpointId);
-    const v = await scaling.view(endpointId);
+  whileRunning(endpoint, o, 'stopped', async (scaler, endpointId) => {
+    const s = await scaler.stop(endpointId);
+    const v = await scaler.view(endpointId);
     if (o.json) console.log(JSON.stringify(v));
     else
       console.log(

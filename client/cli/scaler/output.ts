@@ -1,14 +1,15 @@
-/** How the scale commands show a scaler to people: exit codes, the status table with the last decisions, the one-line view of `watch`. */
+/** How the scaler commands show a scaler to people: exit codes, the status table with the last decisions, the one-line view of `watch`. */
 import { type Decision, type ScalerScheduleView, type ScalerState } from '../../../contracts';
 import { type ScalerView } from '../../scaler';
 import { duration } from '../batch/output';
 import { EXIT_CODES } from '../exit-codes';
+import { tableLines } from '../tables';
 
-/** Exit codes of `sluice scale status|watch`, for their help and docs/cli.md. */
-export const SCALE_EXIT_HELP =
+/** Exit codes of `sluice scaler status|watch`, for their help and docs/cli.md. */
+export const SCALER_EXIT_HELP =
   'Exit code: 0 the scaler runs (or is paused); 1 it failed or was terminated; 2 usage (unknown endpoint, no scaler for it); 3 it was stopped (bounds restored).';
 /** Exit codes of the commands that change a scaler. */
-export const SCALE_CONTROL_EXIT_HELP =
+export const SCALER_CONTROL_EXIT_HELP =
   'Exit code: 0 done; 1 the scaler had already ended; 2 usage (bad input, unknown endpoint, no scaler for it).';
 
 /** 0 while the scaler runs, 3 once stopped (cancelled), 1 when it ended otherwise. */
@@ -60,15 +61,14 @@ export function decisionsTable(decisions: Decision[], n: number): string[] {
     ]);
   if (rows.length === 0) return ['  (none yet)'];
   const all = [['TIME', 'TICK', 'KIND', 'BOUNDS', 'WRITE', 'REASON'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`);
+  return tableLines(all, '  ');
 }
 
 /** When a schedule fires, in words. */
 export const whenText = (v: ScalerScheduleView): string =>
   v.at !== undefined ? `at ${v.at}${v.days ? ` ${v.days}` : ' daily'}` : `cron ${v.cron ?? '?'}`;
 
-/** Scale schedules as a table (`scale schedule list`, and `scale status` under its endpoint's scaler). */
+/** Scaler schedules as a table (`scaler schedule list`, and `scaler status` under its endpoint's scaler). */
 export function schedulesTable(views: ScalerScheduleView[], o: { endpoint?: boolean; indent?: string } = {}): string[] {
   const head = [
     'SCHEDULE',
@@ -95,13 +95,10 @@ export function schedulesTable(views: ScalerScheduleView[], o: { endpoint?: bool
       v.recent.at(-1)?.at ?? '-',
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map(
-    (r) => `${o.indent ?? ''}${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`,
-  );
+  return tableLines(rows, o.indent);
 }
 
-/** The status table of `sluice scale status` (and `watch` on a terminal); with `schedules`, the endpoint's schedules below the decisions. */
+/** The status table of `sluice scaler status` (and `watch` on a terminal); with `schedules`, the endpoint's schedules below the decisions. */
 export function scalerTable(
   v: ScalerView,
   o: { decisions?: number; now?: number; schedules?: ScalerScheduleView[] } = {},
@@ -164,7 +161,7 @@ export function scalerTable(
     o.schedules === undefined
       ? []
       : o.schedules.length === 0
-        ? ['schedules   none (sluice scale schedule add adds one)']
+        ? ['schedules   none (sluice scaler schedule add adds one)']
         : [
             'schedules   (they set the floor and ceiling when they fire)',
             ...schedulesTable(o.schedules, { endpoint: false, indent: '  ' }),

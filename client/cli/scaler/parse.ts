@@ -1,4 +1,4 @@
-/** Argument parsers of the scale commands (durations, worker counts, USD) and the scaler's config from `scale start`'s flags. */
+/** Argument parsers of the scaler commands (durations, worker counts, USD) and the scaler's config from `scaler start`'s flags. */
 import { InvalidArgumentError } from 'commander';
 import { ScalerConfigure, ScalerOptions, type ScalerOptionsInput } from '../../../contracts';
 import { UsageError } from '../errors';
@@ -52,13 +52,13 @@ export function parseIsoTime(raw: string): number {
   return t;
 }
 
-/** `none` (for `scale configure`: clears an optional field), else `parse(raw)`. (Commander turns a parser's null into '', hence the word.) */
+/** `none` (for `scaler configure`: clears an optional field), else `parse(raw)`. (Commander turns a parser's null into '', hence the word.) */
 export const orNone =
   <T>(parse: (raw: string) => T) =>
   (raw: string): T | 'none' =>
     raw.trim() === 'none' ? 'none' : parse(raw);
 
-/** `scale start`'s flags (`scale configure` takes the same; there `none` clears an optional one). */
+/** `scaler start`'s flags (`scaler configure` takes the same; there `none` clears an optional one). */
 export interface ScalerStartFlags {
   floor?: number;
   ceiling?: number;
@@ -124,7 +124,7 @@ const issuesText = (issues: { path: PropertyKey[]; message: string }[]): string 
     .join('; ');
 
 /** The scaler's config from the flags, checked (with the library's defaults) before anything connects. */
-export function scalingConfigOf(o: ScalerStartFlags): ScalerOptionsInput {
+export function scalerConfigOf(o: ScalerStartFlags): ScalerOptionsInput {
   // (`start`'s parsers take no `none`: only `configure` clears a setting.)
   const config = fieldsOf(o) as ScalerOptionsInput;
   const checked = ScalerOptions.safeParse(config);
@@ -132,12 +132,12 @@ export function scalingConfigOf(o: ScalerStartFlags): ScalerOptionsInput {
   return config;
 }
 
-/** `scale configure`'s change from the flags (`none` clears an optional field); at least one flag. */
-export function scalingChangeOf(o: ScalerStartFlags): ScalerConfigure {
+/** `scaler configure`'s change from the flags (`none` clears an optional field); at least one flag. */
+export function scalerChangeOf(o: ScalerStartFlags): ScalerConfigure {
   const fields = fieldsOf(o);
   if (Object.keys(fields).length === 0)
     throw new UsageError(
-      'give at least one setting to change, e.g. --ceiling 8 (sluice scale configure --help lists them)',
+      'give at least one setting to change, e.g. --ceiling 8 (sluice scaler configure --help lists them)',
     );
   const checked = ScalerConfigure.safeParse(fields);
   if (!checked.success) throw new UsageError(`invalid scaler options: ${issuesText(checked.error.issues)}`);

@@ -1,23 +1,21 @@
-/** `sluice scale schedule add|list|pause|resume|delete`: scheduled scale up/down of an endpoint, as Temporal Schedules (registered by scale.ts). */
-import { type Command, Option } from 'commander';
+/** What each `sluice scaler schedule add|list|pause|resume|delete` command does: scheduled scale up/down of an endpoint, as Temporal Schedules (schedule-commands.ts registers them). */
 import { ScalerScheduleError } from '../../scaler-schedules';
 import { connectCli, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { dataDirOption, withExit, type ExitState } from '../options';
-import { endpointArg } from './actions';
-import { parseDuration, parseIsoTime, parseWorkers } from './parse';
+import { endpointArg } from '../endpoint-arg';
 import { schedulesTable, whenText } from './output';
 
-const EXIT_HELP =
+/** Exit codes of the schedule commands, for their help. */
+export const EXIT_HELP =
   'Exit code: 0 done; 1 the command failed; 2 usage (bad schedule: min above max, bad time, cron or time zone; unknown endpoint; no such schedule; one of that name exists).';
 
-interface Flags {
+export interface Flags {
   json?: boolean;
   dataDir: string;
   all?: boolean;
 }
-interface AddFlags extends Flags {
+export interface AddFlags extends Flags {
   at?: string;
   cron?: string;
   tz?: string;
@@ -47,7 +45,7 @@ async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>)
 const endpointOf = (cli: CliContext, endpoint: string) =>
   endpointArg(cli, endpoint, async (id) => (await cli.scaler.schedules.list({ endpointId: id })).length > 0);
 
-async function add(endpoint: string, o: AddFlags): Promise<number> {
+export async function add(endpoint: string, o: AddFlags): Promise<number> {
   if (o.at === undefined && o.cron === undefined)
     throw new UsageError('give --at HH:MM (with --tz, --days) or --cron EXPR');
   if (o.min === undefined || o.max === undefined)
@@ -78,12 +76,12 @@ async function add(endpoint: string, o: AddFlags): Promise<number> {
   });
 }
 
-async function list(endpoint: string | undefined, o: Flags): Promise<number> {
+export async function list(endpoint: string | undefined, o: Flags): Promise<number> {
   return withSchedules(o, async (cli) => {
     const endpointId = endpoint === undefined ? undefined : await endpointOf(cli, endpoint);
     const views = await cli.scaler.schedules.list(endpointId === undefined ? {} : { endpointId });
     if (o.json) console.log(JSON.stringify(views));
-    else console.log(views.length === 0 ? 'no scale schedules' : schedulesTable(views).join('\n'));
+    else console.log(views.length === 0 ? 'no scaler schedules' : schedulesTable(views).join('\n'));
     return EXIT_CODES.ok;
   });
 }
@@ -95,7 +93,7 @@ interface VerbSpec {
   json: string;
 }
 /** The commands that change schedules (pause, resume, delete): what each does to one, its past tense, its summary, its --json. */
-const VERBS = {
+export const VERBS = {
   pause: {
     apply: (cli, e, n) => cli.scaler.schedules.pause(e, n),
     done: 'paused',
@@ -118,15 +116,15 @@ const VERBS = {
     json: 'a JSON array of what was deleted',
   },
 } satisfies Record<string, VerbSpec>;
-type Verb = keyof typeof VERBS;
+export type Verb = keyof typeof VERBS;
 
-const change =
+export const change =
   (what: Verb) =>
   async (endpoint: string, name: string | undefined, o: Flags): Promise<number> => {
     if (name !== undefined && o.all) throw new UsageError('give a schedule NAME or --all, not both');
     if (name === undefined && !o.all)
       throw new UsageError(
-        "give the schedule's NAME (sluice scale schedule list shows them), or --all for every schedule of the endpoint",
+        "give the schedule's NAME (sluice scaler schedule list shows them), or --all for every schedule of the endpoint",
       );
     return withSchedules(o, async (cli) => {
       const endpointId = await endpointOf(cli, endpoint);
@@ -138,100 +136,7 @@ const change =
         if (!o.json) console.log(`${VERBS[what].done} schedule ${n} of endpoint ${endpointId}`);
       }
       if (o.json) console.log(JSON.stringify(done));
-      else if (done.length === 0) console.log(`endpoint ${endpointId} has no scale schedules`);
+      else if (done.length === 0) console.log(`endpoint ${endpointId} has no scaler schedules`);
       return EXIT_CODES.ok;
     });
   };
-
-/** Registers `sluice scale schedule ...` under `scale`. */
-export function registerScheduleCommands(scale: Command, exit: ExitState): void {
-  const schedule = scale
-    .command('schedule')
-    .summary('scheduled scale up/down (Temporal Schedules): add, list, pause, resume, delete')
-    .description(
-      "A schedule fires at a time of day (--at, in --tz, on --days) or on a cron expression and sets the endpoint's floor and ceiling: the window of its running scaler, or workersMin/workersMax directly when no scaler runs. Temporal runs the schedule (time zones and daylight-saving changes included); the daemon applies each firing.",
-    )
-    .addHelpText(
-      'after',
-      `
-Examples:
-  sluice scale schedule add my-model --at 08:00 --tz Europe/Berlin --days mon-fri --min 2 --max 10
-  sluice scale schedule add my-model --at 20:00 --tz Europe/Berlin --min 0 --max 2
-  sluice scale schedule list my-model
-
-${EXIT_HELP}`,
-    );
-
-  schedule
-    .command('add')
-    .summary('add a schedule that sets the floor and ceiling (or the bounds) when it fires')
-    .argument('<endpoint>', 'endpoint id or name')
-    .option('--at <HH:MM>', 'fire every day (or every one of --days) at this time of day, 24-hour clock')
-    .option(
-      '--days <days>',
-      'with --at: only on these weekdays: mon-fri, sat,sun, mon,wed,fri, fri-mon (default: every day)',
-    )
-    .option(
-      '--cron <expr>',
-      'fire on a cron expression instead of --at: "0 8 * * mon-fri", "@daily", "@every 30m" (checked by Temporal)',
-    )
-    .option(
-      '--tz <zone>',
-      'IANA time zone of --at and --cron (Europe/Berlin); daylight saving follows it (default: UTC)',
-    )
-    .addOption(new Option('--min <n>', 'the floor (workersMin when no scaler runs)').argParser(parseWorkers))
-    .addOption(new Option('--max <n>', 'the ceiling (workersMax when no scaler runs)').argParser(parseWorkers))
-    .addOption(new Option('--until <iso>', 'fire no more after this ISO 8601 time').argParser(parseIsoTime))
-    .addOption(
-      new Option(
-        '--for <duration>',
-        'with a running scaler: the window ends this long after each firing (default: until replaced)',
-      ).argParser(parseDuration),
-    )
-    .option(
-      '--name <name>',
-      "the schedule's name within the endpoint (default: from --at/--days, e.g. 0800-mon-fri, or cron-<hash>)",
-    )
-    .option('--paused', 'create it paused')
-    .addOption(new Option('--json', 'the schedule as JSON'))
-    .addOption(dataDirOption())
-    .addHelpText(
-      'after',
-      `
-Examples:
-  sluice scale schedule add my-model --at 08:00 --tz Europe/Berlin --days mon-fri --min 2 --max 10
-  sluice scale schedule add my-model --cron "30 17 * * fri" --tz America/New_York --min 0 --max 1 --until 2026-12-31T00:00:00Z
-  sluice scale schedule add my-model --at 12:00 --min 4 --max 8 --for 2h --name lunch
-
-${EXIT_HELP}`,
-    )
-    .action(withExit(exit, add));
-
-  schedule
-    .command('list')
-    .summary('the scale schedules (of one endpoint, or all): when, bounds, paused, next and last firing')
-    .argument('[endpoint]', 'endpoint id or name (default: all)')
-    .addOption(new Option('--json', 'a JSON array of schedules'))
-    .addOption(dataDirOption())
-    .addHelpText(
-      'after',
-      `\nExamples:\n  sluice scale schedule list\n  sluice scale schedule list my-model --json\n\n${EXIT_HELP}`,
-    )
-    .action(withExit(exit, list));
-
-  for (const what of Object.keys(VERBS) as Verb[]) {
-    schedule
-      .command(what)
-      .summary(VERBS[what].summary)
-      .argument('<endpoint>', 'endpoint id or name')
-      .argument('[name]', "the schedule's name (see list)")
-      .option('--all', 'every schedule of the endpoint')
-      .addOption(new Option('--json', VERBS[what].json))
-      .addOption(dataDirOption())
-      .addHelpText(
-        'after',
-        `\nExamples:\n  sluice scale schedule ${what} my-model 0800-mon-fri\n  sluice scale schedule ${what} my-model --all\n\n${EXIT_HELP}`,
-      )
-      .action(withExit(exit, change(what)));
-  }
-}

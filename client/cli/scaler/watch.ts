@@ -22,12 +22,12 @@ const CLEAR = '\u001b[H\u001b[2J';
  * Shows the scaler until it ends (then its table, or its final view as the last JSON line) and
  * returns its status's exit code; on Ctrl-C returns 130 and the scaler keeps running.
  */
-export async function watchScaler(scaling: ScalerClient, endpointId: string, o: ScalerWatchOptions): Promise<number> {
+export async function watchScaler(scaler: ScalerClient, endpointId: string, o: ScalerWatchOptions): Promise<number> {
   const ctrlC = onCtrlC();
   let lastLine = 0;
   try {
     for (;;) {
-      const v = await scaling.view(endpointId);
+      const v = await scaler.view(endpointId);
       if (ctrlC.pressed) break;
       const ended = v.workflowStatus !== 'RUNNING';
       const due = ended || Date.now() - lastLine >= o.intervalMs;
@@ -47,7 +47,7 @@ export async function watchScaler(scaling: ScalerClient, endpointId: string, o: 
       }
       if (await ctrlC.pause(POLL_MS)) break;
     }
-    console.error(`\nstopped watching; the scaler keeps running. Re-attach: sluice scale watch ${endpointId}`);
+    console.error(`\nstopped watching; the scaler keeps running. Re-attach: sluice scaler watch ${endpointId}`);
     return EXIT_CODES.interrupted;
   } finally {
     ctrlC.dispose();

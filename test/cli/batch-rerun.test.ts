@@ -1,4 +1,4 @@
-/** `sluice batch retry-failed` as a real process on a real stack: watched and detached runs, merged results, refusals and their exit codes, --json. */
+/** `sluice batch rerun` as a real process on a real stack: watched and detached runs, merged results, refusals and their exit codes, --json; its former name `retry-failed` still works. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { inputFile, mixedEndpoint, platformJobs, type Stack } from '../batch/hel
 import { orchestratorStack } from '../helpers/orchestrator';
 import { cleanEnv, sluice as runSluice } from './run-sluice';
 
-describe('sluice batch retry-failed', () => {
+describe('sluice batch rerun', () => {
   let s: Stack;
   let env: NodeJS.ProcessEnv;
   let cwd: string;
@@ -16,7 +16,7 @@ describe('sluice batch retry-failed', () => {
   let batch: BatchClient;
   beforeAll(async () => {
     s = await orchestratorStack();
-    cwd = mkdtempSync(join(tmpdir(), 'sluice-batch-retry-cli-'));
+    cwd = mkdtempSync(join(tmpdir(), 'sluice-batch-rerun-cli-'));
     env = cleanEnv({
       TEMPORAL_ADDRESS: s.env.address,
       SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
@@ -58,10 +58,10 @@ describe('sluice batch retry-failed', () => {
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/^outcomes\s+COMPLETED 8 {2}FAILED 2$/m);
 
-    const watched = await sluice('batch', 'retry-failed', 'cli-rf', '--interval', '0.5');
+    const watched = await sluice('batch', 'rerun', 'cli-rf', '--interval', '0.5');
     expect(watched.code, watched.stderr + watched.stdout).toBe(1);
     const outDir = join(cwd, '.data', 'batches', 'cli-rf');
-    expect(watched.stdout).toContain(`retrying 2 inputs of batch/cli-rf (attempt 2); results in ${outDir}`);
+    expect(watched.stdout).toContain(`re-running 2 inputs of batch/cli-rf (attempt 2); results in ${outDir}`);
     expect(watched.stdout).toMatch(
       /^ {2}\d\d:\d\d:\d\d {2}10\/10 done \(100%\) {2}1 failed {2}0 in flight .* {2}done$/m,
     );
@@ -69,10 +69,11 @@ describe('sluice batch retry-failed', () => {
     expect(watched.stdout).toMatch(/^outcomes\s+COMPLETED 9 {2}FAILED 1$/m);
     expect(watched.stdout).toMatch(/^done\s+10\/10 \(100%\)$/m);
 
-    const detached = await sluice('batch', 'retry-failed', 'batch/cli-rf', '--detach', '--json');
+    const detached = await sluice('batch', 'rerun', 'batch/cli-rf', '--detach', '--json');
     expect(detached.code, detached.stderr).toBe(0);
-    const started = JSON.parse(detached.stdout) as { runId: string };
+    const started = JSON.parse(detached.stdout) as { runId: string; previousRunId: string };
     expect(started).toMatchObject({ workflowId: 'batch/cli-rf', attempt: 3, inputs: 1, outDir });
+    expect(started.previousRunId).not.toBe(started.runId);
     await batch.result('cli-rf');
     // The platform ran one job for that run: index 7's input.
     const rerun = platformJobs(s, ep).filter((j) => j.idempotencyKey?.startsWith(`batch/cli-rf/${started.runId}#`));
@@ -81,8 +82,8 @@ describe('sluice batch retry-failed', () => {
     const [status, results, none, noneJson] = await Promise.all([
       sluice('batch', 'status', 'cli-rf', '--json'),
       sluice('batch', 'results', 'cli-rf'),
-      sluice('batch', 'retry-failed', 'cli-rf'),
-      sluice('batch', 'retry-failed', 'cli-rf', '--json'),
+      sluice('batch', 'rerun', 'cli-rf'),
+      sluice('batch', 'retry-failed', 'cli-rf', '--json'), // the former name, hidden: the same command
     ]);
     expect(status.code).toBe(0);
     expect(json(status.stdout)).toMatchObject({
@@ -100,12 +101,12 @@ describe('sluice batch retry-failed', () => {
       .sort((a, b) => a - b);
     expect(indices).toEqual(lines.map((_, i) => i));
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/batch\/cli-rf has no failed inputs to retry/);
+    expect(none.stderr).toMatch(/batch\/cli-rf has no failed inputs to re-run/);
     expect(noneJson.code).toBe(1);
     expect(JSON.parse(noneJson.stdout)).toMatchObject({
       workflowId: 'batch/cli-rf',
-      retried: false,
-      code: 'NOTHING_TO_RETRY',
+      rerun: false,
+      code: 'NOTHING_TO_RERUN',
     });
   }, 180_000);
 
@@ -125,16 +126,16 @@ describe('sluice batch retry-failed', () => {
     );
     expect(started.code, started.stderr).toBe(0);
     const [running, runningJson, unknown] = await Promise.all([
-      sluice('batch', 'retry-failed', 'cli-rf-long'),
-      sluice('batch', 'retry-failed', 'cli-rf-long', '--json'),
-      sluice('batch', 'retry-failed', 'cli-rf-nope'),
+      sluice('batch', 'rerun', 'cli-rf-long'),
+      sluice('batch', 'rerun', 'cli-rf-long', '--json'),
+      sluice('batch', 'rerun', 'cli-rf-nope'),
     ]);
     expect(running.code, running.stderr).toBe(4);
     expect(running.stderr).toMatch(
-      /batch\/cli-rf-long is still running; retry-failed re-runs failed inputs once it has ended/,
+      /batch\/cli-rf-long is still running; rerun re-runs failed inputs once it has ended/,
     );
     expect(runningJson.code).toBe(4);
-    expect(JSON.parse(runningJson.stdout)).toMatchObject({ retried: false, code: 'BATCH_RUNNING' });
+    expect(JSON.parse(runningJson.stdout)).toMatchObject({ rerun: false, code: 'BATCH_RUNNING' });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no batch batch\/cli-rf-nope/);
     expect((await batch.view('cli-rf-long')).state?.retry).toBeUndefined();

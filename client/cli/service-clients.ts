@@ -1,5 +1,4 @@
 /** The service's control-plane clients (GraphQL, REST) for `sluice endpoints` and `sluice templates`, from the resolved settings. */
-import { InvalidArgumentError } from 'commander';
 import { BadRequestError, GraphqlClient, NotFoundError, RestClient } from '../../platform-api';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
@@ -44,17 +43,4 @@ export async function withService<T>(dataDir: string, fn: (s: ServiceContext) =>
   } finally {
     await s.close();
   }
-}
-
-/** `KEY=VALUE` options collected into a list (commander's argParser for a repeatable option). */
-export function collectEnv(raw: string, prev: { key: string; value: string }[] = []): { key: string; value: string }[] {
-  const eq = raw.indexOf('=');
-  if (eq <= 0) throw new InvalidArgumentError('expected KEY=VALUE');
-  return [...prev, { key: raw.slice(0, eq), value: raw.slice(eq + 1) }];
-}
-
-/** Prints rows as aligned columns (the first row is the header). */
-export function printTable(rows: string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) console.log(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
 }

@@ -1,0 +1,45 @@
+/** What the batch commands share: the id argument, --interval, argument parsers (USD, priority, deadline, seconds) and the library's defaults shown in help. */
+import { InvalidArgumentError, Option } from 'commander';
+import { BatchOptions } from '../../../contracts';
+
+/** The library's defaults, shown in help. */
+export const DEFAULTS = BatchOptions.parse({});
+
+export const parseCost = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of USD');
+  return n;
+};
+export const parsePrice = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError('must be a number of USD per worker-hour, 0 or more');
+  return n;
+};
+export const parsePriority = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 9)
+    throw new InvalidArgumentError('must be an integer from 0 to 9');
+  return n;
+};
+/** ISO 8601 (`2025-06-01T18:00:00Z`) to epoch ms; a time already past is refused. */
+export const parseDeadline = (raw: string): number => {
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : NaN;
+  if (Number.isNaN(ms)) throw new InvalidArgumentError('must be an ISO 8601 time, e.g. 2025-06-01T18:00:00Z');
+  if (ms <= Date.now()) throw new InvalidArgumentError('is in the past');
+  return ms;
+};
+export const parseSeconds = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of seconds');
+  return n;
+};
+
+export const ID_ARGUMENT = ['<id>', 'the batch: batch/<id> or <id>'] as const;
+/** `--interval S` of the commands that watch a batch. */
+export const intervalOption = () =>
+  new Option('--interval <s>', 'seconds between progress lines when not on a terminal (and JSON lines with --json)')
+    .argParser(parseSeconds)
+    .default(5);

@@ -92,7 +92,7 @@ describe('scaler workflow (real platform and Temporal)', () => {
     await scaling.stop(ep);
   }, 240_000);
 
-  it('oscillating load (a few jobs every 1.5 s) raises once and never flaps: writes are counted', async () => {
+  it('oscillating load (a few jobs every 1.5 s) raises the bounds and never lowers them while it lasts: writes are counted', async () => {
     const { s, scaling } = ctx;
     const ep = sleepEndpoint(s, 'oscillate', { workersMin: 0, workersMax: 1 });
     // The window spans the whole 10 s of load: any lowering while it lasts is a flap. (With 5 s, a tick that saw
@@ -187,16 +187,16 @@ describe('scaler workflow (real platform and Temporal)', () => {
     const { s, scaling, gql } = ctx;
     const ep = sleepEndpoint(s, 'messages', { workersMin: 0, workersMax: 1 });
     await scaling.start(ep, { ...quick, ceiling: 8, scaleUp: { workers: 8 }, ticksPerRun: 2 });
-    // 240 jobs of 1 s due in 60 s: 4 workers, with nothing queued yet (and still 4 if the tick that takes the report
-    // comes up to 12 s later on a loaded machine).
+    // 190 jobs of 1 s due in 60 s: 4 workers (3.2 rounded up), with nothing queued yet; still 4 if the tick that takes
+    // the report comes up to 12 s later on a loaded machine (190 s of work in 47.5 s).
     let st = (await scaling.reportBacklog(ep, {
       source: 'batch/x',
-      remaining: 240,
+      remaining: 190,
       jobMs: 1000,
       deadline: Date.now() + 60_000,
     }))!;
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 4, workersMax: 5 });
-    expect(st.decisions.find((d) => d.write && /backlog batch\/x: 240 jobs/.test(d.reason))).toBeDefined();
+    expect(st.decisions.find((d) => d.write && /backlog batch\/x: 190 jobs/.test(d.reason))).toBeDefined();
     st = await scaling.setWindow(ep, { floor: 7, ceiling: 8, source: 'test-window' });
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 7, workersMax: 8 });
     // Messages sent while runs hand over (every 2 ticks) are all taken.

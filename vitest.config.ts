@@ -1,13 +1,39 @@
+/**
+ * Two tiers of tests (`npx vitest run --project unit` or `--project stack` picks one; `vitest run` runs both):
+ *
+ * - **unit**: files named `*.unit.test.ts`. They test pure modules (policies, ledgers, plans, parsers,
+ *   formatting, the layout's rules) and start no server, no process and no Temporal: `npm run test:unit`
+ *   runs them in well under a minute on 2 cores. test/helpers/unit-guard.ts makes starting a process
+ *   (child_process) or listening on a port throw in them (Temporal's test servers start from the SDK's
+ *   native core, outside the guard: by convention only).
+ * - **stack**: every other `*.test.ts`: real servers on port 0, real processes, a real Temporal server.
+ *   A test waits for the state it asserts (a status, a decision in a log), with generous bounds, never for
+ *   a time that happens to suffice on a quiet machine.
+ *
+ * A test file that needs a server or a process is not a unit test: name it `*.test.ts`.
+ */
 import { defineConfig } from 'vitest/config';
+
+const UNIT = 'test/**/*.unit.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Real servers and real processes: keep files parallel but bounded on 2 cores.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: [UNIT], setupFiles: ['test/helpers/unit-guard.ts'], testTimeout: 10_000 },
+      },
+      {
+        extends: true,
+        // Generous: a test waits for states with bounds of a minute; a loaded machine makes it slower, not red.
+        test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [UNIT], testTimeout: 180_000 },
+      },
+    ],
   },
 });

@@ -56,8 +56,11 @@ export async function call(
   return { status: res.statusCode, body: parsed, headers: res.headers };
 }
 
-/** Polls `fn` until it returns a truthy value or `ms` passes. */
-export async function eventually<T>(fn: () => Promise<T> | T, ms = 15_000, every = 50): Promise<T> {
+/**
+ * Polls `fn` until it returns a truthy value or `ms` passes. Wait for the state a test asserts,
+ * with a generous bound: a loaded machine makes the test slower, never red.
+ */
+export async function eventually<T>(fn: () => Promise<T> | T, ms = 60_000, every = 50): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -82,7 +85,7 @@ export async function waitForStatus(
   endpointId: string,
   jobId: string,
   statuses: string[],
-  ms = 20_000,
+  ms = 60_000,
   key?: string,
 ): Promise<any> {
   return eventually(async () => {

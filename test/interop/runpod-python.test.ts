@@ -278,16 +278,15 @@ describe('runpod (PyPI) worker SDK as worker pods', () => {
 
   it(
     'an idle Python worker that is scaled in exits at once, not after the kill grace time',
-    { timeout: 60_000 },
+    { timeout: 120_000 },
     async () => {
       const e = workers.fail;
       const pod = (await eventually(() => platform.pool.podsOf(e.id).find((p) => p.phase === 'ready'), WORKER_MS))!;
-      const started = Date.now();
       platform.registry.saveEndpoint({ ...platform.registry.endpoint(e.id)!, workersMin: 0, workersMax: 0 });
-      await eventually(() => pod.phase === 'exited', 20_000, 20);
+      await eventually(() => pod.phase === 'exited', 60_000, 20);
       // The stock SDK exits only once its pending job-take and job-stop return: they are answered at once.
-      // Exited on its own (code 0) before the 3 s grace of the test platform would have killed it.
-      expect(Date.now() - started).toBeLessThan(3000);
+      // Exited on its own (code 0, no signal), not killed at the end of the test platform's 3 s grace: the
+      // exit says so, whatever the machine's load (a wall-clock bound here would flake).
       expect(pod.exit).toMatchObject({ code: 0, signal: null });
     },
   );

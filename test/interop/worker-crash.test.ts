@@ -59,7 +59,7 @@ describe('a Python worker that crashes', () => {
     const job = await call(platform.url, 'POST', `/v2/${endpointId}/run`, { body: { input: { mock_crash: true } } });
     const failed = await waitForStatus(platform.url, endpointId, job.body.id, ['FAILED'], 20_000);
     expect(failed.error).toMatch(/exited \(code 1/);
-    await eventually(() => liveGroupMembers(pgid!).length === 0, 5000);
+    await eventually(() => liveGroupMembers(pgid!).length === 0, 60_000);
   }, 60_000);
 });
 
@@ -83,7 +83,7 @@ describe('a platform restarted after a crash', () => {
     await new Promise((r) => leader.once('exit', r));
     mkdirSync(join(dataDir, 'pods', podId), { recursive: true });
     writeFileSync(join(dataDir, 'pods', podId, 'pid'), String(pgid));
-    await eventually(() => liveGroupMembers(pgid).length === 1, 5000);
+    await eventually(() => liveGroupMembers(pgid).length === 1, 60_000);
     return pgid;
   }
 
@@ -92,7 +92,7 @@ describe('a platform restarted after a crash', () => {
     const stranger = await orphanGroup('otherpod02', { RUNPOD_POD_ID: 'somebody-else' });
     const p = await testPlatform({ dataDir, seedExamples: false });
     try {
-      await eventually(() => liveGroupMembers(orphan).length === 0, 5000);
+      await eventually(() => liveGroupMembers(orphan).length === 0, 60_000);
       expect(liveGroupMembers(stranger)).toHaveLength(1);
     } finally {
       await p.dispose();

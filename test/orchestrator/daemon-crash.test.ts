@@ -61,7 +61,7 @@ describe('the worker daemon as its own process', () => {
   });
 
   it('bad configuration stops start-up with a message naming the variable', async () => {
-    // The full table is in test/worker/config.test.ts; here two cases go through the real command.
+    // The full table is in test/worker/config.unit.test.ts; here two cases go through the real command.
     const cases: [Record<string, string>, RegExp][] = [
       [{ SLUICE_QUEUE_URL: '' }, /SLUICE_QUEUE_URL: is required/],
       [{ SLUICE_DAEMON_PORT: '70000' }, /SLUICE_DAEMON_PORT: must be a port number/],

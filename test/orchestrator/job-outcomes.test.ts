@@ -44,8 +44,8 @@ describe('job workflow outcomes', () => {
     const r = await s.sluice.result(second);
     expect(r.output).toEqual({ n: 2 });
     expect(r.attempts[0]!.remoteJobId).not.toBe(r1.attempts[0]!.remoteJobId);
-    // Its own webhook, not the 30 s fallback poll of a wait for someone else's job.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Its own webhook, not the 30 s fallback poll of a wait for someone else's job (the margin absorbs a loaded machine).
+    expect(Date.now() - started).toBeLessThan(25_000);
 
     const sleep = s.platform.examples.sleep!.id;
     const busy = `busy-${Date.now()}`;

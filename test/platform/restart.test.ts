@@ -102,7 +102,7 @@ describe('a crash of the platform process (SIGKILL)', () => {
           return false;
         }
       };
-      await eventually(() => podPids.every((pid) => !running(pid)), 5000);
+      await eventually(() => podPids.every((pid) => !running(pid)), 60_000);
       const records = await Promise.all(
         ids.map(async (id) => (await call(second.url, 'GET', `/v2/${sleep}/status/${id}`, key)).body),
       );

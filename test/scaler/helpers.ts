@@ -2,10 +2,10 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll } from 'vitest';
 import { ScalerClient } from '../../client/scaler';
-import { type Bounds } from '../../contracts';
+import { type Bounds, type Decision, type ScalerState } from '../../contracts';
 import { GraphqlClient } from '../../platform-api';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { addEndpoint, call, exampleCommand } from '../helpers/platform';
+import { addEndpoint, call, eventually, exampleCommand } from '../helpers/platform';
 import { healthProxy, type HealthProxy } from './health-proxy';
 
 export { healthProxy, type HealthProxy } from './health-proxy';
@@ -78,3 +78,42 @@ export const livePods = (s: Stack, endpointId: string): string[] =>
     .map((p) => p.id);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How long a test waits for a state it asserts before it gives up, ms: generous, so that a loaded
+ * machine only makes a test slower, never red (a quiet one gets the state in seconds).
+ */
+export const PATIENCE = 60_000;
+
+/** Waits until the scaler's status satisfies `ok` (running `each` first at every poll); returns that status. */
+export async function statusWhen(
+  scaling: ScalerClient,
+  endpointId: string,
+  ok: (st: ScalerState) => boolean,
+  ms = PATIENCE,
+  each?: () => Promise<void>,
+): Promise<ScalerState> {
+  return (await eventually(
+    async () => {
+      await each?.();
+      const st = await scaling.status(endpointId);
+      return ok(st) ? st : undefined;
+    },
+    ms,
+    100,
+  ))!;
+}
+
+/**
+ * Waits until the scaler's decision log holds a decision matching `ok`; returns it with the status.
+ * Wait for this rather than for the platform's bounds: the platform sees a write before the workflow logs it.
+ */
+export async function decisionWhen(
+  scaling: ScalerClient,
+  endpointId: string,
+  ok: (d: Decision) => boolean,
+  ms = PATIENCE,
+): Promise<{ decision: Decision; state: ScalerState }> {
+  const state = await statusWhen(scaling, endpointId, (st) => st.decisions.some(ok), ms);
+  return { decision: state.decisions.find(ok)!, state };
+}

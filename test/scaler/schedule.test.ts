@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ScalerScheduleError, scheduleInputOf, scheduleSpecOf } from '../../client/scaler-schedules';
 import { scaleScheduleId, type ScaleWindowResult } from '../../contracts';
 import { eventually } from '../helpers/platform';
-import { boundsOf, scalerStack, sleep, sleepEndpoint } from './helpers';
+import { PATIENCE, boundsOf, scalerStack, sleep, sleepEndpoint, statusWhen } from './helpers';
 
 const codeOf = (p: Promise<unknown>): Promise<string> =>
   p.then(
@@ -31,9 +31,10 @@ describe('scale schedules (real Temporal Schedules)', () => {
     const { s, scaling, gql } = ctx;
     const ep = sleepEndpoint(s, 'sched-scaler', { workersMin: 0, workersMax: 1 });
     await scaling.start(ep, { intervalMs: 500, minWriteGapMs: 1000, ceiling: 6 });
-    await eventually(async () => (await scaling.status(ep)).ticks >= 1, 15_000);
+    await statusWhen(scaling, ep, (st) => st.ticks >= 1);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
 
+    const addedAt = Date.now();
     const v = await scaling.schedules.add({
       endpointId: ep,
       name: 'up',
@@ -52,19 +53,14 @@ describe('scale schedules (real Temporal Schedules)', () => {
       timezone: 'UTC',
       paused: false,
     });
-    const st = await eventually(
-      async () => {
-        const x = await scaling.status(ep);
-        return x.window?.source === v.scheduleId ? x : undefined;
-      },
-      15_000,
-      200,
-    );
-    expect(st?.window).toMatchObject({ floor: 2, ceiling: 4 });
-    // The window ends forMs after the firing.
-    expect(st!.window!.until! - Date.now()).toBeGreaterThan(50_000);
+    const st = await statusWhen(scaling, ep, (x) => x.window?.source === v.scheduleId);
+    const seenAt = Date.now();
+    expect(st.window).toMatchObject({ floor: 2, ceiling: 4 });
+    // The window ends forMs after a firing (which came after the schedule was added, and before it was seen).
+    expect(st.window!.until).toBeGreaterThanOrEqual(addedAt + 60_000);
+    expect(st.window!.until).toBeLessThanOrEqual(seenAt + 60_000);
     // The floor of 2 is the scaler's target now: workersMin 2, workersMax with the headroom of 1, under the ceiling of 4.
-    await eventually(async () => (await boundsOf(gql, ep)).workersMin === 2, 10_000, 100);
+    await eventually(async () => (await boundsOf(gql, ep)).workersMin === 2, PATIENCE, 100);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 2, workersMax: 3 });
     expect(await lastFiring(ep, 'up')).toMatchObject({
       applied: 'window',
@@ -77,14 +73,14 @@ describe('scale schedules (real Temporal Schedules)', () => {
     await scaling.stop(ep);
     // Stopped: the scaler restored the bounds it found.
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
-  }, 60_000);
+  }, 180_000);
 
   it('without a scaler a firing sets workersMin/workersMax directly; pause stops the firings, resume starts them; delete removes it', async () => {
     const { s, scaling, gql } = ctx;
     const ep = sleepEndpoint(s, 'sched-direct', { workersMin: 0, workersMax: 1 });
     const v = await scaling.schedules.add({ endpointId: ep, cron: '@every 2s', min: 1, max: 3 });
     expect(v.name).toMatch(/^cron-[0-9a-f]{8}$/);
-    await eventually(async () => (await boundsOf(gql, ep)).workersMax === 3, 15_000, 100);
+    await eventually(async () => (await boundsOf(gql, ep)).workersMax === 3, PATIENCE, 100);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 1, workersMax: 3 });
     expect(await lastFiring(ep, v.name)).toMatchObject({
       applied: 'bounds',
@@ -94,7 +90,7 @@ describe('scale schedules (real Temporal Schedules)', () => {
     });
     await eventually(
       async () => (await scaling.schedules.list({ endpointId: ep })).map((x) => x.name).includes(v.name),
-      10_000,
+      PATIENCE,
       200,
     );
 
@@ -104,7 +100,7 @@ describe('scale schedules (real Temporal Schedules)', () => {
     // A firing already under way may still land: wait for it to end.
     await eventually(
       async () => (await s.env.client.schedule.getHandle(v.scheduleId).describe()).info.runningActions.length === 0,
-      10_000,
+      PATIENCE,
       100,
     );
     await gql.saveEndpoint({ id: ep, workersMin: 0, workersMax: 1 });
@@ -114,16 +110,16 @@ describe('scale schedules (real Temporal Schedules)', () => {
     expect((await scaling.schedules.get(ep, v.name)).actionsTaken).toBe(taken);
 
     expect((await scaling.schedules.resume(ep, v.name)).paused).toBe(false);
-    await eventually(async () => (await boundsOf(gql, ep)).workersMax === 3, 15_000, 100);
+    await eventually(async () => (await boundsOf(gql, ep)).workersMax === 3, PATIENCE, 100);
 
     await scaling.schedules.delete(ep, v.name);
     expect(await codeOf(scaling.schedules.get(ep, v.name))).toBe('SCHEDULE_NOT_FOUND');
     await eventually(
       async () => !(await scaling.schedules.list({ endpointId: ep })).some((x) => x.name === v.name),
-      10_000,
+      PATIENCE,
       200,
     );
-  }, 60_000);
+  }, 180_000);
 
   it("a time of day on weekdays in a time zone: Temporal's calendar fires at 08:00 Berlin time, Monday to Friday, across the change to summer time", async () => {
     const { s, scaling } = ctx;
@@ -190,7 +186,7 @@ describe('scale schedules (real Temporal Schedules)', () => {
     for (const t of w.next) expect(['Fri', 'Sat', 'Sun', 'Mon']).toContain(ny.format(new Date(t)));
     await scaling.schedules.delete(ep, v.name);
     await scaling.schedules.delete(ep, w.name);
-  }, 30_000);
+  }, 180_000);
 
   it('bad input is refused with a clear error and nothing is created', async () => {
     const { s, scaling } = ctx;
@@ -224,8 +220,16 @@ describe('scale schedules (real Temporal Schedules)', () => {
     );
     expect(await codeOf(scaling.schedules.pause(ep, 'nope'))).toBe('SCHEDULE_NOT_FOUND');
     expect(await codeOf(scaling.schedules.delete(ep, 'nope'))).toBe('SCHEDULE_NOT_FOUND');
-    await sleep(1500);
-    expect((await scaling.schedules.list({ endpointId: ep })).map((x) => x.name)).toEqual(['once']);
+    // Listing reads Temporal's visibility, which lags: wait for the one schedule created, then nothing else is listed.
+    const listed = await eventually(
+      async () => {
+        const names = (await scaling.schedules.list({ endpointId: ep })).map((x) => x.name);
+        return names.includes('once') ? names : undefined;
+      },
+      PATIENCE,
+      200,
+    );
+    expect(listed).toEqual(['once']);
     await scaling.schedules.delete(ep, 'once');
-  }, 30_000);
+  }, 180_000);
 });

@@ -15,6 +15,7 @@ import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { registerJobCommands } from './job/commands';
 import { EXIT_CODES_HELP, type ExitState } from './options';
+import { registerPipelineCommands } from './pipeline/commands';
 import { registerPlatformCommands } from './platform';
 import { registerScalerCommands } from './scaler/commands';
 import { registerTemplateCommands } from './templates';
@@ -34,6 +35,7 @@ const REGISTER = [
   registerJobCommands,
   registerBatchCommands,
   registerScalerCommands,
+  registerPipelineCommands,
   registerConfigCommand,
   registerEndpointCommands,
   registerTemplateCommands,

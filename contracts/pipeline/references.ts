@@ -68,7 +68,8 @@ function walk(root: Node, visit: (node: Node, atRoot: boolean) => void): void {
 export function rootNames(ast: ExprNode): NameUse[] {
   const uses: NameUse[] = [];
   walk(ast as unknown as Node, (node, atRoot) => {
-    const step = node.type === 'path' ? rootStep(node, atRoot) : atRoot && node.type === 'name' ? node : undefined;
+    // jsonata wraps every name in a path, `fields` included.
+    const step = node.type === 'path' ? rootStep(node, atRoot) : undefined;
     if (step && typeof step.value === 'string') uses.push({ name: step.value, position: step.position ?? 0 });
   });
   return uses;

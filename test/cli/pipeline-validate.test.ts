@@ -47,7 +47,7 @@ describe('sluice pipeline validate', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')).toEqual([
       `sluice: ${file}: 4 errors`,
-      '  stage "pages", field "concurrency", line 7 col 18: Too small: expected number to be >=1',
+      '  stage "pages", field "concurrency", line 7 col 5: Too small: expected number to be >=1',
       '  stage "fields", field "when", line 10 col 68: reads stage "summary", which comes after stage "fields": a stage reads only the input and the stages before it',
       '  stage "fields", field "input", line 14 col 21: $item is bound only in the input of a stage with each',
       '  stage "summary", field "input", line 18 col 46: The symbol "}" cannot be used as a unary operator',

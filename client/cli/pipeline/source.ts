@@ -15,19 +15,19 @@ export interface PipelineSource {
   value: unknown;
   /** Syntax errors of the text, with their place. */
   errors: (FilePlace & { message: string })[];
-  /** The place of the field at `path`, and of character `position` (1-based) of its expression when it can tell. */
+  /** The place of the field (its key) at `path`; with `position`, of that character (1-based) of its expression when it can tell. */
   locate(path: (string | number)[], position?: number): FilePlace | undefined;
 }
 
-/** The node at `path`, or the deepest one on the way; a map's last step gives its key unless the value is a scalar. */
-function nodeAt(doc: Document, path: (string | number)[]): Node | undefined {
+/** The node at `path`, or the deepest one on the way; a map's last step gives its key, or its value when `value`. */
+function nodeAt(doc: Document, path: (string | number)[], value: boolean): Node | undefined {
   let node: unknown = doc.contents;
   for (const [i, step] of path.entries()) {
     const last = i === path.length - 1;
     if (isMap(node)) {
       const pair = node.items.find((p) => isScalar(p.key) && p.key.value === step);
       if (!pair) return node;
-      node = last && !isScalar(pair.value) ? pair.key : (pair.value ?? pair.key);
+      node = last && !value ? pair.key : (pair.value ?? pair.key);
     } else if (isSeq(node) && typeof step === 'number' && node.items[step]) node = node.items[step];
     else return node as Node;
   }
@@ -94,7 +94,7 @@ export function readPipelineSource(text: string): PipelineSource {
     }
   }
   const locate = (path: (string | number)[], position?: number): FilePlace | undefined => {
-    const node = nodeAt(doc, path);
+    const node = nodeAt(doc, path, position !== undefined);
     if (!node?.range) return undefined;
     const index = position !== undefined ? Math.max(0, position - 1) : undefined;
     const inside = index !== undefined && isScalar(node) ? scalarOffset(node, text, index) : undefined;

@@ -1,8 +1,9 @@
 /**
  * What a compiled JSONata expression reads, found statically in its AST: the root names of the
  * context (`name`, `$.name`, `$$.name`) and the variables it uses without binding them. Conservative:
- * a name is reported only where it is certainly read from the root context (never inside a
- * predicate, a later path step, a lambda or a transform), so a report is never a false error.
+ * a name is reported only where it is certainly read from the root context (`name` and `$.name`
+ * never inside a predicate, a later path step, a lambda, the right of `~>` or a transform; `$$`,
+ * always the root, anywhere), so a report is never a false error.
  */
 import { type ExprNode } from 'jsonata';
 

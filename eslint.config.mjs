@@ -102,6 +102,13 @@ export default tseslint.config(
               message:
                 'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.',
             },
+            {
+              // contracts/index re-exports everything (the pipeline's expression evaluation included).
+              regex: '(^|/)contracts$',
+              allowTypeImports: true,
+              message:
+                'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.',
+            },
           ],
         },
       ],

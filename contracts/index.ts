@@ -14,3 +14,4 @@ export * from './names';
 export * from './batch';
 export * from './scaler';
 export * from './scaler-schedule';
+export * from './pipeline';

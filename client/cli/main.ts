@@ -23,6 +23,7 @@ import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { registerJobCommands } from './job/commands';
 import { EXIT_CODES_HELP, type ExitState } from './options';
+import { registerPipelineCommands } from './pipeline/commands';
 import { registerPlatformCommands } from './platform';
 import { registerScalerCommands } from './scaler/commands';
 import { registerTemplateCommands } from './templates';
@@ -42,6 +43,7 @@ const REGISTER = [
   registerJobCommands,
   registerBatchCommands,
   registerScalerCommands,
+  registerPipelineCommands,
   registerConfigCommand,
   registerEndpointCommands,
   registerTemplateCommands,

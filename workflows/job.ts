@@ -18,10 +18,10 @@ import {
   JOB_PATCHES,
   JOB_QUERIES,
   NON_RETRYABLE,
-  RETENTION_MARGIN_MS,
   awaitActivityId,
   drainActivityId,
 } from '../contracts/names';
+import { ACTIVITY_RETRY, RESULT_GONE, decideRetry, retainedUntil, retryOrResubmit } from '../contracts/retry-rule';
 import type { Attempt, JobWorkflowInput, JobWorkflowResult, JobWorkflowState, RemoteOutcome } from '../contracts/job';
 import type { JobActivities, RunRef } from '../activities/job/activities';
 
@@ -30,13 +30,7 @@ export const stateQuery = defineQuery<JobWorkflowState>(JOB_QUERIES.state);
 
 const short = proxyActivities<JobActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '30s',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: [...NON_RETRYABLE],
-  },
+  retry: { ...ACTIVITY_RETRY, maximumAttempts: 20 },
 });
 
 /**
@@ -69,12 +63,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
           maximumInterval: o.polling.maxIntervalMs,
           nonRetryableErrorTypes: [...NON_RETRYABLE],
         }
-      : {
-          initialInterval: '1s',
-          backoffCoefficient: 2,
-          maximumInterval: '30s',
-          nonRetryableErrorTypes: [...NON_RETRYABLE],
-        },
+      : ACTIVITY_RETRY,
   };
   /** Waits with a fixed activity id (`await/<job>/<retries>`): the webhook receiver completes it by that id. */
   const waitFor = (ref: RunRef): Promise<RemoteOutcome> => {
@@ -94,7 +83,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       let how: Attempt['how'] = n === 1 ? 'submit' : 'resubmit';
       let outcome: RemoteOutcome | undefined;
       const retention = remote?.sync ? LIMITS.retentionSyncMs : o.resultRetentionMs;
-      if (remote && last && Date.now() < last.observedAt + retention - RETENTION_MARGIN_MS) {
+      // The retry rule: `/retry` while the last run's result is retained, else resubmit.
+      const until = remote && last ? retainedUntil(last.observedAt, retention) : RESULT_GONE;
+      if (remote && retryOrResubmit(Date.now(), until) === 'retry') {
         state.phase = 'retrying';
         try {
           await CancellationScope.nonCancellable(() =>
@@ -150,13 +141,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       state.status = outcome.status;
       state.streamChunks += outcome.streamChunks ?? 0;
       state.attempts.push(attemptOf(n, how, startedAt, outcome));
-      const retryable =
-        (outcome.status === 'FAILED' || outcome.status === 'TIMED_OUT') &&
-        o.retry.retryOn.includes(outcome.status) &&
-        !neverRetried(outcome, o.retry);
-      if (!retryable || n >= o.retry.maxAttempts) break;
+      const next = decideRetry(o.retry, outcome, n);
+      if (!next.retry) break;
       state.phase = 'backing-off';
-      await sleep(Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (n - 1)));
+      await sleep(next.delayMs);
     }
   } catch (err) {
     if (isCancellation(err) && remote) {
@@ -181,16 +169,6 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     details: [result],
     message: `job ended ${result.status} after ${n} attempt${n === 1 ? '' : 's'}${result.error ? `: ${result.error.slice(0, 500)}` : ''}`,
   });
-}
-
-/** A failure the retry options say is not worth another attempt (by error type or message pattern). */
-function neverRetried(o: RemoteOutcome, retry: JobWorkflowInput['options']['retry']): boolean {
-  // Inputs recorded before these options existed lack them.
-  const types = retry.nonRetryableErrorTypes ?? [];
-  const patterns = retry.nonRetryableErrorPatterns ?? [];
-  const type = o.errorType;
-  if (type && types.some((name) => type === name || type.endsWith(`.${name}`))) return true;
-  return o.error !== undefined && patterns.some((p) => new RegExp(p).test(o.error!));
 }
 
 function attemptOf(n: number, how: Attempt['how'], startedAt: number, o: RemoteOutcome): Attempt {

@@ -4,20 +4,15 @@
  * the outcome files, and the lines it found never submitted (or bad) join the counts.
  */
 import { CancellationScope, proxyActivities } from '@temporalio/workflow';
-import { NON_RETRYABLE } from '../../contracts/names';
+import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
 import type { BatchCounts, BatchWorkflowInput, RunScope } from '../../contracts';
 import type { BatchActivities, FinishRequest, FinishResult } from '../../activities/batch/activities';
-import { submitBlockers, type Controls } from './plan';
+import { submitBlockers, type Controls } from './controls';
 
 const finishing = proxyActivities<BatchActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '60 seconds',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '30s',
-    nonRetryableErrorTypes: [...NON_RETRYABLE],
-  },
+  retry: ACTIVITY_RETRY,
 });
 
 /** A retry-failed run: selects the failed lines of the batch it re-runs (kept for its reads); returns how many. */

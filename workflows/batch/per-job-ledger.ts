@@ -6,7 +6,6 @@
 import { ApplicationFailure, ChildWorkflowFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
 import { FailureType, JOB_END_FAILURE, batchIdOf } from '../../contracts/names';
 import type {
-  BatchConfigure,
   BatchCounts,
   BatchOutcomeStatus,
   BatchState,
@@ -18,7 +17,7 @@ import type {
 import type { ChildFinal } from '../../activities/batch/children';
 import type { Cursor, LineRef } from '../../activities/batch/types';
 import { emptyCounts } from './ledger';
-import type { Controls } from './plan';
+import { optionsOf, spendOf, type Controls } from './controls';
 
 /** Children in flight at most, whatever the concurrency (Temporal allows 2,000 pending children). */
 export const MAX_CHILD_WINDOW = 1000;
@@ -66,27 +65,6 @@ export function newChildLedger(): ChildLedger {
     seq: 0,
     lastErrors: [],
   };
-}
-
-export function initialControls(o: BatchWorkflowInput['options']): Controls {
-  return {
-    paused: false,
-    cancelling: false,
-    concurrency: o.concurrency,
-    ...(o.keyLimit !== undefined ? { keyLimit: o.keyLimit } : {}),
-    ...(o.maxCost !== undefined ? { maxCost: o.maxCost } : {}),
-    ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
-  };
-}
-
-/** Applies a `configure` update to the controls. */
-export function configure(c: Controls, change: BatchConfigure): void {
-  if (change.concurrency !== undefined) c.concurrency = change.concurrency;
-  if (change.keyLimit !== undefined) c.keyLimit = change.keyLimit;
-  if (change.maxCost === null) delete c.maxCost;
-  else if (change.maxCost !== undefined) c.maxCost = change.maxCost;
-  if (change.deadline === null) delete c.deadline;
-  else if (change.deadline !== undefined) c.deadline = change.deadline;
 }
 
 /** Children the window holds at most now. */
@@ -243,7 +221,6 @@ export function childState(a: {
   const secs = Math.max(1, (a.now - a.startedAt) / 1000);
   const completeRate = d.counts.done / secs;
   const left = a.total - d.counts.done;
-  const spend = a.pricePerHour !== undefined ? (d.execMs / 3_600_000) * a.pricePerHour : 0;
   const phase =
     c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
   const s: BatchState = {
@@ -258,19 +235,14 @@ export function childState(a: {
       ...(a.overall ? { total: a.overall.total, done: a.overall.total, byStatus: a.overall.byStatus } : {}),
     },
     waiting: a.waiting,
-    spend,
+    spend: spendOf(d.execMs, a.pricePerHour),
     submitRate: d.counts.submitted / secs,
     completeRate,
     startedAt: a.startedAt,
     lastErrors: d.lastErrors,
     runs: a.runs,
     outDir: a.input.outDir,
-    options: {
-      concurrency: c.concurrency,
-      ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}),
-      ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}),
-      ...(c.deadline !== undefined ? { deadline: c.deadline } : {}),
-    },
+    options: optionsOf(c),
   };
   if (a.pricePerHour !== undefined) s.pricePerHour = a.pricePerHour;
   if (a.retry) s.retry = { ...a.retry, inputs: a.total, byStatus: d.counts.byStatus };

@@ -4,17 +4,8 @@
  */
 import type { BatchWorkflowInput, WaitReason } from '../../contracts';
 import type { LineRef, RetryOrder, StepRequest } from '../../activities/batch/types';
+import { submitBlockers, type Controls } from './controls';
 import { keyCounts, retryOrder, type LedgerData } from './ledger';
-
-/** The live controls of a batch (updates change them). */
-export interface Controls {
-  paused: boolean;
-  cancelling: boolean;
-  concurrency: number;
-  keyLimit?: number;
-  maxCost?: number;
-  deadline?: number;
-}
 
 /** Most of each kind per step: bounds the step's payload in history. */
 const MAX_WRITE = 1000;
@@ -28,15 +19,6 @@ export type StepPlan = Omit<
   StepRequest,
   'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook' | 'priority'
 >;
-
-/** Whether the batch may submit, and if not why. */
-export function submitBlockers(c: Controls, spend: number, now: number): WaitReason[] {
-  const why: WaitReason[] = [];
-  if (c.paused) why.push('paused');
-  if (c.maxCost !== undefined && spend >= c.maxCost) why.push('cost-cap');
-  if (c.deadline !== undefined && now >= c.deadline) why.push('deadline');
-  return why;
-}
 
 export function planStep(
   d: LedgerData,

@@ -2,44 +2,28 @@
  * A batch in the `--per-job-workflows` mode: a sliding window of child job workflows
  * (`batch/<id>/<index>`), each reading its own input line; the same controls, outcome files and
  * state query as the bulk mode. Only positions, counters and small summaries enter history.
- * Retries are each child's own (the job workflow's retry rule, contracts/retry-rule.ts).
+ * Retries are each child's own (the job workflow's retry rule, contracts/retry-rule.ts). The
+ * run's data, state query and window of children are per-job-run.ts; its pure bookkeeping
+ * per-job-ledger.ts.
  */
 import {
   CancellationScope,
   CancelledFailure,
-  ChildWorkflowCancellationType,
-  ParentClosePolicy,
   allHandlersFinished,
   condition,
   continueAsNew,
   proxyActivities,
   setHandler,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { batchChildId } from '../../contracts/names';
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
-import type { BatchConfigure, BatchState, BatchWorkflowInput, RunScope, WaitReason } from '../../contracts';
+import type { BatchConfigure, BatchState, BatchWorkflowInput } from '../../contracts';
 import type { BatchActivities } from '../../activities/batch/activities';
-import type { LineRef } from '../../activities/batch/types';
 import { finishRun, selectFailed, unsentReason } from './finish';
-import { configure, initialControls, spendOf, submitBlockers } from './controls';
+import { configure, initialControls, submitBlockers } from './controls';
 import { LoopTimers } from './per-job-timers';
-import {
-  childInput,
-  childState,
-  finalOfFailure,
-  finalOfResult,
-  finalize,
-  newChildLedger,
-  pickStarts,
-  waitingOf,
-  windowOf,
-  type ChildLedger,
-  type ChildrenCarry,
-  type Running,
-} from './per-job-ledger';
-import { jobWorkflow } from '../job';
+import { finalize, newChildLedger, pickStarts, waitingOf, windowOf, type ChildrenCarry } from './per-job-ledger';
+import { cancelChildren, carryOf, launch, spend, state, type PerJobRun } from './per-job-run';
 import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
 
 const acts = proxyActivities<BatchActivities>({
@@ -55,27 +39,6 @@ const PAGE = 500;
 const MAX_PENDING = 1000;
 
 type Sig = (input: BatchWorkflowInput, carry?: ChildrenCarry) => Promise<BatchState>;
-
-/** A child in flight, with the scope that cancels it. */
-type Child = Running & { scope: CancellationScope; cancelled?: boolean };
-
-/** One run of a per-job batch: the carry, and what this run alone knows. */
-interface PerJobRun extends Omit<ChildrenCarry, 'children'> {
-  input: BatchWorkflowInput;
-  run: RunScope;
-  d: ChildLedger;
-  running: Map<number, Child>;
-  phase: BatchState['phase'];
-  waiting: WaitReason[];
-  endedAt?: number;
-  /** A retry-failed run, once done: the counts over every input of the batch. */
-  overall?: { total: number; byStatus: BatchState['counts']['byStatus'] };
-  /** Bumped by everything the loop waits for: a child's end, a message, a timer. */
-  events: number;
-  timers: LoopTimers;
-  /** Children started by this run (past `childrenPerRun`, the window drains and the run continues as new). */
-  started: number;
-}
 
 export async function perJobBatch(input: BatchWorkflowInput, carried?: object): Promise<BatchState> {
   const carry = carried as ChildrenCarry | undefined;
@@ -109,28 +72,6 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   return state(r);
 }
 
-const spend = (r: PerJobRun): number => spendOf(r.d.execMs, r.pricePerHour);
-
-const state = (r: PerJobRun): BatchState =>
-  childState({
-    input: r.input,
-    workflowId: r.run.workflowId,
-    d: r.d,
-    running: r.running.size,
-    c: r.controls,
-    phase: r.phase,
-    waiting: r.waiting,
-    total: r.total,
-    startedAt: r.startedAt,
-    runs: r.runs,
-    now: Date.now(),
-    ...(r.pricePerHour !== undefined ? { pricePerHour: r.pricePerHour } : {}),
-    ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
-    ...(r.input.retryOf ? { retry: { attempt: r.input.retryOf.attempt, of: r.input.retryOf.runId } } : {}),
-    ...(r.overall ? { overall: r.overall } : {}),
-  });
-
-/** The query, the updates, and the workflow's cancellation (it cancels every child). */
 function handleMessages(r: PerJobRun): { requested: boolean } {
   const { controls } = r;
   setHandler(batchStateQuery, () => state(r));
@@ -209,54 +150,6 @@ async function loop(r: PerJobRun): Promise<void> {
     const seen = r.events;
     await condition(() => r.events !== seen);
   }
-}
-
-function cancelChildren(running: Map<number, Child>): void {
-  for (const c of running.values()) {
-    if (c.cancelled) continue;
-    c.cancelled = true;
-    c.scope.cancel();
-  }
-}
-
-const carryOf = (r: PerJobRun): ChildrenCarry => ({
-  children: r.d,
-  controls: r.controls,
-  startedAt: r.startedAt,
-  runs: r.runs,
-  total: r.total,
-  ...(r.pricePerHour !== undefined ? { pricePerHour: r.pricePerHour } : {}),
-});
-
-/** Starts the child of `ref` in its own scope (cancelled with the batch); its end becomes the input's outcome. */
-function launch(r: PerJobRun, ref: LineRef): void {
-  const { input, d } = r;
-  const scope = new CancellationScope();
-  const entry: Child = { t0: Date.now(), scope, ...(ref.k !== undefined ? { k: ref.k } : {}) };
-  r.running.set(ref.i, entry);
-  d.counts.submitted++;
-  const ended = (e: { f: Parameters<typeof finalize>[1]; execMs: number; retries: number }): void => {
-    r.running.delete(ref.i);
-    finalize(d, e.f, e.execMs, e.retries);
-    r.timers.armFlush();
-    r.events++;
-  };
-  void scope
-    .run(async () => {
-      const child = await startChild(jobWorkflow, {
-        workflowId: batchChildId(r.run.workflowId, ref.i),
-        args: [childInput(input, ref)],
-        // Terminating the batch cancels its children (and so their remote jobs).
-        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      });
-      entry.cr = child.firstExecutionRunId;
-      return child.result();
-    })
-    .then(
-      (res) => ended(finalOfResult(ref, entry, res, Date.now())),
-      (err: unknown) => ended(finalOfFailure(ref, entry, err, Date.now())),
-    );
 }
 
 /** Reads the next page of lines into `pending` (bad lines get their outcome at once). */

@@ -2,7 +2,7 @@
  * A batch of jobs, durably: a loop of bulk steps (activities) over a sliding window, with only
  * cursors, counters and the window in history; pause, resume, live configuration and cancel;
  * continue-as-new without losing a message; the outcome files at the end. The `--per-job-workflows`
- * mode is per-job.ts; the run's data and state query are bulk-state.ts.
+ * mode is per-job.ts; the run's data are bulk-run.ts, its state query state.ts.
  */
 import {
   CancellationScope,
@@ -19,7 +19,8 @@ import type { BatchConfigure, BatchState, BatchWorkflowInput, RunScope } from '.
 import type { BatchActivities } from '../../activities/batch/activities';
 import { abandonWaiting, syncCounts } from './ledger';
 import { applyStep } from './ledger-step';
-import { bulkRun, bulkSpend, bulkState, carryOf, type BatchCarry, type BulkRun } from './bulk-state';
+import { bulkRun, bulkSpend, carryOf, type BatchCarry, type BulkRun } from './bulk-run';
+import { bulkState } from './state';
 import { configure, submitBlockers } from './controls';
 import { finishRun, selectFailed, unsentReason } from './finish';
 import { planStep, type StepPlan } from './plan';
@@ -27,7 +28,7 @@ import { perJobBatch } from './per-job';
 import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
 
 export { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
-export type { BatchCarry } from './bulk-state';
+export type { BatchCarry } from './bulk-run';
 
 // A step heartbeats at least every 5 s (per line while submitting, on a timer while it waits), so a
 // dead daemon's step moves to another within 10 s.

@@ -8,34 +8,43 @@ import type { BatchCounts, BatchOutcomeStatus, JobStatus } from '../../contracts
 import { retryOrResubmit } from '../../contracts/retry-rule';
 import type { Cursor, Final, LineRef, RetryOrder } from '../../activities/batch/types';
 
-/** A remote job of one input that has not finished yet. */
+/** A remote job of one input that has not finished yet (short keys: see activities/batch/types.ts). */
 export interface InFlight extends LineRef {
+  /** remoteJobId. */
   id: string;
-  /** Attempt (remote run) number, from 1; `/retry` keeps the id and adds one. */
+  /** attempt: the remote run's number, from 1; `/retry` keeps the id and adds one. */
   a: number;
-  /** `/retry`s of this remote id so far (webhooks of older runs do not match). */
+  /** retries: `/retry`s of this remote id so far (webhooks of older runs do not match). */
   r: number;
+  /** remoteJobIds: every id the input ran as. */
   ids: string[];
+  /** submittedAt: when the input was first submitted. */
   t0: number;
-  /** When to poll `/status` if nothing was heard. */
+  /** pollAt: when to poll `/status` if nothing was heard. */
   p: number;
-  /** Poll interval after the next poll. */
+  /** pollEvery: the poll interval after the next poll. */
   pe: number;
-  /** Cancel requested. */
+  /** cancelRequested: the batch sent its cancel. */
   c?: boolean;
 }
 
-/** A finished job that will run again after its backoff. */
+/** A finished job that will run again after its backoff (the retry rule's decision). */
 export interface Waiting extends LineRef {
+  /** remoteJobId of the run that ended. */
   id: string;
+  /** attempt: the attempt it runs as next. */
   a: number;
+  /** retries: `/retry`s of this remote id so far. */
   r: number;
+  /** remoteJobIds. */
   ids: string[];
+  /** submittedAt. */
   t0: number;
-  /** Not before this time. */
+  /** Not before this time (the backoff). */
   at: number;
-  /** When its result on the service expires (then resubmit, not `/retry`). */
+  /** Until when its result is retained on the service (then resubmit, not `/retry`; `RESULT_GONE` after a refusal). */
   until: number;
+  /** The run that ended: its status, error, error type, execution and delay times (its outcome if the batch stops). */
   last: { s: JobStatus; e?: string; et?: string; x?: number; d?: number };
 }
 

@@ -15,7 +15,7 @@ import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
 import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
 import { Submitter, type Submitted } from './submitter';
-import { type LineRef, type StepRequest, type StepResult } from './types';
+import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from './types';
 
 export type { StepDeps } from './step-orders';
 
@@ -73,18 +73,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
 /** Opens the step's submitter and its standing among the daemon's batches on the endpoint. */
 async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): Promise<Step> {
-  const res: StepResult = {
-    submitted: [],
-    deferred: [],
-    bad: [],
-    rejected: [],
-    retried: [],
-    cancelled: [],
-    completions: [],
-    expired: [],
-    polledRunning: [],
-    rateLimited: 0,
-  };
+  const res = emptyStepResult();
   const sub = await Submitter.open(deps.queue, deps.store, req, req.webhook ? deps.webhookUrl?.(req) : undefined);
   // Priority among the daemon's batches on this endpoint: while a higher one has input left, this
   // one submits no new lines (retries still go), so its jobs do not queue ahead of the higher one's.

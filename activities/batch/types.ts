@@ -175,3 +175,17 @@ export interface StepResult {
    */
   held?: WaitReason[];
 }
+
+/** A step's result before it has done anything. */
+export const emptyStepResult = (): StepResult => ({
+  submitted: [],
+  deferred: [],
+  bad: [],
+  rejected: [],
+  retried: [],
+  cancelled: [],
+  completions: [],
+  expired: [],
+  polledRunning: [],
+  rateLimited: 0,
+});

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatchOptions, type BatchOptionsInput } from '../../contracts';
 import { RETENTION_MARGIN_MS } from '../../contracts/names';
-import type { Completion, StepResult } from '../../activities/batch/types';
+import { emptyStepResult, type Completion, type StepResult } from '../../activities/batch/types';
 import {
   abandonWaiting,
   finalize,
@@ -17,19 +17,7 @@ import { applyStep } from '../../workflows/batch/ledger-step';
 
 const NOW = 10_000_000;
 const opts = (o: BatchOptionsInput = {}) => BatchOptions.parse(o);
-const result = (r: Partial<StepResult> = {}): StepResult => ({
-  submitted: [],
-  deferred: [],
-  bad: [],
-  rejected: [],
-  retried: [],
-  cancelled: [],
-  completions: [],
-  expired: [],
-  polledRunning: [],
-  rateLimited: 0,
-  ...r,
-});
+const result = (r: Partial<StepResult> = {}): StepResult => ({ ...emptyStepResult(), ...r });
 const flying = (f: Partial<InFlight> = {}): InFlight => ({
   i: 0,
   o: 0,

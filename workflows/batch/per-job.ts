@@ -19,7 +19,7 @@ import {
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
 import type { BatchConfigure, BatchState, BatchWorkflowInput } from '../../contracts';
 import type { BatchActivities } from '../../activities/batch/activities';
-import { finishRun, selectFailed, unsentReason } from './finish';
+import { finishRun, openRun, unsentReason } from './finish';
 import { configure, initialControls, submitBlockers } from './controls';
 import { LoopTimers } from './per-job-timers';
 import { finalize, newChildLedger, pickStarts, waitingOf, windowOf, type ChildrenCarry } from './per-job-ledger';
@@ -62,7 +62,7 @@ export async function perJobBatch(input: BatchWorkflowInput, carried?: object): 
   const cancel = handleMessages(r);
 
   await CancellationScope.nonCancellable(async () => {
-    if (!carry) await open(r);
+    if (!carry) await openRun(acts.openBatch, r.run, input, r);
     await loop(r);
   });
 
@@ -98,20 +98,6 @@ function handleMessages(r: PerJobRun): { requested: boolean } {
     r.events++;
   });
   return cancel;
-}
-
-/** The first run opens the batch: its size and price (a retry-failed run: the failed lines it selects). */
-async function open(r: PerJobRun): Promise<void> {
-  const { input } = r;
-  const o = input.options;
-  const opened = await acts.openBatch({
-    endpointId: input.endpointId,
-    source: input.source,
-    ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
-  });
-  r.total = opened.total;
-  r.pricePerHour = opened.pricePerHour;
-  if (input.retryOf) r.total = await selectFailed(r.run, input.outDir, input.retryOf);
 }
 
 /** Starts children, reads lines, writes outcomes until the batch is done (or continues as new once drained). */

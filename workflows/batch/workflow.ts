@@ -22,7 +22,7 @@ import { applyStep } from './ledger-step';
 import { bulkRun, bulkSpend, carryOf, type BatchCarry, type BulkRun } from './bulk-run';
 import { bulkState } from './state';
 import { configure, submitBlockers } from './controls';
-import { finishRun, selectFailed, unsentReason } from './finish';
+import { finishRun, openRun, unsentReason } from './finish';
 import { planStep, type StepPlan } from './plan';
 import { perJobBatch } from './per-job';
 import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
@@ -50,7 +50,7 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   const cancel = handleMessages(r);
 
   await CancellationScope.nonCancellable(async () => {
-    if (!carry) await open(r, run);
+    if (!carry) await openRun(acts.openBatch, run, input, r);
     await stepLoop(r, run);
   });
 
@@ -91,20 +91,6 @@ function handleMessages(r: BulkRun): { requested: boolean } {
     r.controls.cancelling = true;
   });
   return cancel;
-}
-
-/** The first run opens the batch: its size and price (a retry-failed run: the failed lines it selects). */
-async function open(r: BulkRun, run: RunScope): Promise<void> {
-  const { input } = r;
-  const o = input.options;
-  const opened = await acts.openBatch({
-    endpointId: input.endpointId,
-    source: input.source,
-    ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
-  });
-  r.total = opened.total;
-  r.pricePerHour = opened.pricePerHour;
-  if (input.retryOf) r.total = await selectFailed(run, input.outDir, input.retryOf);
 }
 
 /** Steps until nothing is left to submit, in flight or to write (or continues as new past the run's budget). */

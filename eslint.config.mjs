@@ -88,6 +88,27 @@ export default tseslint.config(
     },
   },
   {
+    // The retry rule is evaluated by workflows at run time too: zod-free, it imports only names and limits.
+    files: ['contracts/retry-rule.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['zod', './*', '../*', '!./names', '!./limits'],
+              message: 'contracts/retry-rule is zod-free: workflows import it at run time.',
+            },
+            {
+              group: ['node:*', ...nodeBuiltins],
+              message: 'contracts/ must not import Node built-ins (it is workflow-safe).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Workflows run in Temporal's deterministic sandbox.
     files: ['workflows/**/*.ts'],
     rules: {
@@ -97,10 +118,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/contracts/*', '!**/contracts/names', '!**/contracts/limits', 'zod'],
+              group: [
+                '**/contracts/*',
+                '!**/contracts/names',
+                '!**/contracts/limits',
+                '!**/contracts/retry-rule',
+                'zod',
+              ],
               allowTypeImports: true,
               message:
-                'Workflows import values only from contracts/names and contracts/limits (zod-free); everything else as types.',
+                'Workflows import values only from contracts/names, contracts/limits and contracts/retry-rule (zod-free); everything else as types.',
             },
             {
               // contracts/index re-exports everything (the pipeline's expression evaluation included).

@@ -1,6 +1,23 @@
 /**
  * What the batch workflow and its activities exchange each step: indices, remote ids, line
  * positions and small summaries. Plain JSON; inputs and outputs stay in files.
+ *
+ * Why the keys are one or two letters: every step's request and result is recorded in the batch's
+ * history (activity input and result payloads), and so is the ledger the workflow carries across
+ * continue-as-new (workflows/batch/ledger.ts), which holds these shapes per job in flight. A batch
+ * aims at about 0.01 history events per input and keeps each run's step payloads under a byte budget
+ * (`HISTORY_BUDGET_BYTES` in workflows/batch/workflow.ts, 1.5 MB, before it continues as new), so
+ * the bytes per input count: `{"i":7,"o":812,"l":40}` is 22 bytes where
+ * `{"index":7,"offset":812,"length":40}` is 36, and a step carries up to 500 such orders each
+ * way. The keys are recorded history: renaming one would break the replay of every recorded batch
+ * (test/workflows/histories/batch), so they stay, and each has its readable name first in its
+ * TSDoc below (`index: …` for `i`).
+ *
+ * Where they are decoded into readable names: a {@link Final} into an outcome line of
+ * `results.jsonl` (`BatchResultLine`, contracts/batch.ts) in activities/batch/outcomes.ts
+ * (`outcomeSegments`) and children.ts (the per-job mode's `ChildFinal`); a {@link Completion} is
+ * built from the job's record in collect.ts (`collected`); a {@link LineRef} from the input file in
+ * input.ts (`readLines`); the workflow reads them in workflows/batch/ledger-step.ts and plan.ts.
  */
 import {
   type BatchOutcomeStatus,
@@ -13,43 +30,61 @@ import {
 
 /** Where reading the input file goes on: the next line's index and byte offset. */
 export interface Cursor {
+  /** The next line's index (from 0). */
   line: number;
+  /** The next line's byte offset in the file. */
   offset: number;
 }
 
 /** One input line: its index, byte offset and length in the file, and its key value (per-key caps). */
 export interface LineRef {
+  /** index: the line's index in the input (from 0), the input's identity in every outcome. */
   i: number;
+  /** offset: the line's byte offset in the input file. */
   o: number;
+  /** length: the line's length in bytes. */
   l: number;
+  /** key: the value at the batch's `keyPath` in the line's input (per-key caps). */
   k?: string;
 }
 
 /** The outcome of one input, decided by the workflow, written by the next step. */
 export interface Final {
+  /** index: the input's line index (`index` of its outcome line). */
   i: number;
+  /** status: the input's outcome (`status`). */
   s: BatchOutcomeStatus;
-  /** Attempts (remote runs) and the remote job ids. */
+  /** attempts: remote runs of the input (`attempts`; 0 when it never ran). */
   a: number;
+  /** remoteJobIds: the remote job ids it ran as (`remoteJobIds`). */
   ids: string[];
+  /** error: the last error text (`error`). */
   e?: string;
+  /** errorType: the last error's type (`errorType`). */
   et?: string;
+  /** executionTime: ms of the last run (`executionTime`). */
   x?: number;
+  /** delayTime: ms the last run queued (`delayTime`). */
   d?: number;
+  /** submittedAt: when the input was first submitted (`submittedAt`). */
   t0?: number;
+  /** endedAt: when its outcome was decided (`endedAt`). */
   t1: number;
-  /** The collected record with the output: completion segment and line. */
+  /** completion: where the collected record with the output is (completion segment `seq`, line `n`). */
   c?: { seq: number; n: number };
-  /** The input line, for the dead-letter file. */
+  /** offset: the input line's byte offset, for the dead-letter file. */
   o?: number;
+  /** length: the input line's length, for the dead-letter file. */
   l?: number;
 }
 
 /** A due retry of a finished job: `/retry` while its result is retained, else a new submission. */
 export interface RetryOrder extends LineRef {
+  /** remoteJobId: the finished job (`/retry` keeps its id). */
   id: string;
-  /** The attempt this starts (2 for the first retry). */
+  /** attempt: the attempt this starts (2 for the first retry). */
   a: number;
+  /** How the retry rule (contracts/retry-rule.ts `retryOrResubmit`) chose to run it again. */
   how: 'retry' | 'resubmit';
 }
 
@@ -95,23 +130,34 @@ export interface StepRequest {
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */
 export interface Completion {
+  /** remoteJobId. */
   id: string;
+  /** retries: the `/retry`s of this id the record belongs to (a webhook of an older run does not match). */
   r: number;
+  /** status: the job's terminal status. */
   s: JobStatus;
+  /** error: the head of its error text. */
   e?: string;
+  /** errorType. */
   et?: string;
+  /** executionTime, ms. */
   x?: number;
+  /** delayTime, ms. */
   d?: number;
+  /** line: the record's line in the step's completion segment. */
   n: number;
 }
 
 export interface StepResult {
   read?: { cursor: Cursor; eof: boolean };
+  /** Lines submitted: their remote job id, and `dup` when the service answered an earlier submission (idempotency key). */
   submitted: (LineRef & { id: string; dup?: boolean })[];
   deferred: LineRef[];
+  /** Lines that are not valid input (`i`: index). */
   bad: { i: number; reason: string }[];
   /** Submissions the service refused for good (400, payload too large): the input fails. */
   rejected: { i: number; error: string }[];
+  /** Retry orders carried out (`i`: index, `id`: the remote job now); `refused`: `/retry` was refused, the rule resubmits next. */
   retried: { i: number; id: string; how: 'retry' | 'resubmit'; refused?: boolean }[];
   cancelled: string[];
   completions: Completion[];
@@ -129,3 +175,17 @@ export interface StepResult {
    */
   held?: WaitReason[];
 }
+
+/** A step's result before it has done anything. */
+export const emptyStepResult = (): StepResult => ({
+  submitted: [],
+  deferred: [],
+  bad: [],
+  rejected: [],
+  retried: [],
+  cancelled: [],
+  completions: [],
+  expired: [],
+  polledRunning: [],
+  rateLimited: 0,
+});

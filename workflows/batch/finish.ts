@@ -1,27 +1,43 @@
 /**
- * What both modes of a batch (bulk steps, per-job workflows) do alike with the finishing activities:
- * a retry-failed run selects its lines at the start; at the end, one call writes what is left and
+ * What both modes of a batch (bulk steps, per-job workflows) do alike at the start and the end: the
+ * first run opens the batch (a retry-failed run selects its lines); at the end, one call writes what is left and
  * the outcome files, and the lines it found never submitted (or bad) join the counts.
  */
 import { CancellationScope, proxyActivities } from '@temporalio/workflow';
-import { NON_RETRYABLE } from '../../contracts/names';
+import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
 import type { BatchCounts, BatchWorkflowInput, RunScope } from '../../contracts';
 import type { BatchActivities, FinishRequest, FinishResult } from '../../activities/batch/activities';
-import { submitBlockers, type Controls } from './plan';
+import { submitBlockers, type Controls } from './controls';
 
 const finishing = proxyActivities<BatchActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '60 seconds',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '30s',
-    nonRetryableErrorTypes: [...NON_RETRYABLE],
-  },
+  retry: ACTIVITY_RETRY,
 });
 
+/**
+ * The first run of a batch opens it with `openBatch` (each mode's own activity options): the run's
+ * size and price, then a retry-failed run's size: the failed lines it selects.
+ */
+export async function openRun(
+  openBatch: BatchActivities['openBatch'],
+  run: RunScope,
+  input: BatchWorkflowInput,
+  into: { total: number; pricePerHour?: number | undefined },
+): Promise<void> {
+  const o = input.options;
+  const opened = await openBatch({
+    endpointId: input.endpointId,
+    source: input.source,
+    ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
+  });
+  into.total = opened.total;
+  into.pricePerHour = opened.pricePerHour;
+  if (input.retryOf) into.total = await selectFailed(run, input.outDir, input.retryOf);
+}
+
 /** A retry-failed run: selects the failed lines of the batch it re-runs (kept for its reads); returns how many. */
-export async function selectFailed(
+async function selectFailed(
   run: RunScope,
   outDir: string,
   retryOf: NonNullable<BatchWorkflowInput['retryOf']>,

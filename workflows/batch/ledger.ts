@@ -1,40 +1,50 @@
 /**
  * The batch's bookkeeping inside the workflow: jobs in flight, lines waiting for a key's cap,
  * retries waiting for their backoff, outcomes to write, counters. Plain data (it crosses
- * continue-as-new as JSON); every index gets exactly one outcome.
+ * continue-as-new as JSON, so its field names are recorded in history); every index gets exactly
+ * one outcome. What a step did is applied by ledger-step.ts; the plan reads it (plan.ts). Pure.
  */
-import type { BatchCounts, BatchOutcomeStatus, BatchWorkflowInput, JobStatus } from '../../contracts';
-import { FailureType } from '../../contracts/names';
-import type { Completion, Cursor, Final, LineRef, RetryOrder, StepResult } from '../../activities/batch/types';
+import type { BatchCounts, BatchOutcomeStatus, JobStatus } from '../../contracts';
+import { retryOrResubmit } from '../../contracts/retry-rule';
+import type { Cursor, Final, LineRef, RetryOrder } from '../../activities/batch/types';
 
-/** A remote job of one input that has not finished yet. */
+/** A remote job of one input that has not finished yet (short keys: see activities/batch/types.ts). */
 export interface InFlight extends LineRef {
+  /** remoteJobId. */
   id: string;
-  /** Attempt (remote run) number, from 1; `/retry` keeps the id and adds one. */
+  /** attempt: the remote run's number, from 1; `/retry` keeps the id and adds one. */
   a: number;
-  /** `/retry`s of this remote id so far (webhooks of older runs do not match). */
+  /** retries: `/retry`s of this remote id so far (webhooks of older runs do not match). */
   r: number;
+  /** remoteJobIds: every id the input ran as. */
   ids: string[];
+  /** submittedAt: when the input was first submitted. */
   t0: number;
-  /** When to poll `/status` if nothing was heard. */
+  /** pollAt: when to poll `/status` if nothing was heard. */
   p: number;
-  /** Poll interval after the next poll. */
+  /** pollEvery: the poll interval after the next poll. */
   pe: number;
-  /** Cancel requested. */
+  /** cancelRequested: the batch sent its cancel. */
   c?: boolean;
 }
 
-/** A finished job that will run again after its backoff. */
+/** A finished job that will run again after its backoff (the retry rule's decision). */
 export interface Waiting extends LineRef {
+  /** remoteJobId of the run that ended. */
   id: string;
+  /** attempt: the attempt it runs as next. */
   a: number;
+  /** retries: `/retry`s of this remote id so far. */
   r: number;
+  /** remoteJobIds. */
   ids: string[];
+  /** submittedAt. */
   t0: number;
-  /** Not before this time. */
+  /** Not before this time (the backoff). */
   at: number;
-  /** When its result on the service expires (then resubmit, not `/retry`). */
+  /** Until when its result is retained on the service (then resubmit, not `/retry`; `RESULT_GONE` after a refusal). */
   until: number;
+  /** The run that ended: its status, error, error type, execution and delay times (its outcome if the batch stops). */
   last: { s: JobStatus; e?: string; et?: string; x?: number; d?: number };
 }
 
@@ -82,168 +92,6 @@ export function newLedger(): LedgerData {
   };
 }
 
-const RETENTION_MARGIN_MS = 60_000;
-const MAX_POLL_MS = 300_000;
-
-/** Applies what a step did to the ledger; returns nothing, mutates `d`. */
-export function applyStep(
-  d: LedgerData,
-  res: StepResult,
-  now: number,
-  o: BatchWorkflowInput['options'],
-  seq: number,
-): void {
-  const fallback = o.completion === 'poll' ? o.polling.initialIntervalMs : o.webhookFallbackMs;
-  if (res.read) {
-    d.counts.read += res.read.cursor.line - d.cursor.line;
-    d.cursor = res.read.cursor;
-    d.eof = res.read.eof;
-  }
-  const submittedIdx = new Set(res.submitted.map((s) => s.i));
-  d.deferred = d.deferred
-    .filter((l) => !submittedIdx.has(l.i))
-    .concat(res.deferred.filter((l) => !d.deferred.some((x) => x.i === l.i)));
-  for (const s of res.submitted) {
-    d.inFlight.push({
-      i: s.i,
-      o: s.o,
-      l: s.l,
-      ...(s.k !== undefined ? { k: s.k } : {}),
-      id: s.id,
-      a: 1,
-      r: 0,
-      ids: [s.id],
-      t0: now,
-      p: now + fallback,
-      pe: fallback,
-    });
-    d.counts.submitted++;
-    if (s.dup) d.counts.duplicatesAvoided++;
-  }
-  for (const b of res.bad) finalize(d, { i: b.i, s: 'BAD_INPUT', a: 0, ids: [], e: b.reason, t1: now });
-  for (const r of res.rejected) finalize(d, { i: r.i, s: 'FAILED', a: 0, ids: [], e: r.error, t1: now });
-  for (const r of res.retried) {
-    const w = d.waiting.find((x) => x.i === r.i);
-    if (!w) continue;
-    if (r.refused) {
-      // `/retry` refused (expired, wrong state): resubmit at the next step.
-      w.until = 0;
-      continue;
-    }
-    d.waiting = d.waiting.filter((x) => x !== w);
-    const ids = w.ids.includes(r.id) ? w.ids : [...w.ids, r.id];
-    d.inFlight.push({
-      i: w.i,
-      o: w.o,
-      l: w.l,
-      ...(w.k !== undefined ? { k: w.k } : {}),
-      id: r.id,
-      a: w.a,
-      r: r.how === 'retry' ? w.r + 1 : 0,
-      ids,
-      t0: w.t0,
-      p: now + fallback,
-      pe: fallback,
-    });
-    d.counts.retries++;
-  }
-  for (const id of res.cancelled) {
-    const f = d.inFlight.find((x) => x.id === id);
-    if (f) {
-      f.c = true;
-      f.p = Math.min(f.p, now + 2000);
-    }
-  }
-  for (const c of res.completions) complete(d, c, now, o, seq);
-  for (const id of res.expired) {
-    const f = d.inFlight.find((x) => x.id === id);
-    if (!f) continue;
-    d.inFlight = d.inFlight.filter((x) => x !== f);
-    finalize(d, {
-      i: f.i,
-      s: FailureType.JOB_EXPIRED,
-      a: f.a,
-      ids: f.ids,
-      e: `job ${f.id} no longer exists on the service (its ttl expired)`,
-      t0: f.t0,
-      t1: now,
-      o: f.o,
-      l: f.l,
-    });
-  }
-  // Jobs polled and found still running: poll again later, less often.
-  const polled = new Set(res.polledRunning ?? []);
-  for (const f of d.inFlight) {
-    if (!polled.has(f.id)) continue;
-    f.pe = Math.min(MAX_POLL_MS, Math.round(f.pe * (o.completion === 'poll' ? o.polling.backoffCoefficient : 2)));
-    f.p = now + f.pe;
-  }
-  d.counts.rateLimited += res.rateLimited;
-  syncCounts(d);
-}
-
-function complete(d: LedgerData, c: Completion, now: number, o: BatchWorkflowInput['options'], seq: number): void {
-  const f = d.inFlight.find((x) => x.id === c.id && x.r === c.r) ?? d.inFlight.find((x) => x.id === c.id);
-  if (!f) return; // already finished (a webhook and a poll both saw it)
-  d.inFlight = d.inFlight.filter((x) => x !== f);
-  if (c.x !== undefined) {
-    d.execMs += c.x;
-    d.execN = (d.execN ?? 0) + 1;
-  }
-  const retryable =
-    (c.s === 'FAILED' || c.s === 'TIMED_OUT') &&
-    o.retry.retryOn.includes(c.s) &&
-    !neverRetried(c, o.retry) &&
-    f.a < o.retry.maxAttempts &&
-    !f.c;
-  if (retryable) {
-    const backoff = Math.min(o.retry.maxBackoffMs, o.retry.initialBackoffMs * o.retry.backoffCoefficient ** (f.a - 1));
-    const last: Waiting['last'] = { s: c.s };
-    if (c.e !== undefined) last.e = c.e;
-    if (c.et !== undefined) last.et = c.et;
-    d.waiting.push({
-      i: f.i,
-      o: f.o,
-      l: f.l,
-      ...(f.k !== undefined ? { k: f.k } : {}),
-      id: f.id,
-      a: f.a + 1,
-      r: f.r,
-      ids: f.ids,
-      t0: f.t0,
-      at: now + backoff,
-      until: now + o.resultRetentionMs - RETENTION_MARGIN_MS,
-      last,
-    });
-    return;
-  }
-  const fin: Final = {
-    i: f.i,
-    s: c.s as BatchOutcomeStatus,
-    a: f.a,
-    ids: f.ids,
-    t0: f.t0,
-    t1: now,
-    c: { seq, n: c.n },
-  };
-  if (c.e !== undefined) fin.e = c.e;
-  if (c.et !== undefined) fin.et = c.et;
-  if (c.x !== undefined) fin.x = c.x;
-  if (c.d !== undefined) fin.d = c.d;
-  if (c.s !== 'COMPLETED') {
-    fin.o = f.o;
-    fin.l = f.l;
-  }
-  finalize(d, fin);
-}
-
-/** A failure the retry options say is not worth another attempt (the job workflow's rule). */
-function neverRetried(c: Completion, retry: BatchWorkflowInput['options']['retry']): boolean {
-  const type = c.et;
-  if (type && retry.nonRetryableErrorTypes.some((n) => type === n || type.endsWith(`.${n}`))) return true;
-  return c.e !== undefined && retry.nonRetryableErrorPatterns.some((p) => new RegExp(p).test(c.e!));
-}
-
 /** Records the one outcome of an input. */
 export function finalize(d: LedgerData, f: Final): void {
   d.finals.push(f);
@@ -288,9 +136,9 @@ export function keyCounts(d: LedgerData): Map<string, number> {
   return m;
 }
 
-/** A due retry order for `w`: `/retry` while its result is retained, else a new submission. */
+/** A due retry order for `w`: `/retry` while its result is retained, else a new submission (the retry rule). */
 export function retryOrder(w: Waiting, now: number): RetryOrder {
-  const o: RetryOrder = { i: w.i, o: w.o, l: w.l, id: w.id, a: w.a, how: now < w.until ? 'retry' : 'resubmit' };
+  const o: RetryOrder = { i: w.i, o: w.o, l: w.l, id: w.id, a: w.a, how: retryOrResubmit(now, w.until) };
   if (w.k !== undefined) o.k = w.k;
   return o;
 }

@@ -1,15 +1,13 @@
 /**
  * The bookkeeping of a batch's `--per-job-workflows` mode, pure: what it carries across
  * continue-as-new, which read lines start next (window, key caps), a child's input (its line by
- * reference), a child's result or failure as the input's one outcome, and the state query.
+ * reference), a child's result or failure as the input's one outcome (its state query is state.ts).
  */
 import { ApplicationFailure, ChildWorkflowFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
-import { FailureType, JOB_END_FAILURE, batchIdOf } from '../../contracts/names';
+import { FailureType, JOB_END_FAILURE } from '../../contracts/names';
 import type {
-  BatchConfigure,
   BatchCounts,
   BatchOutcomeStatus,
-  BatchState,
   BatchWorkflowInput,
   JobWorkflowInput,
   JobWorkflowResult,
@@ -18,7 +16,7 @@ import type {
 import type { ChildFinal } from '../../activities/batch/children';
 import type { Cursor, LineRef } from '../../activities/batch/types';
 import { emptyCounts } from './ledger';
-import type { Controls } from './plan';
+import { type Controls } from './controls';
 
 /** Children in flight at most, whatever the concurrency (Temporal allows 2,000 pending children). */
 export const MAX_CHILD_WINDOW = 1000;
@@ -66,27 +64,6 @@ export function newChildLedger(): ChildLedger {
     seq: 0,
     lastErrors: [],
   };
-}
-
-export function initialControls(o: BatchWorkflowInput['options']): Controls {
-  return {
-    paused: false,
-    cancelling: false,
-    concurrency: o.concurrency,
-    ...(o.keyLimit !== undefined ? { keyLimit: o.keyLimit } : {}),
-    ...(o.maxCost !== undefined ? { maxCost: o.maxCost } : {}),
-    ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
-  };
-}
-
-/** Applies a `configure` update to the controls. */
-export function configure(c: Controls, change: BatchConfigure): void {
-  if (change.concurrency !== undefined) c.concurrency = change.concurrency;
-  if (change.keyLimit !== undefined) c.keyLimit = change.keyLimit;
-  if (change.maxCost === null) delete c.maxCost;
-  else if (change.maxCost !== undefined) c.maxCost = change.maxCost;
-  if (change.deadline === null) delete c.deadline;
-  else if (change.deadline !== undefined) c.deadline = change.deadline;
 }
 
 /** Children the window holds at most now. */
@@ -218,65 +195,4 @@ export function waitingOf(
   else if (d.pending.length > 0 && c.keyLimit !== undefined) why.push('key-cap');
   if (!more) why.push('input-done');
   return why;
-}
-
-/** The `batchState` query of this mode: the same shape as the bulk mode's. */
-export function childState(a: {
-  input: BatchWorkflowInput;
-  workflowId: string;
-  d: ChildLedger;
-  running: number;
-  c: Controls;
-  phase: BatchState['phase'];
-  waiting: WaitReason[];
-  total: number;
-  startedAt: number;
-  runs: number;
-  pricePerHour?: number;
-  endedAt?: number;
-  now: number;
-  /** A retry-failed run; once it is done, the counts over every input of the batch. */
-  retry?: { attempt: number; of: string };
-  overall?: { total: number; byStatus: BatchCounts['byStatus'] };
-}): BatchState {
-  const { d, c } = a;
-  const secs = Math.max(1, (a.now - a.startedAt) / 1000);
-  const completeRate = d.counts.done / secs;
-  const left = a.total - d.counts.done;
-  const spend = a.pricePerHour !== undefined ? (d.execMs / 3_600_000) * a.pricePerHour : 0;
-  const phase =
-    c.cancelling && a.phase === 'running' ? 'cancelling' : c.paused && a.phase === 'running' ? 'paused' : a.phase;
-  const s: BatchState = {
-    batchId: batchIdOf(a.workflowId),
-    endpointId: a.input.endpointId,
-    phase,
-    counts: {
-      ...d.counts,
-      inFlight: a.running,
-      waitingRetry: 0,
-      total: a.total,
-      ...(a.overall ? { total: a.overall.total, done: a.overall.total, byStatus: a.overall.byStatus } : {}),
-    },
-    waiting: a.waiting,
-    spend,
-    submitRate: d.counts.submitted / secs,
-    completeRate,
-    startedAt: a.startedAt,
-    lastErrors: d.lastErrors,
-    runs: a.runs,
-    outDir: a.input.outDir,
-    options: {
-      concurrency: c.concurrency,
-      ...(c.keyLimit !== undefined ? { keyLimit: c.keyLimit } : {}),
-      ...(c.maxCost !== undefined ? { maxCost: c.maxCost } : {}),
-      ...(c.deadline !== undefined ? { deadline: c.deadline } : {}),
-    },
-  };
-  if (a.pricePerHour !== undefined) s.pricePerHour = a.pricePerHour;
-  if (a.retry) s.retry = { ...a.retry, inputs: a.total, byStatus: d.counts.byStatus };
-  if (completeRate > 0 && left > 0 && a.phase === 'running') s.eta = a.now + (left / completeRate) * 1000;
-  const jobs = d.counts.done - (d.counts.byStatus.BAD_INPUT ?? 0);
-  if (jobs > 0 && d.execMs > 0) s.avgExecutionMs = d.execMs / jobs;
-  if (a.endedAt !== undefined) s.endedAt = a.endedAt;
-  return s;
 }

@@ -4,17 +4,8 @@
  */
 import type { BatchWorkflowInput, WaitReason } from '../../contracts';
 import type { LineRef, RetryOrder, StepRequest } from '../../activities/batch/types';
+import { submitBlockers, type Controls } from './controls';
 import { keyCounts, retryOrder, type LedgerData } from './ledger';
-
-/** The live controls of a batch (updates change them). */
-export interface Controls {
-  paused: boolean;
-  cancelling: boolean;
-  concurrency: number;
-  keyLimit?: number;
-  maxCost?: number;
-  deadline?: number;
-}
 
 /** Most of each kind per step: bounds the step's payload in history. */
 const MAX_WRITE = 1000;
@@ -29,15 +20,7 @@ export type StepPlan = Omit<
   'run' | 'seq' | 'endpointId' | 'source' | 'inputFormat' | 'policy' | 'webhook' | 'priority'
 >;
 
-/** Whether the batch may submit, and if not why. */
-export function submitBlockers(c: Controls, spend: number, now: number): WaitReason[] {
-  const why: WaitReason[] = [];
-  if (c.paused) why.push('paused');
-  if (c.maxCost !== undefined && spend >= c.maxCost) why.push('cost-cap');
-  if (c.deadline !== undefined && now >= c.deadline) why.push('deadline');
-  return why;
-}
-
+/** What a step decides from the ledger and controls; `waiting` says why it does no more. */
 export function planStep(
   d: LedgerData,
   input: BatchWorkflowInput,
@@ -45,68 +28,17 @@ export function planStep(
   spend: number,
   now: number,
 ): { plan: StepPlan; waiting: WaitReason[] } {
-  const o = input.options;
   const waiting: WaitReason[] = [];
   const blockers = c.cancelling ? [] : submitBlockers(c, spend, now);
   const submitting = !c.cancelling && blockers.length === 0;
   waiting.push(...blockers);
-  let room = Math.max(0, c.concurrency - d.inFlight.length);
-  const keys = keyCounts(d);
-  const keyLimit = c.keyLimit;
-  const hasKeyRoom = (k: string | undefined) =>
-    keyLimit === undefined || k === undefined || (keys.get(k) ?? 0) < keyLimit;
-  const take = (k: string | undefined) => {
-    room--;
-    if (k !== undefined) keys.set(k, (keys.get(k) ?? 0) + 1);
-  };
-
-  const retry: RetryOrder[] = [];
-  if (submitting) {
-    for (const w of d.waiting) {
-      if (room <= 0 || retry.length >= MAX_ORDERS) break;
-      if (w.at > now) continue;
-      retry.push(retryOrder(w, now));
-      room--; // its key slot is already held while it waits
-    }
-    if (d.waiting.some((w) => w.at > now)) waiting.push('retry-backoff');
-  }
-
-  const submit: LineRef[] = [];
-  if (submitting) {
-    for (const l of d.deferred) {
-      if (room <= 0 || submit.length >= MAX_ORDERS) break;
-      if (!hasKeyRoom(l.k)) continue;
-      submit.push(l);
-      take(l.k);
-    }
-    if (d.deferred.length > submit.length) waiting.push('key-cap');
-  }
-
-  let read: StepPlan['read'];
-  // Read on while few lines wait for their key: blocked keys must not stall the others for long.
-  const deferredRoom = Math.max(0, 2 * c.concurrency - d.deferred.length);
-  // Without key caps or a cost cap, a step also refills the window itself as jobs complete
-  // (webhooks only), up to the deadline.
-  const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
-  const refill =
-    submitting &&
-    !d.eof &&
-    keyLimit === undefined &&
-    c.maxCost === undefined &&
-    o.completion === 'webhook' &&
-    refillMs > 0;
-  if (submitting && !d.eof && (room > 0 || refill) && deferredRoom > 0) {
-    const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, room * 2) : room);
-    read = {
-      from: d.cursor,
-      lines,
-      room: Math.min(room, MAX_ORDERS),
-      keyCounts: Object.fromEntries(keys),
-      ...(o.keyPath ? { keyPath: o.keyPath } : {}),
-      ...(keyLimit !== undefined ? { keyLimit } : {}),
-    };
-  }
-  if (room <= 0 && submitting && (!d.eof || d.deferred.length > 0)) waiting.push('window-full');
+  const w = windowOf(d, c);
+  const retry = submitting ? dueRetries(d, w, now) : [];
+  if (submitting && d.waiting.some((x) => x.at > now)) waiting.push('retry-backoff');
+  const submit = submitting ? deferredWithRoom(d, w, c.keyLimit) : [];
+  if (submitting && d.deferred.length > submit.length) waiting.push('key-cap');
+  const { read, refillMs } = submitting ? readOrder(d, input.options, c, w, now) : {};
+  if (w.room <= 0 && submitting && (!d.eof || d.deferred.length > 0)) waiting.push('window-full');
   if (d.eof && d.deferred.length === 0 && d.waiting.length === 0) waiting.push('input-done');
 
   const cancel = c.cancelling
@@ -119,26 +51,90 @@ export function planStep(
     .filter((f) => f.p <= now)
     .slice(0, MAX_ORDERS)
     .map((f) => f.id);
-
-  // Wait for completions only when nothing else can move: then until the next poll or retry is due.
   const busy = retry.length + submit.length + cancel.length + poll.length > 0 || read !== undefined;
-  let waitMs = 0;
-  if (!busy && d.inFlight.length > 0) {
-    const next = Math.min(...d.inFlight.map((f) => f.p), ...d.waiting.map((w) => w.at), c.deadline ?? Infinity);
-    waitMs = Math.max(50, Math.min(MAX_WAIT_MS, next - now));
-  }
-  const write = d.finals.slice(0, MAX_WRITE);
   const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
   // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
   const more = submitting && (!d.eof || d.deferred.length > 0);
   const plan: StepPlan = {
-    write,
+    write: d.finals.slice(0, MAX_WRITE),
     read,
     submit,
     retry,
     cancel,
     poll,
-    collect: { waitMs, min, ...(refill && read ? { refillMs } : {}) },
+    collect: { waitMs: busy ? 0 : waitOf(d, c, now), min, ...(refillMs !== undefined ? { refillMs } : {}) },
   };
   return { plan: more ? { ...plan, more } : plan, waiting };
+}
+
+/** The window's free room and the key slots held, as the plan fills them. */
+interface Window {
+  room: number;
+  keys: Map<string, number>;
+}
+
+const windowOf = (d: LedgerData, c: Controls): Window => ({
+  room: Math.max(0, c.concurrency - d.inFlight.length),
+  keys: keyCounts(d),
+});
+
+/** Retries whose backoff is over, while the window has room (each holds its key slot already). */
+function dueRetries(d: LedgerData, w: Window, now: number): RetryOrder[] {
+  const retry: RetryOrder[] = [];
+  for (const x of d.waiting) {
+    if (w.room <= 0 || retry.length >= MAX_ORDERS) break;
+    if (x.at > now) continue;
+    retry.push(retryOrder(x, now));
+    w.room--; // its key slot is already held while it waits
+  }
+  return retry;
+}
+
+/** Lines deferred earlier whose key now has room, while the window has room. */
+function deferredWithRoom(d: LedgerData, w: Window, keyLimit?: number): LineRef[] {
+  const submit: LineRef[] = [];
+  for (const l of d.deferred) {
+    if (w.room <= 0 || submit.length >= MAX_ORDERS) break;
+    if (keyLimit !== undefined && l.k !== undefined && (w.keys.get(l.k) ?? 0) >= keyLimit) continue;
+    submit.push(l);
+    w.room--;
+    if (l.k !== undefined) w.keys.set(l.k, (w.keys.get(l.k) ?? 0) + 1);
+  }
+  return submit;
+}
+
+/** New lines to read; with webhooks and no caps, the step also refills the window itself for `refillMs`. */
+function readOrder(
+  d: LedgerData,
+  o: BatchWorkflowInput['options'],
+  c: Controls,
+  w: Window,
+  now: number,
+): { read?: StepPlan['read']; refillMs?: number } {
+  const keyLimit = c.keyLimit;
+  // Read on while few lines wait for their key: blocked keys must not stall the others for long.
+  const deferredRoom = Math.max(0, 2 * c.concurrency - d.deferred.length);
+  // Without key caps or a cost cap, a step also refills the window itself as jobs complete
+  // (webhooks only), up to the deadline.
+  const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
+  const refill =
+    !d.eof && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+  if (d.eof || !(w.room > 0 || refill) || deferredRoom <= 0) return {};
+  const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, w.room * 2) : w.room);
+  const read: StepPlan['read'] = {
+    from: d.cursor,
+    lines,
+    room: Math.min(w.room, MAX_ORDERS),
+    keyCounts: Object.fromEntries(w.keys),
+    ...(o.keyPath ? { keyPath: o.keyPath } : {}),
+    ...(keyLimit !== undefined ? { keyLimit } : {}),
+  };
+  return refill ? { read, refillMs } : { read };
+}
+
+/** Wait for completions only when nothing else can move: then until the next poll or retry is due. */
+function waitOf(d: LedgerData, c: Controls, now: number): number {
+  if (d.inFlight.length === 0) return 0;
+  const next = Math.min(...d.inFlight.map((f) => f.p), ...d.waiting.map((x) => x.at), c.deadline ?? Infinity);
+  return Math.max(50, Math.min(MAX_WAIT_MS, next - now));
 }

@@ -1,0 +1,168 @@
+/** The bulk batch's plan (workflows/batch/plan.ts) and controls (controls.ts) as tables: ledger + controls → next step. Pure. */
+import { describe, expect, it } from 'vitest';
+import { BatchWorkflowInput, type BatchOptionsInput, type WaitReason } from '../../contracts';
+import { configure, initialControls, submitBlockers, type Controls } from '../../workflows/batch/controls';
+import { newLedger, type InFlight, type LedgerData, type Waiting } from '../../workflows/batch/ledger';
+import { planStep } from '../../workflows/batch/plan';
+
+const NOW = 10_000_000;
+const inputOf = (o: BatchOptionsInput = {}) =>
+  BatchWorkflowInput.parse({ endpointId: 'e', source: '/in.jsonl', outDir: '/out', options: o });
+const controls = (c: Partial<Controls> = {}): Controls => ({ paused: false, cancelling: false, concurrency: 10, ...c });
+const ledgerWith = (d: Partial<LedgerData>): LedgerData => ({ ...newLedger(), ...d });
+const flying = (i: number, f: Partial<InFlight> = {}): InFlight => ({
+  i,
+  o: i * 10,
+  l: 10,
+  id: `j${i}`,
+  a: 1,
+  r: 0,
+  ids: [`j${i}`],
+  t0: 0,
+  p: NOW + 30_000,
+  pe: 30_000,
+  ...f,
+});
+const waiting = (i: number, w: Partial<Waiting> = {}): Waiting => ({
+  i,
+  o: i * 10,
+  l: 10,
+  id: `j${i}`,
+  a: 2,
+  r: 0,
+  ids: [`j${i}`],
+  t0: 0,
+  at: NOW,
+  until: NOW + 60_000,
+  last: { s: 'FAILED' },
+  ...w,
+});
+
+describe('submitBlockers', () => {
+  const rows: [string, Partial<Controls>, number, WaitReason[]][] = [
+    ['nothing blocks', {}, 0, []],
+    ['paused', { paused: true }, 0, ['paused']],
+    ['under the cost cap', { maxCost: 5 }, 4.99, []],
+    ['at the cost cap', { maxCost: 5 }, 5, ['cost-cap']],
+    ['before the deadline', { deadline: NOW + 1 }, 0, []],
+    ['at the deadline', { deadline: NOW }, 0, ['deadline']],
+    ['all three', { paused: true, maxCost: 1, deadline: NOW - 1 }, 2, ['paused', 'cost-cap', 'deadline']],
+  ];
+  it.each(rows)('%s', (_name, c, spend, why) => {
+    expect(submitBlockers(controls(c), spend, NOW)).toEqual(why);
+  });
+});
+
+describe('controls: initial and configure', () => {
+  it('starts from the options and takes a configure update (null clears a cap)', () => {
+    const c = initialControls(inputOf({ concurrency: 7, maxCost: 3, deadline: NOW }).options);
+    expect(c).toEqual({ paused: false, cancelling: false, concurrency: 7, maxCost: 3, deadline: NOW });
+    configure(c, { concurrency: 9, keyLimit: 2, maxCost: null });
+    expect(c).toEqual({ paused: false, cancelling: false, concurrency: 9, keyLimit: 2, deadline: NOW });
+    configure(c, { deadline: null, maxCost: 8 });
+    expect(c).toEqual({ paused: false, cancelling: false, concurrency: 9, keyLimit: 2, maxCost: 8 });
+  });
+});
+
+describe('planStep', () => {
+  it('reads a window of new lines, and refills it itself with webhooks and no caps', () => {
+    const { plan, waiting } = planStep(newLedger(), inputOf(), controls(), 0, NOW);
+    expect(plan.read).toEqual({ from: { line: 0, offset: 0 }, lines: 10, room: 10, keyCounts: {} });
+    expect(plan.collect).toEqual({ waitMs: 0, min: 1, refillMs: 1000 });
+    expect(plan.more).toBe(true);
+    expect(waiting).toEqual([]);
+  });
+
+  const noRefill: [string, BatchOptionsInput, Partial<Controls>][] = [
+    ['polling', { completion: 'poll' }, {}],
+    ['a key cap', {}, { keyLimit: 2 }],
+    ['a cost cap', {}, { maxCost: 100 }],
+  ];
+  it('keeps refilling a full window with webhooks and no caps (the step frees slots itself)', () => {
+    const d = ledgerWith({ inFlight: Array.from({ length: 10 }, (_, i) => flying(i)) });
+    const { plan } = planStep(d, inputOf(), controls(), 0, NOW);
+    expect(plan.read).toMatchObject({ lines: 0, room: 0 });
+    expect(plan.collect.refillMs).toBe(1000);
+  });
+
+  it.each(noRefill)('does not refill with %s', (_name, o, c) => {
+    const { plan } = planStep(newLedger(), inputOf(o), controls(c), 0, NOW);
+    expect(plan.read).toBeDefined();
+    expect(plan.collect.refillMs).toBeUndefined();
+  });
+
+  it('reads twice the room with a key cap (lines wait for their key)', () => {
+    const d = ledgerWith({ inFlight: [flying(0, { k: 'a' })] });
+    const { plan } = planStep(d, inputOf({ keyPath: '$.k' }), controls({ keyLimit: 1 }), 0, NOW);
+    expect(plan.read).toMatchObject({ lines: 18, room: 9, keyPath: '$.k', keyLimit: 1, keyCounts: { a: 1 } });
+  });
+
+  it('waits for completions when the window is full, until the next poll is due (at most 5 s)', () => {
+    const d = ledgerWith({ inFlight: Array.from({ length: 10 }, (_, i) => flying(i)) });
+    const { plan, waiting } = planStep(d, inputOf({ completion: 'poll' }), controls(), 0, NOW);
+    expect(plan.read).toBeUndefined();
+    expect(plan.collect).toEqual({ waitMs: 5000, min: 1 });
+    expect(waiting).toEqual(['window-full']);
+  });
+
+  it('polls the jobs whose poll is due', () => {
+    const d = ledgerWith({ eof: true, inFlight: [flying(0, { p: NOW }), flying(1)] });
+    const { plan, waiting } = planStep(d, inputOf(), controls(), 0, NOW);
+    expect(plan.poll).toEqual(['j0']);
+    expect(plan.collect.waitMs).toBe(0);
+    expect(waiting).toEqual(['input-done']);
+  });
+
+  const retries: [string, Partial<Waiting>, 'retry' | 'resubmit' | 'not yet'][] = [
+    ['a due retry while the result is retained: /retry', {}, 'retry'],
+    ['a due retry after the result expired: resubmit', { until: NOW }, 'resubmit'],
+    ['a retry in its backoff: not yet', { at: NOW + 1 }, 'not yet'],
+  ];
+  it.each(retries)('%s', (_name, w, how) => {
+    const d = ledgerWith({ eof: true, waiting: [waiting(4, w)] });
+    const { plan, waiting: why } = planStep(d, inputOf(), controls(), 0, NOW);
+    if (how === 'not yet') {
+      expect(plan.retry).toEqual([]);
+      expect(why).toContain('retry-backoff');
+    } else expect(plan.retry).toEqual([{ i: 4, o: 40, l: 10, id: 'j4', a: 2, how }]);
+  });
+
+  it('submits deferred lines whose key has room, the others wait for their key', () => {
+    const d = ledgerWith({
+      eof: true,
+      inFlight: [flying(0, { k: 'a' })],
+      deferred: [
+        { i: 1, o: 10, l: 10, k: 'a' },
+        { i: 2, o: 20, l: 10, k: 'b' },
+      ],
+    });
+    const { plan, waiting } = planStep(d, inputOf({ keyPath: '$.k' }), controls({ keyLimit: 1 }), 0, NOW);
+    expect(plan.submit).toEqual([{ i: 2, o: 20, l: 10, k: 'b' }]);
+    expect(waiting).toContain('key-cap');
+  });
+
+  const blocked: [string, Partial<Controls>, number, WaitReason][] = [
+    ['paused', { paused: true }, 0, 'paused'],
+    ['at the cost cap', { maxCost: 1 }, 1, 'cost-cap'],
+    ['past the deadline', { deadline: NOW - 1 }, 0, 'deadline'],
+  ];
+  it.each(blocked)('submits nothing, retries nothing when %s', (_name, c, spend, why) => {
+    const d = ledgerWith({ waiting: [waiting(1)], deferred: [{ i: 2, o: 20, l: 10 }] });
+    const { plan, waiting: reasons } = planStep(d, inputOf(), controls(c), spend, NOW);
+    expect([plan.read, plan.submit, plan.retry, plan.more]).toEqual([undefined, [], [], undefined]);
+    expect(reasons).toContain(why);
+  });
+
+  it('cancels every job in flight not cancelled yet when the batch is cancelling', () => {
+    const d = ledgerWith({ inFlight: [flying(0), flying(1, { c: true })] });
+    const { plan } = planStep(d, inputOf(), controls({ cancelling: true }), 0, NOW);
+    expect(plan.cancel).toEqual(['j0']);
+    expect(plan.read).toBeUndefined();
+  });
+
+  it('writes the outcomes decided so far', () => {
+    const d = ledgerWith({ eof: true, finals: [{ i: 0, s: 'COMPLETED', a: 1, ids: ['j0'], t1: NOW }] });
+    const { plan } = planStep(d, inputOf(), controls(), 0, NOW);
+    expect(plan.write).toEqual(d.finals);
+  });
+});

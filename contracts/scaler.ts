@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the scaling orchestration: what the scaler samples (`/health`), the bounds it
+ * Wire shapes of the scaler orchestration: what the scaler samples (`/health`), the bounds it
  * writes (workersMin/workersMax), its decisions and live state, and the messages it takes (override,
  * pause, resume, configure, schedule window, a batch's backlog). Plain JSON only. Its config and
  * input are in scaler-options.ts (re-exported here).

@@ -5,13 +5,13 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { type Bounds } from '../../contracts';
-import { FailureType, SCALING_FAILURES } from '../../contracts/names';
+import { FailureType, SCALER_FAILURES } from '../../contracts/names';
 import { type GraphqlClient, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type BacklogScan, type PulledBacklog } from './backlog';
 
-/** What the scaling activities need; injected by the daemon (and by tests). */
+/** What the scaler activities need; injected by the daemon (and by tests). */
 export interface ScalerActivityDeps {
   queue: Pick<QueueClient, 'health'>;
   /** Reads and writes the bounds; without it the scaler cannot run (SCALER_NOT_CONFIGURED). */
@@ -87,7 +87,7 @@ export function createScalerActivities(deps: ScalerActivityDeps) {
 function graphqlOf(d: Deps): NonNullable<ScalerActivityDeps['graphql']> {
   if (d.graphql) return d.graphql;
   throw ApplicationFailure.create({
-    type: SCALING_FAILURES.notConfigured,
+    type: SCALER_FAILURES.notConfigured,
     nonRetryable: true,
     message:
       'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): the scaler cannot read or write workersMin/workersMax',

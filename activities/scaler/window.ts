@@ -6,7 +6,7 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type ScaleWindow, type ScaleWindowResult, type ScalerState } from '../../contracts';
-import { FailureType, SCALER_UPDATES, SCALING_FAILURES, scalerWorkflowId } from '../../contracts/names';
+import { FailureType, SCALER_UPDATES, SCALER_FAILURES, scalerWorkflowId } from '../../contracts/names';
 import { type GraphqlClient, isPlatformApiError } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 
@@ -41,7 +41,7 @@ export function createScaleWindowActivities(deps: ScaleWindowActivityDeps) {
   const saveBounds = async (req: ScaleWindowRequest): Promise<ScaleWindowResult> => {
     if (!deps.graphql) {
       throw ApplicationFailure.create({
-        type: SCALING_FAILURES.notConfigured,
+        type: SCALER_FAILURES.notConfigured,
         nonRetryable: true,
         message: 'the daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): a schedule cannot write workersMin/workersMax',
       });

@@ -1,5 +1,5 @@
 /**
- * Names of the scaling orchestration (one scaler workflow per endpoint), defined once for the
+ * Names of the scaler orchestration (one scaler workflow per endpoint), defined once for the
  * workflow, its activities, the daemon and the clients: workflow ids, query, updates, signal,
  * decision kinds, failure types, patch ids. Zod-free: workflows import it at run time.
  */
@@ -65,14 +65,14 @@ export const DRIFT_POLICIES = ['reassert', 'adopt'] as const;
 /** What the scaler does after `/health` failed `failureThreshold` times in a row: keep the bounds, or move to fallback bounds. */
 export const FALLBACK_MODES = ['freeze', 'bounds'] as const;
 
-/** Failure types of the scaling activities (beside the shared ones in failures.ts). */
-export const SCALING_FAILURES = {
+/** Failure types of the scaler activities (beside the shared ones in failures.ts). */
+export const SCALER_FAILURES = {
   /** The daemon has no GraphQL URL (SLUICE_GRAPHQL_URL): it cannot read or write bounds. Not retryable. */
   notConfigured: 'SCALER_NOT_CONFIGURED',
 } as const;
 
 /** `patched()` ids of the scaler workflow's changes, defined once. */
-export const SCALING_PATCHES = {
+export const SCALER_PATCHES = {
   /** Ticks also pull the backlog of the batches running on the endpoint (the `readBacklog` activity). */
   pullBacklog: 'scaler-pulls-backlog',
 } as const;

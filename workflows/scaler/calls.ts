@@ -4,12 +4,12 @@
  * (health, bounds, and now and then its batches' backlog) taken together.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { FailureType, NON_RETRYABLE, SCALING_FAILURES } from '../../contracts/names';
+import { FailureType, NON_RETRYABLE, SCALER_FAILURES } from '../../contracts/names';
 import type { Bounds, HealthSample } from '../../contracts';
 import type { EndpointBacklog, ScalerActivities } from '../../activities/scaler/activities';
 import { errorOf, typeOf } from './errors';
 
-const NOT_RETRIED = [...NON_RETRYABLE, SCALING_FAILURES.notConfigured];
+const NOT_RETRIED = [...NON_RETRYABLE, SCALER_FAILURES.notConfigured];
 // A sample is one try: the workflow counts failures toward the fallback itself.
 export const probe = proxyActivities<ScalerActivities>({
   startToCloseTimeout: '20 seconds',

@@ -3,7 +3,7 @@
  * pure policy, write the bounds when the decision says so, remember, and log the decision.
  */
 import { patched } from '@temporalio/workflow';
-import { FailureType, SCALING_PATCHES } from '../../contracts/names';
+import { FailureType, SCALER_PATCHES } from '../../contracts/names';
 import type { Decision } from '../../contracts';
 import { mergePulled } from './backlogs';
 import { control, readEndpoint, type EndpointReads } from './calls';
@@ -21,7 +21,7 @@ export async function tick(run: ScalerRun): Promise<void> {
   const scan =
     scanMs > 0 &&
     (run.lastScanAt === undefined || Date.now() - run.lastScanAt >= scanMs) &&
-    patched(SCALING_PATCHES.pullBacklog);
+    patched(SCALER_PATCHES.pullBacklog);
   const read = await readEndpoint(run.endpointId, scan ? scanMs : undefined);
   if (scan) run.lastScanAt = read.now;
   takeReads(run, read, scanMs);

@@ -3,7 +3,7 @@
  * on its running scaler, or its workersMin/workersMax when no scaler runs.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { NON_RETRYABLE, SCALING_FAILURES } from '../../contracts/names';
+import { NON_RETRYABLE, SCALER_FAILURES } from '../../contracts/names';
 import type { ScaleWindowInput, ScaleWindowResult } from '../../contracts';
 import type { ScaleWindowActivities } from '../../activities/scaler/window';
 
@@ -15,7 +15,7 @@ const act = proxyActivities<ScaleWindowActivities>({
     backoffCoefficient: 2,
     maximumInterval: '15s',
     maximumAttempts: 6,
-    nonRetryableErrorTypes: [...NON_RETRYABLE, SCALING_FAILURES.notConfigured],
+    nonRetryableErrorTypes: [...NON_RETRYABLE, SCALER_FAILURES.notConfigured],
   },
 });
 

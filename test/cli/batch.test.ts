@@ -144,14 +144,16 @@ describe('sluice batch', () => {
   }, 60_000);
 
   it('start shows the batch live; meanwhile status and results exit 4, pause and resume; Ctrl-C exits 130 and the batch goes on; cancel exits 0, then 3 and 1', async () => {
-    const { file } = inputFile(Array.from({ length: 20 }, () => ({ kind: 'sleep', ms: 3000 })));
+    // 60 jobs of 3 s two at a time: far more work than the steps below take even on a loaded machine,
+    // so the cancel at the end always finds inputs not yet submitted.
+    const { file } = inputFile(Array.from({ length: 60 }, () => ({ kind: 'sleep', ms: 3000 })));
     const watching = startSluice(
       ['batch', 'start', file, '--endpoint', ep, '--id', 'cli-long', '--concurrency', '2', '--interval', '0.5'],
       env,
       cwd,
     );
     try {
-      await watching.waitFor(/0\/20\+? done.* 2 in flight/, 30_000);
+      await watching.waitFor(/0\/60\+? done.* 2 in flight/, 30_000);
       const [running, partial] = await Promise.all([
         sluice('batch', 'status', 'cli-long'),
         sluice('batch', 'results', 'cli-long'),
@@ -194,7 +196,7 @@ describe('sluice batch', () => {
       workflowStatus: string;
       state: { counts: { done: number; byStatus: Record<string, number> } };
     }>(after.stdout);
-    expect(final).toMatchObject({ workflowStatus: 'CANCELLED', state: { counts: { done: 20 } } });
+    expect(final).toMatchObject({ workflowStatus: 'CANCELLED', state: { counts: { done: 60 } } });
     expect(final.state.counts.byStatus.NOT_SUBMITTED).toBeGreaterThan(0);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already ended CANCELLED; nothing to cancel/);

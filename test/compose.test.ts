@@ -1,31 +1,48 @@
+/** docker-compose.yml, read as `docker compose` reads it (no Docker engine here), with the `.env` that `sluice compose init` writes. */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../worker/config';
+import { cleanEnv, sluice } from './cli/run-sluice';
+import {
+  composeReferences,
+  interpolateTree,
+  MissingVariable,
+  readCompose,
+  readDotEnv,
+  type ComposeFile,
+} from './helpers/compose';
 
-// No Docker engine here: the compose file is parsed and checked against what the code expects.
 const root = join(__dirname, '..');
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<
-    string,
-    {
-      image?: string;
-      build?: string;
-      command?: string[];
-      entrypoint?: string[];
-      environment?: Record<string, string>;
-      depends_on?: Record<string, { condition?: string }>;
-      ports?: string[];
-      expose?: string[];
-      container_name?: string;
-    }
-  >;
-  volumes: Record<string, unknown>;
-};
+const file = join(root, 'docker-compose.yml');
+/** As written: `${...}` not interpolated. */
+const raw = readCompose(file);
+const refs = composeReferences(raw);
+/** The variables compose requires (`${NAME:?message}`). */
+const required = [...new Set(refs.filter((r) => r.op === ':?').map((r) => r.name))].sort();
+/** Keys whose value is a secret, in any service's environment. */
+const SECRET_KEY = /PASSWORD|PWD|SECRET|API_KEY|ACCESS_KEY|ROOT_USER|TOKEN/;
+
+/** The daemon's environment as its config parser takes it. */
+const daemonConfig = (c: ComposeFile) =>
+  loadConfig(Object.fromEntries(Object.entries(c.services.daemon!.environment!).map(([k, v]) => [k, String(v)])));
 
 describe('docker-compose.yml', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-compose-'));
+  let env: Record<string, string>;
+  /** Interpolated with the `.env` of `sluice compose init`, as `docker compose up` runs it. */
+  let compose: ComposeFile;
+  beforeAll(async () => {
+    copyFileSync(file, join(dir, 'docker-compose.yml'));
+    const init = await sluice(['compose', 'init', '--dir', dir]);
+    expect(init.code, init.stderr).toBe(0);
+    env = readDotEnv(readFileSync(join(dir, '.env'), 'utf8'));
+    compose = interpolateTree(raw, env);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform and the daemons', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
       'daemon',
@@ -38,6 +55,9 @@ describe('docker-compose.yml', () => {
     ]);
     expect(compose.services.temporal!.environment!.DB).toBe('postgres12');
     expect(compose.services.temporal!.environment!.POSTGRES_SEEDS).toBe('postgresql');
+    expect(compose.services.temporal!.environment!.POSTGRES_PWD).toBe(
+      compose.services.postgresql!.environment!.POSTGRES_PASSWORD,
+    );
     for (const s of ['postgresql', 'temporal', 'temporal-ui']) expect(compose.services[s]!.image).toMatch(/:\d+\.\d+/);
     for (const s of ['minio', 'minio-init']) expect(compose.services[s]!.image).toMatch(/:RELEASE\.\d{4}-/);
     for (const s of ['platform', 'daemon']) expect(compose.services[s]!.build).toBe('.');
@@ -46,39 +66,101 @@ describe('docker-compose.yml', () => {
     expect(compose.services.daemon!.depends_on!['minio-init']!.condition).toBe('service_completed_successfully');
   });
 
+  it('has no default secret: each is required (`${NAME:?message}`), and compose refuses to start until it is set', () => {
+    expect(required).toEqual([
+      'SLUICE_API_KEY',
+      'SLUICE_POSTGRES_PASSWORD',
+      'SLUICE_S3_ACCESS_KEY',
+      'SLUICE_S3_SECRET_KEY',
+      'SLUICE_WEBHOOK_SECRET',
+    ]);
+    // `sluice compose init` sets exactly these (compose reads nothing else from .env).
+    expect(Object.keys(env).sort()).toEqual(required);
+    // A required variable is never given a default elsewhere, and its message says what to do.
+    for (const r of refs.filter((x) => required.includes(x.name))) {
+      expect(r.op, r.text).toBe(':?');
+      expect(r.operand, r.text).toContain('sluice compose init');
+    }
+    // Every secret-looking setting of every service is a required variable, never a literal.
+    const secrets = Object.entries(raw.services).flatMap(([s, svc]) =>
+      Object.entries(svc.environment ?? {})
+        .filter(([k]) => SECRET_KEY.test(k))
+        .map(([k, v]) => [`${s}.${k}`, String(v)] as const),
+    );
+    expect(secrets.length).toBeGreaterThanOrEqual(10);
+    for (const [where, v] of secrets) expect(v, where).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
+    // Without .env, compose stops at the first interpolation, naming each missing variable.
+    expect(() => interpolateTree(raw, {})).toThrow(MissingVariable);
+    try {
+      interpolateTree(raw, {});
+    } catch (err) {
+      for (const name of required) expect((err as Error).message).toContain(`required variable ${name} is missing`);
+    }
+  });
+
+  it('publishes only what the CLI on the host reaches, on 127.0.0.1 unless SLUICE_BIND opts in', () => {
+    const published = Object.fromEntries(
+      Object.entries(raw.services)
+        .filter(([, svc]) => svc.ports)
+        .map(([s, svc]) => [s, svc.ports!]),
+    );
+    // The platform and Temporal (gRPC, UI) for the CLI; MinIO's S3 API for batch files and results. Not
+    // PostgreSQL, not MinIO's console, not the daemons.
+    expect(published).toEqual({
+      platform: ['${SLUICE_BIND:-127.0.0.1}:8080:8080'],
+      temporal: ['${SLUICE_BIND:-127.0.0.1}:7233:7233'],
+      'temporal-ui': ['${SLUICE_BIND:-127.0.0.1}:8233:8080'],
+      minio: ['${SLUICE_BIND:-127.0.0.1}:9000:9000'],
+    });
+    const ports = (c: ComposeFile) => Object.values(c.services).flatMap((svc) => svc.ports ?? []);
+    expect(ports(compose).every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
+    expect(ports(interpolateTree(raw, { ...env, SLUICE_BIND: '0.0.0.0' })).every((p) => p.startsWith('0.0.0.0:'))).toBe(
+      true,
+    );
+  });
+
+  it("keeps the Temporal UI's write actions off unless SLUICE_UI_READ_ONLY=false", () => {
+    const ui = (c: ComposeFile) => c.services['temporal-ui']!.environment!.TEMPORAL_DISABLE_WRITE_ACTIONS;
+    expect(ui(compose)).toBe('true');
+    expect(ui(interpolateTree(raw, { ...env, SLUICE_UI_READ_ONLY: 'false' }))).toBe('false');
+  });
+
   it('lets the daemon scale (`--scale daemon=3`): no fixed host port or name, one public URL, shared bucket and secret', () => {
     const d = compose.services.daemon!;
     expect(d.ports).toBeUndefined();
     expect(d.container_name).toBeUndefined();
     expect(d.expose).toEqual(['8288']);
-    const env = d.environment!;
-    const config = loadConfig(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])));
+    const config = daemonConfig(compose);
     expect(config.SLUICE_PUBLIC_URL).toBe('http://daemon:8288');
-    expect(config.SLUICE_WEBHOOK_SECRET).toBeTruthy();
+    expect(config.SLUICE_WEBHOOK_SECRET).toBe(env.SLUICE_WEBHOOK_SECRET);
     expect(config.SLUICE_RESULTS_URL).toBe('s3://sluice/results');
     // The bucket the daemons use is the one minio-init creates, on the server the AWS variables name.
     expect(compose.services['minio-init']!.entrypoint!.join(' ')).toContain('mc mb --ignore-existing store/sluice');
-    expect(env.AWS_ENDPOINT_URL_S3).toBe('http://minio:9000');
-    expect(env.AWS_ACCESS_KEY_ID).toBe(compose.services.minio!.environment!.MINIO_ROOT_USER);
-    expect(env.AWS_SECRET_ACCESS_KEY).toBe(compose.services.minio!.environment!.MINIO_ROOT_PASSWORD);
+    const e = d.environment!;
+    expect(e.AWS_ENDPOINT_URL_S3).toBe('http://minio:9000');
+    expect(e.AWS_ACCESS_KEY_ID).toBe(compose.services.minio!.environment!.MINIO_ROOT_USER);
+    expect(e.AWS_SECRET_ACCESS_KEY).toBe(compose.services.minio!.environment!.MINIO_ROOT_PASSWORD);
   });
 
   it("configures the daemon with variables the daemon's config accepts, pointing at the other services", () => {
-    const env = compose.services.daemon!.environment!;
-    const config = loadConfig(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])));
+    const config = daemonConfig(compose);
     expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(config.SLUICE_QUEUE_URL).toBe('http://platform:8080/v2');
     expect(config.SLUICE_DAEMON_HOST).toBe('0.0.0.0');
-    // The platform and the worker share the key.
+    // The platform and the worker share the key .env holds.
+    expect(config.SLUICE_API_KEY).toBe(env.SLUICE_API_KEY);
     expect(compose.services.platform!.environment!.SLUICE_API_KEY).toBe(env.SLUICE_API_KEY);
   });
 
-  it('runs commands the CLI has, and mounts every named volume that it declares', () => {
+  it("runs commands the CLI has (the image's entrypoint is `sluice`), and mounts every named volume that it declares", () => {
     for (const s of ['platform', 'daemon']) {
       const cmd = compose.services[s]!.command!;
-      expect(cmd.slice(0, 2)).toEqual(['node', 'bin/sluice.cjs']);
+      expect(cmd[0]).toBe(s === 'platform' ? 'platform' : 'worker');
       // The command and every option it is given parse: `--help` after them exits 0.
-      execFileSync(process.execPath, [join(root, 'bin', 'sluice.cjs'), ...cmd.slice(2), '--help'], { stdio: 'pipe' });
+      execFileSync(process.execPath, [join(root, 'bin', 'sluice.cjs'), ...cmd, '--help'], {
+        stdio: 'pipe',
+        env: cleanEnv(),
+      });
     }
     expect(Object.keys(compose.volumes).sort()).toEqual(['minio-data', 'platform-data', 'postgres-data']);
   });

@@ -101,7 +101,9 @@ export class WebhookHub implements CompletionHub {
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
     const k = key(reg.workflowId, reg.remoteJobId, reg.retries);
     const early = this.early.get(k);
-    if (early) {
+    // Not while an offer by id is in flight: it may complete this very wait, and the activity's own
+    // completion would come second (core: "Activity not found on completion"). The offer settles it.
+    if (early && !early.busy) {
       this.early.delete(k);
       return early.outcome;
     }
@@ -182,14 +184,25 @@ export class WebhookHub implements CompletionHub {
     }
   }
 
-  /** Completes a wait by activity id, whichever daemon holds it; backs off while it has not started. */
+  /**
+   * Completes a wait by activity id, whichever daemon holds it; backs off while it has not started.
+   * A wait that registered here meanwhile is settled with it: dropped when the offer completed it,
+   * completed by its task token when the offer came too soon.
+   */
   private async offer(k: string, e: Early): Promise<void> {
     e.busy = true;
     try {
       await this.o.client.activity.complete({ workflowId: e.workflowId, activityId: e.activityId }, e.outcome);
       this.early.delete(k);
+      this.held.take(k);
     } catch {
-      e.nextTryAt = Date.now() + Math.min(10_000, 500 * 2 ** Math.floor((Date.now() - e.at) / 2000));
+      const p = this.held.take(k);
+      if (p) {
+        this.early.delete(k);
+        await this.held.complete(p, e.outcome);
+      } else {
+        e.nextTryAt = Date.now() + Math.min(10_000, 500 * 2 ** Math.floor((Date.now() - e.at) / 2000));
+      }
     } finally {
       e.busy = false;
     }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../config/errors';
 import { registerBatchCommands } from './batch/commands';
+import { registerComposeCommands } from './compose';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';
 import { registerDevCommand } from './dev';
@@ -49,6 +50,7 @@ const REGISTER = [
   registerTemplateCommands,
   registerPlatformCommands,
   registerWorkerCommand,
+  registerComposeCommands,
   registerDemoCommand,
 ];
 

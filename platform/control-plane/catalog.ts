@@ -144,6 +144,13 @@ export const DATA_CENTERS: readonly { id: string; country: string; location: str
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
+/**
+ * The tier of an endpoint created without one (`saveEndpoint` without `gpuIds`, REST without
+ * `gpuTypeIds`): the first and cheapest. The spec requires `gpuIds`, but the service accepts a
+ * create without it, and runpodctl's `serverless create` sends none unless `--gpu-id` is given.
+ */
+export const DEFAULT_GPU_TIER: GpuTierId = 'AMPERE_16';
+
 /** The tiers of a `gpuIds` value, in priority order (the value is validated beforehand). */
 export function tiersOf(gpuIds: string): GpuTierId[] {
   return gpuIds

@@ -1,7 +1,7 @@
 /** Endpoint operations of the control plane: saveEndpoint (create, modify, rolling release) and deleteEndpoint. */
 import { ENDPOINT_DEFAULTS, EndpointInput, type Endpoint } from '../../contracts';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../core/errors';
-import { unknownLocations } from './catalog';
+import { DEFAULT_GPU_TIER, unknownLocations } from './catalog';
 import { SAFE_ID } from '../core/ids';
 import { type JobEngine } from '../jobs/engine';
 import { type Registry } from './registry';
@@ -47,8 +47,8 @@ export function ownedEndpoint(registry: Registry, user: User, id: string): Endpo
 }
 
 /**
- * `saveEndpoint`: creates an endpoint (no `id`; `name`, `gpuIds` and `templateId` required) or
- * modifies one of the caller's (with `id`; only the given fields change). Changing the template,
+ * `saveEndpoint`: creates an endpoint (no `id`; `name` and `templateId` required, `gpuIds` defaults
+ * to {@link DEFAULT_GPU_TIER}) or modifies one of the caller's (with `id`; only the given fields change). Changing the template,
  * GPUs, locations or volume starts a rolling release; scaling fields apply to the live pool at once.
  */
 export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endpoint {
@@ -59,7 +59,7 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
     });
   const previous = input.id === undefined ? undefined : ownedEndpoint(deps.registry, user, input.id);
   if (!previous) {
-    for (const field of ['name', 'gpuIds', 'templateId'] as const) {
+    for (const field of ['name', 'templateId'] as const) {
       if (input[field] === undefined) throw new BadRequestError(`${field}: required to create an endpoint`, { field });
     }
   }
@@ -79,7 +79,12 @@ export function saveEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endp
   if (volumes !== undefined)
     given.networkVolumeIds = volumes === null ? undefined : volumes.map((v) => v.networkVolumeId);
   const merged = {
-    ...(previous ?? { ...ENDPOINT_DEFAULTS, gpuCount: 1, createdAt: new Date().toISOString() }),
+    ...(previous ?? {
+      ...ENDPOINT_DEFAULTS,
+      gpuIds: DEFAULT_GPU_TIER,
+      gpuCount: 1,
+      createdAt: new Date().toISOString(),
+    }),
     ...given,
     userId: user.id,
   } as Endpoint;

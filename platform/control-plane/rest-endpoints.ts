@@ -55,12 +55,11 @@ function toInput(body: RestEndpointUpdate): Record<string, unknown> {
   return input;
 }
 
-/** `POST /v1/endpoints`: a new endpoint of `user`. Defaults: a generated name, the first GPU tier, anywhere. */
+/** `POST /v1/endpoints`: a new endpoint of `user`. Defaults: a generated name, then those of `saveEndpoint` (the default GPU tier, anywhere). */
 export function createRestEndpoint(deps: EndpointDeps, user: User, raw: unknown): Endpoint {
   const body = validate(RestEndpointCreate, raw);
   const input = toInput(body);
   input.name ??= `endpoint-${body.templateId}-${Date.now().toString(36)}`;
-  input.gpuIds ??= Object.keys(GPU_TIERS)[0];
   return saveEndpoint(deps, user, input);
 }
 

@@ -1,8 +1,9 @@
 /**
  * runpodctl's requests (runpod/runpodctl `internal/api`, not on any registry reachable here),
  * reproduced through the project's typed clients: `template create|list|update|delete`,
- * `serverless create|list|get|update|delete` (REST `/v1/endpoints`, and GraphQL
- * `updateEndpointTemplate` with a nullable `$input` for `--template-id`), `pod get` of a worker,
+ * `serverless create|list|get|update|delete` (REST `/v1/endpoints`; since runpodctl 2.4 `create` is
+ * GraphQL `saveEndpoint`, with no `gpuIds` unless `--gpu-id`; GraphQL `updateEndpointTemplate` with a
+ * nullable `$input` for `--template-id`), `pod get` of a worker,
  * `user`, `gpu list` and `datacenter list`; and the bad input of the new operations.
  */
 import { describe, expect, it } from 'vitest';
@@ -109,6 +110,39 @@ describe('runpodctl template and serverless commands', () => {
     await ctx.rest.deleteTemplate(t.id);
     expect(isPlatformApiError(await failure(ctx.rest.getTemplate(t.id)), 'NOT_FOUND')).toBe(true);
   }, 30_000);
+
+  it('serverless create with only --name and --template-id (no gpuIds) gets the default GPU tier; no template is refused', async () => {
+    // runpodctl >= 2.4 sends every create as GraphQL saveEndpoint; without --gpu-id the input has
+    // no gpuIds (its Go struct omits empty fields: workersMin 0 too), and the real service accepts it.
+    const mutation = `
+		mutation SaveEndpoint($input: EndpointInput!) {
+			saveEndpoint(input: $input) {
+				id name templateId gpuIds instanceIds computeType networkVolumeId
+				networkVolumeIds { networkVolumeId dataCenterId }
+				locations idleTimeout scalerType scalerValue workersMin workersMax gpuCount
+				minCudaVersion executionTimeoutMs flashBootType modelReferences
+			}
+		}`;
+    const templateId = ctx.p.examples.echo!.templateId;
+    const input = { name: 'ctl-nogpu', templateId, gpuCount: 1, workersMax: 3, flashBootType: 'FLASHBOOT' };
+    const created = await rawGql(ctx.p.url, mutation, { variables: { input } });
+    expect(created.body.errors, JSON.stringify(created.body)).toBeUndefined();
+    const e = created.body.data.saveEndpoint;
+    expect(e).toMatchObject({ name: 'ctl-nogpu', templateId, gpuIds: 'AMPERE_16', gpuCount: 1, workersMin: 0 });
+    // The same default as a REST create without gpuTypeIds (what runpodctl before 2.4 sent).
+    const rest = await ctx.rest.createEndpoint({ name: 'ctl-nogpu-rest', templateId, gpuCount: 1, workersMax: 3 });
+    expect(rest.gpuTypeIds).toEqual(['NVIDIA RTX A4000']);
+    expect((await ctx.rest.getEndpoint(e.id)).gpuTypeIds).toEqual(rest.gpuTypeIds);
+    // A create that names no template is still refused, over GraphQL and REST.
+    const { templateId: _t, ...noTemplate } = input;
+    const refused = await rawGql(ctx.p.url, mutation, { variables: { input: noTemplate } });
+    expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'templateId' } });
+    const restRefused = await call(ctx.p.url, 'POST', '/v1/endpoints', { body: { name: 'x', gpuCount: 1 } });
+    expect(restRefused.status).toBe(400);
+    expect(restRefused.body.error).toMatch(/templateId/);
+    await ctx.rest.deleteEndpoint(e.id);
+    await ctx.rest.deleteEndpoint(rest.id);
+  });
 
   it('an endpoint executionTimeoutMs is the default timeout of its jobs', async () => {
     const e = await ctx.rest.createEndpoint({

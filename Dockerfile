@@ -11,9 +11,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
-# SLUICE_SKIP_TOOLS: the contributors' tools (.tools/: Temporal CLI, Python venv, MinIO) stay out of images.
-RUN SLUICE_SKIP_TOOLS=1 npm ci --no-audit --no-fund
+# The package has no install script: the contributors' tools (.tools/, `npm run setup`) stay out of images.
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
@@ -22,8 +21,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/install-tools.mjs ./scripts/install-tools.mjs
-RUN SLUICE_SKIP_TOOLS=1 npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends tini \

@@ -35,4 +35,4 @@ for (const { esm, cjs } of ENTRIES) {
   writeFileSync(join(dist, 'esm', `${esm}.mjs`), lines.join('\n'));
   writeFileSync(join(dist, 'esm', `${esm}.d.mts`), `export * from '${from}';\n`);
 }
-console.log(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.map((e) => e.esm).join(', ')})`);
+console.error(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.map((e) => e.esm).join(', ')})`);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { codeRoot } from '../common/package-root';
+import { codeRoot, packageInfo } from '../common/package-root';
 
 /** Every file under `dir`, recursively, as sorted `/`-separated paths relative to `base`. */
 function filesUnder(base: string, dir: string): string[] {
@@ -39,9 +39,10 @@ export function sourceHash(root = codeRoot): string {
  */
 export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SLUICE_CACHE_DIR) return env.SLUICE_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sluice');
+  const { name } = packageInfo();
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, name);
   const home = homedir();
-  return home ? join(home, '.cache', 'sluice') : join(tmpdir(), 'sluice-cache');
+  return home ? join(home, '.cache', name) : join(tmpdir(), `${name}-cache`);
 }
 
 /** The workflows' entry: the TypeScript sources in a checkout, the compiled JavaScript in the package. */

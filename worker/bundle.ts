@@ -1,10 +1,10 @@
-/** The prebuilt workflow bundle, cached per version of the workflow sources. */
+/** The prebuilt workflow bundle, cached per version of the workflow code, outside the package's own folder. */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-
-const projectRoot = join(__dirname, '..');
+import { codeRoot, packageInfo } from '../common/package-root';
 
 /** Every file under `dir`, recursively, as sorted `/`-separated paths relative to `base`. */
 function filesUnder(base: string, dir: string): string[] {
@@ -16,10 +16,11 @@ function filesUnder(base: string, dir: string): string[] {
 }
 
 /**
- * Key of the workflow sources under `root`: the SDK's workflow runtime version and every file
- * under `workflows/` and `contracts/` (subfolders included), by relative path and content.
+ * Key of the workflow code under `root` (the sources, or the compiled `dist/`): the SDK's workflow
+ * runtime version and every file under `workflows/` and `contracts/` (subfolders included), by
+ * relative path and content.
  */
-export function sourceHash(root = projectRoot): string {
+export function sourceHash(root = codeRoot): string {
   const h = createHash('sha256');
   // The SDK's workflow runtime is bundled too: another version needs another bundle.
   h.update(readFileSync(require.resolve('@temporalio/workflow/package.json')));
@@ -32,16 +33,33 @@ export function sourceHash(root = projectRoot): string {
 }
 
 /**
- * The prebuilt workflow bundle: built once per version of the workflow sources and cached in
- * `dist/`, so a daemon (re)starts in about a second instead of bundling each time.
+ * Where bundles are cached: `SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else
+ * `~/.cache/sluice`, else `<os tmpdir>/sluice-cache` (no home). Never inside the package, which
+ * may be a read-only `node_modules`.
  */
-export async function workflowBundle(cacheDir = join(projectRoot, 'dist')): Promise<{ code: string }> {
+export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SLUICE_CACHE_DIR) return env.SLUICE_CACHE_DIR;
+  const { name } = packageInfo();
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, name);
+  const home = homedir();
+  return home ? join(home, '.cache', name) : join(tmpdir(), `${name}-cache`);
+}
+
+/** The workflows' entry: the TypeScript sources in a checkout, the compiled JavaScript in the package. */
+function workflowsEntry(): string {
+  const ts = join(codeRoot, 'workflows', 'index.ts');
+  return existsSync(ts) ? ts : join(codeRoot, 'workflows', 'index.js');
+}
+
+/**
+ * The prebuilt workflow bundle: built once per version of the workflow code and cached in
+ * `cacheDir` (default {@link bundleCacheDir}), so a daemon (re)starts in about a second instead of
+ * bundling each time.
+ */
+export async function workflowBundle(cacheDir = bundleCacheDir()): Promise<{ code: string }> {
   const file = join(cacheDir, `workflow-bundle-${sourceHash()}.js`);
   if (existsSync(file)) return { code: readFileSync(file, 'utf8') };
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: join(projectRoot, 'workflows', 'index.ts'),
-    logger: quietLogger,
-  });
+  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsEntry(), logger: quietLogger });
   mkdirSync(cacheDir, { recursive: true });
   // Written aside and renamed: processes bundling at once never read a half-written file.
   const tmp = `${file}.${process.pid}.tmp`;

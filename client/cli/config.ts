@@ -1,7 +1,6 @@
 /** `sluice config`: the settings the job commands use, and where each came from (secrets masked). */
 import { type Command } from 'commander';
 import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
-import { describeSource, resolveSettings, settingsReport } from './settings';
 
 /** The client variables, for every command's help (the daemon reads the same). */
 export const CLIENT_ENV_HELP = `  TEMPORAL_ADDRESS                Temporal frontend host:port (localhost:7233)
@@ -26,7 +25,8 @@ export const SETTINGS_SOURCE_HELP = `Settings come from ONE source: the environm
 dev.json that \`sluice dev\` wrote in the data dir (--data-dir, SLUICE_DATA_DIR, default .data),
 else the defaults. \`sluice config\` shows which values are in force and where each came from.`;
 
-function config(o: { json?: boolean; dataDir: string }): number {
+async function config(o: { json?: boolean; dataDir: string }): Promise<number> {
+  const { describeSource, resolveSettings, settingsReport } = await import('./settings');
   const s = resolveSettings(o.dataDir);
   const report = settingsReport(s);
   if (o.json) {

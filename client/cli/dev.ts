@@ -2,11 +2,9 @@
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { stopLeftoverServers } from './dev/leftovers';
-import { temporalDbFile } from './dev/temporal-server';
-import { devBanner, startDevStack } from './dev/stack';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
-import { faultsOption, untilSignal, type FaultsOption } from './platform';
+import { faultsOption, readFaults, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
 /** The options `dev` and `demo` share. */
@@ -46,6 +44,7 @@ Environment:
  */
 export async function checkStackPorts(o: StackOptions): Promise<void> {
   if (!process.env.TEMPORAL_ADDRESS) {
+    const { temporalDbFile } = await import('./dev/temporal-server');
     const dir = join(resolve(o.dataDir), 'temporal');
     const stopped = await stopLeftoverServers(temporalDbFile(dir), resolve(o.dataDir));
     if (stopped.length)
@@ -72,14 +71,16 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
 }
 
 async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number> {
+  const faults = await readFaults(o.faults);
   await checkStackPorts(o);
+  const { devBanner, startDevStack } = await import('./dev/stack');
   const stack = await startDevStack({
     port: o.port,
     temporalPort: o.temporalPort,
     daemonPort: o.daemonPort,
     dataDir: o.dataDir,
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
-    ...(o.faults ? { faults: o.faults } : {}),
+    ...(faults ? { faults } : {}),
   });
   console.log(devBanner(stack));
   await Promise.race([untilSignal(), stack.daemon.done]);

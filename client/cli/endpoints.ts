@@ -1,7 +1,6 @@
 /** `sluice endpoints list|create|update|delete`: serverless endpoints over the service's GraphQL API. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type EndpointInput, type EndpointView } from '../../contracts';
-import { lookUpEndpoint } from './endpoint-arg';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
 import { withService, type ServiceContext } from './service-clients';
@@ -39,7 +38,8 @@ function print(e: EndpointView, json?: boolean): void {
     );
 }
 
-const endpointId = (s: ServiceContext, nameOrId: string): Promise<string> => lookUpEndpoint(s.graphql, nameOrId);
+const endpointId = async (s: ServiceContext, nameOrId: string): Promise<string> =>
+  (await import('./endpoint-arg')).lookUpEndpoint(s.graphql, nameOrId);
 
 async function list(o: EndpointOptions): Promise<number> {
   const { endpoints } = await withService(o.dataDir, (s) => s.graphql.listEndpoints());

@@ -10,9 +10,8 @@
  *   (the control plane's GraphQL and REST clients), endpoint-arg.ts (an endpoint by name or id), options.ts
  *   (shared options and parsers), tables.ts (aligned columns), errors.ts, exit-codes.ts, ports.ts, ctrl-c.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { packageInfo } from '../../common/package-root';
 import { ConfigError } from '../../config/errors';
 import { registerBatchCommands } from './batch/commands';
 import { registerComposeCommands } from './compose';
@@ -33,10 +32,7 @@ import { registerWorkerCommand } from './worker';
 export { EXIT_CODES as EXIT } from './exit-codes';
 
 /** The command is named after the package (its `bin`), and shares its version. */
-const PACKAGE = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-};
+const PACKAGE = packageInfo();
 
 /** Every command group, in the order `sluice --help` lists them. */
 const REGISTER = [

@@ -1,6 +1,8 @@
 /** Options and argument parsers the commands share, and how an action hands its exit code back to main. */
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATA_DIR } from './settings';
+
+/** The data dir when neither --data-dir nor SLUICE_DATA_DIR is given. */
+export const DEFAULT_DATA_DIR = '.data';
 
 /** Where a command's action leaves its exit code for {@link main}. */
 export interface ExitState {
@@ -15,6 +17,17 @@ export function withExit<A extends unknown[]>(
   return async (...args: A) => {
     state.code = await fn(...args);
   };
+}
+
+/**
+ * An action whose module loads only when its command runs (`--help` and the other commands never
+ * load it): `lazyAction(() => import('./actions'), (m) => m.status)`.
+ */
+export function lazyAction<M, A extends unknown[]>(
+  load: () => Promise<M>,
+  pick: (m: M) => (...args: A) => Promise<number> | number,
+): (...args: A) => Promise<number> {
+  return async (...args: A) => pick(await load())(...args);
 }
 
 /** `--data-dir DIR` (env SLUICE_DATA_DIR): the root of the dev stack's state, read by every command. */

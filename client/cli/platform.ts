@@ -1,24 +1,19 @@
 /** `sluice platform` (the local serverless platform alone) and `sluice platform users add`. */
 import { join, resolve } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import {
-  describeFaults,
-  FaultSpecError,
-  openUsers,
-  parseFaultSpec,
-  startPlatform,
-  type Faults,
-  type Platform,
-} from '../../platform';
+import { type Command, Option } from 'commander';
+import type { Faults, Platform } from '../../platform';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, portOption, withExit, type ExitState } from './options';
 import { assertPortsFree } from './ports';
+
+/** The platform's code, loaded when a command needs it (help and the other commands never do). */
+const loadPlatform = () => import('../../platform');
 
 /** The platform's state within the data dir (as `sluice dev` keeps it). */
 const platformDir = (dataDir: string): string => join(resolve(dataDir), 'platform');
 
 /** What a person needs to use the platform: URLs, key, example endpoints. */
-export function printBanner(p: Platform): void {
+async function printBanner(p: Platform): Promise<void> {
   const lines = [
     `sluice platform ready`,
     `  queue API   ${p.url}/v2/{endpoint_id}/run`,
@@ -28,32 +23,36 @@ export function printBanner(p: Platform): void {
     `  endpoints   ${Object.entries(p.examples)
       .map(([name, e]) => `${name}=${e.id}`)
       .join('  ')}`,
-    ...faultsBanner(p),
+    ...(await faultsBanner(p)),
   ];
   console.log(lines.join('\n'));
 }
 
 /** The banner's line of the fault mode, when it is on. */
-export function faultsBanner(p: Platform): string[] {
-  const on = p.faults && describeFaults(p.faults);
+async function faultsBanner(p: Platform): Promise<string[]> {
+  const on = p.faults && (await loadPlatform()).describeFaults(p.faults);
   return on ? [`  faults      ${on}  (docs/platform.md "Fault mode")`] : [];
 }
 
-/** The value of `--faults`: the fault mode's options, parsed. */
-export type FaultsOption = Faults;
+/** The value of `--faults`: the spec as given, read by {@link readFaults} when the command runs. */
+export type FaultsOption = string;
 
-/** `--faults <spec>` of `sluice platform` and `sluice dev`: the spec is read here, a bad part exits 2 naming it. */
+/** `--faults <spec>` of `sluice platform` and `sluice dev`: {@link readFaults} reads the spec, a bad part exits 2 naming it. */
 export const faultsOption = (): Option =>
   new Option(
     '--faults <spec>',
     'fault mode: seeded misbehaviour of the queue API and webhooks, e.g. seed=7,429=0.05,502=0.05,reset-before=0.03,reset-after=0.05,delay=0.05:1000-4000,webhook-lost=0.08,webhook-duplicate=0.08,webhook-delay=0.08:500-3000,webhook-reset=0.04 (docs/platform.md)',
-  ).argParser(parseFaultsArg);
+  );
 
-function parseFaultsArg(raw: string): Faults {
+/** The fault mode of `--faults <spec>` (none without it); a bad part is a usage error naming it. */
+export async function readFaults(raw: FaultsOption | undefined): Promise<Faults | undefined> {
+  if (raw === undefined) return undefined;
+  const { parseFaultSpec, FaultSpecError } = await loadPlatform();
   try {
     return parseFaultSpec(raw);
   } catch (err) {
-    if (err instanceof FaultSpecError) throw new InvalidArgumentError(err.message);
+    if (err instanceof FaultSpecError)
+      throw new UsageError(`option '--faults <spec>' argument '${raw}' is invalid. ${err.message}`);
     throw err;
   }
 }
@@ -101,23 +100,26 @@ async function platform(o: {
   host: string;
   dataDir: string;
   apiKey?: string;
-  faults?: Faults;
+  faults?: FaultsOption;
 }): Promise<number> {
+  const faults = await readFaults(o.faults);
+  const { startPlatform } = await loadPlatform();
   await assertPortsFree([{ port: o.port, host: o.host, what: 'the platform', change: 'choose another with --port' }]);
   const p = await startPlatform({
     port: o.port,
     host: o.host,
     dataDir: platformDir(o.dataDir),
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
-    ...(o.faults ? { faults: o.faults } : {}),
+    ...(faults ? { faults } : {}),
   });
-  printBanner(p);
+  await printBanner(p);
   await untilSignal();
   await p.close();
   return 0;
 }
 
-function addUser(name: string, o: { dataDir: string; json?: boolean }): number {
+async function addUser(name: string, o: { dataDir: string; json?: boolean }): Promise<number> {
+  const { openUsers } = await loadPlatform();
   const users = openUsers(platformDir(o.dataDir));
   try {
     const user = users.add(name);

@@ -1,7 +1,10 @@
 /** The service's control-plane clients (GraphQL, REST) for `sluice endpoints` and `sluice templates`, from the resolved settings. */
-import { BadRequestError, GraphqlClient, NotFoundError, RestClient } from '../../platform-api';
+import type { GraphqlClient, RestClient } from '../../platform-api';
 import { UsageError } from './errors';
-import { describeSource, resolveSettings, type CliSettings } from './settings';
+import type { CliSettings } from './settings';
+
+/** The clients' code and the settings, loaded when a command connects (its definition never needs them). */
+const load = () => Promise.all([import('../../platform-api'), import('./settings')]);
 
 /** What a control-plane command works with; `close()` releases both clients. */
 export interface ServiceContext {
@@ -12,7 +15,9 @@ export interface ServiceContext {
 }
 
 /** Connects with the settings of `dataDir`; without the GraphQL and REST URLs and a key, a {@link UsageError} says which source lacks them. */
-export function connectService(dataDir: string, settings: CliSettings = resolveSettings(dataDir)): ServiceContext {
+export async function connectService(dataDir: string, given?: CliSettings): Promise<ServiceContext> {
+  const [{ GraphqlClient, RestClient }, { describeSource, resolveSettings }] = await load();
+  const settings = given ?? resolveSettings(dataDir);
   const c = settings.config;
   if (!c.SLUICE_GRAPHQL_URL || !c.SLUICE_REST_URL || !c.SLUICE_API_KEY) {
     throw new UsageError(
@@ -34,7 +39,8 @@ export function connectService(dataDir: string, settings: CliSettings = resolveS
 
 /** Runs `fn` with a connected context and closes it; the service refusing the input (bad request, unknown id) is a usage error. */
 export async function withService<T>(dataDir: string, fn: (s: ServiceContext) => Promise<T>): Promise<T> {
-  const s = connectService(dataDir);
+  const s = await connectService(dataDir);
+  const [{ BadRequestError, NotFoundError }] = await load();
   try {
     return await fn(s);
   } catch (err) {

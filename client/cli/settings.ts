@@ -25,9 +25,6 @@ export interface DevState {
   taskQueue: string;
 }
 
-/** The data dir when neither --data-dir nor SLUICE_DATA_DIR is given. */
-export const DEFAULT_DATA_DIR = '.data';
-
 export const devStateFile = (dataDir: string): string => join(resolve(dataDir), 'dev.json');
 
 export function writeDevState(state: DevState, file: string): void {

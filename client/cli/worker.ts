@@ -1,10 +1,7 @@
 /** `sluice worker`: the orchestrator daemon alone, configured by environment variables (TEMPORAL_*, SLUICE_*). */
 import { join } from 'node:path';
 import { type Command } from 'commander';
-import { loadConfig } from '../../worker/config';
 import { ConfigError } from '../../config/errors';
-import { startDaemon } from '../../worker/daemon';
-import { installTemporalRuntime } from '../../worker/runtime';
 import { dataDirOption, withExit, type ExitState } from './options';
 import { untilSignal } from './platform';
 import { assertPortsFree, temporalMetricsClaim } from './ports';
@@ -23,6 +20,12 @@ export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): 
 }
 
 async function worker(o: { dataDir: string }): Promise<number> {
+  // The daemon's code loads when it runs (help and the other commands never load it).
+  const [{ loadConfig }, { startDaemon }, { installTemporalRuntime }] = await Promise.all([
+    import('../../worker/config'),
+    import('../../worker/daemon'),
+    import('../../worker/runtime'),
+  ]);
   const config = loadConfig({
     ...process.env,
     SLUICE_RESULTS_DIR: process.env.SLUICE_RESULTS_DIR || join(o.dataDir, 'results'),

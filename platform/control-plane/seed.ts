@@ -1,4 +1,5 @@
 /** The example templates and endpoints (echo, stream, fail, sleep, flaky, mixed) every fresh platform has. */
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Endpoint } from '../../contracts';
@@ -11,15 +12,15 @@ export type ExampleName = (typeof EXAMPLE_ENDPOINTS)[number];
 
 const projectRoot = join(__dirname, '..', '..');
 
-/** The command of an example worker: the project's TypeScript handler run through tsx's loader. */
+/**
+ * The command of an example worker: the compiled handler run by Node (the installed package), or
+ * in a checkout the TypeScript handler run through tsx's loader.
+ */
 export function exampleCommand(name: string): string[] {
+  const source = join(projectRoot, 'examples', 'handlers', `${name}.ts`);
+  if (!existsSync(source)) return [process.execPath, join(projectRoot, 'examples', 'handlers', `${name}.js`)];
   const tsx = dirname(require.resolve('tsx/package.json'));
-  return [
-    process.execPath,
-    '--import',
-    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
-    join(projectRoot, 'examples', 'handlers', `${name}.ts`),
-  ];
+  return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, source];
 }
 
 /**

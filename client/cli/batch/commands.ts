@@ -2,10 +2,11 @@
 import { type Command, Option } from 'commander';
 import { BATCH_UPDATES } from '../../../contracts';
 import { BATCH_EXIT_HELP } from './output';
-import { cancel, control, list, results, status, watch } from './actions';
+/** The actions, loaded when a command runs. */
+const actions = () => import('./actions');
 import { ID_ARGUMENT, intervalOption } from './parse';
 import { rerunCommands, startCommand } from './run-commands';
-import { dataDirOption, parsePositiveInt, withExit, type ExitState } from '../options';
+import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
 /** `sluice batch status ID`. */
 function statusCommand(batch: Command, exit: ExitState): void {
@@ -19,7 +20,12 @@ function statusCommand(batch: Command, exit: ExitState): void {
       'after',
       `\nExamples:\n  sluice batch status batch/nightly\n  sluice batch status nightly --json\n\n${BATCH_EXIT_HELP}`,
     )
-    .action(withExit(exit, status));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.status),
+      ),
+    );
 }
 
 /** `sluice batch watch ID`. */
@@ -35,7 +41,12 @@ function watchCommand(batch: Command, exit: ExitState): void {
       'after',
       `\nExample:\n  sluice batch watch batch/nightly\n\n${BATCH_EXIT_HELP} 130: interrupted (the batch keeps running).`,
     )
-    .action(withExit(exit, watch));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.watch),
+      ),
+    );
 }
 
 /** `sluice batch pause ID` and `resume ID`. */
@@ -57,7 +68,12 @@ function pauseResumeCommands(batch: Command, exit: ExitState): void {
         'after',
         `\nExample:\n  sluice batch ${name} batch/nightly\n\nExit code: 0 done, 1 the batch had already ended, 2 usage (no such batch).`,
       )
-      .action(withExit(exit, control(pausing)));
+      .action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.control(pausing)),
+        ),
+      );
   }
 }
 
@@ -79,7 +95,12 @@ Example:
 Exit code: 0 the batch was cancelled, 1 it had already ended (or ended otherwise first), 2 usage (no such batch).
 Afterwards \`sluice batch status\` reports it CANCELLED (exit 3).`,
     )
-    .action(withExit(exit, cancel));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.cancel),
+      ),
+    );
 }
 
 /** `sluice batch results ID`. */
@@ -102,7 +123,12 @@ Examples:
 
 ${BATCH_EXIT_HELP}`,
     )
-    .action(withExit(exit, results));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.results),
+      ),
+    );
 }
 
 /** `sluice batch list`. */
@@ -117,7 +143,12 @@ function listCommand(batch: Command, exit: ExitState): void {
       'after',
       '\nExamples:\n  sluice batch list\n  sluice batch list --json --limit 10\n\nExit code: 0, 2 usage.',
     )
-    .action(withExit(exit, list));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.list),
+      ),
+    );
 }
 
 /** The subcommands, in the order `sluice batch --help` lists them. */

@@ -1,10 +1,12 @@
 /** The batch subcommands that start a run of the batch workflow: `sluice batch start FILE` and `sluice batch rerun ID` (registered by commands.ts). */
 import { type Command, Option } from 'commander';
 import { BATCH_EXIT_HELP } from './output';
-import { rerun } from './actions';
 import { DEFAULTS, ID_ARGUMENT, intervalOption, parseCost, parseDeadline, parsePrice, parsePriority } from './parse';
-import { start } from './start';
-import { dataDirOption, parsePositiveInt, withExit, type ExitState } from '../options';
+import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+
+/** The actions, loaded when a command runs. */
+const actions = () => import('./actions');
+const starting = () => import('./start');
 
 /** `start`'s limits: the concurrency window and per-key cap, spend, deadline, priority, attempts. */
 function limitOptions(cmd: Command): Command {
@@ -91,7 +93,12 @@ Examples:
 
 ${BATCH_EXIT_HELP} \`--detach\` exits 0 once started. 130: interrupted (the batch keeps running; \`sluice batch watch ID\` re-attaches).`,
     )
-    .action(withExit(exit, start));
+    .action(
+      withExit(
+        exit,
+        lazyAction(starting, (m) => m.start),
+      ),
+    );
 }
 
 /** `sluice batch rerun ID`, and the same command under its former name `retry-failed` (hidden, for scripts). */
@@ -151,5 +158,10 @@ Refused (nothing started): 2 no such batch, 4 the batch is still running, 1 noth
 FAILED / TERMINATED without outcome files). Otherwise the exit code is the batch's at the end, over every input:
 ${BATCH_EXIT_HELP} \`--detach\` exits 0 once started. 130: interrupted (the batch keeps running).`,
       )
-      .action(withExit(exit, rerun));
+      .action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.rerun),
+        ),
+      );
 }

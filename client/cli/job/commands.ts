@@ -1,7 +1,10 @@
 /** The job orchestration's commands — `sluice run`, `status`, `cancel`, `result` — registered on the program by main. */
 import { type Command, Option } from 'commander';
-import { dataDirOption, jsonOption, parsePositiveInt, withExit, type ExitState } from '../options';
-import { cancel, result, run, status, type RunOptions } from './actions';
+import { dataDirOption, jsonOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+import type { RunOptions } from './actions';
+
+/** The actions, loaded when a command runs. */
+const actions = () => import('./actions');
 
 const JOB_STATE_EXIT =
   "Exit code: the job's state — 0 completed, 1 failed / timed out / expired, 3 cancelled, 4 still running; 2 usage (no such job).";
@@ -46,7 +49,12 @@ Examples:
 
 Exit code: 0 completed, 1 failed / timed out / expired, 2 usage, 3 cancelled, 130 interrupted (the job goes on).`,
     )
-    .action(withExit(exit, (o: RunOptions) => run(o)));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => (o: RunOptions) => m.run(o)),
+      ),
+    );
 }
 
 /** `sluice status`. */
@@ -58,7 +66,12 @@ function statusCommand(program: Command, exit: ExitState): void {
     .addOption(jsonOption())
     .addOption(dataDirOption())
     .addHelpText('after', `\nExample:\n  sluice status job/4f7c...\n\n${JOB_STATE_EXIT}`)
-    .action(withExit(exit, status));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.status),
+      ),
+    );
 }
 
 /** `sluice cancel`. */
@@ -79,7 +92,12 @@ Example:
 Exit code: 0 the job was cancelled, 1 it had already ended (or ended otherwise before the cancel took effect), 2 usage.
 Afterwards \`sluice status\` and \`sluice result\` report it CANCELLED (exit 3).`,
     )
-    .action(withExit(exit, cancel));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.cancel),
+      ),
+    );
 }
 
 /** `sluice result`. */
@@ -96,7 +114,12 @@ function resultCommand(program: Command, exit: ExitState): void {
       'after',
       `\nExamples:\n  sluice result job/4f7c... --json\n  sluice result job/4f7c... --chunks\n\n${JOB_STATE_EXIT}`,
     )
-    .action(withExit(exit, result));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.result),
+      ),
+    );
 }
 
 /** Registers `run`, `status`, `cancel` and `result`, in the order `sluice --help` lists them. */

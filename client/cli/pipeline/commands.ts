@@ -1,7 +1,9 @@
 /** The pipeline orchestration's command group — `sluice pipeline validate` for now — registered on the program by main. */
 import { type Command } from 'commander';
-import { jsonOption, withExit, type ExitState } from '../options';
-import { validateCommand } from './validate';
+import { jsonOption, lazyAction, withExit, type ExitState } from '../options';
+
+/** The action, loaded when the command runs. */
+const validating = () => import('./validate');
 
 /** Registers `sluice pipeline` and its subcommands. */
 export function registerPipelineCommands(program: Command, exit: ExitState): void {
@@ -34,5 +36,10 @@ Examples:
 
 Exit code: 0 valid; 2 invalid (or the file cannot be read).`,
     )
-    .action(withExit(exit, (file: string, o: { json?: boolean }) => validateCommand(file, o)));
+    .action(
+      withExit(
+        exit,
+        lazyAction(validating, (m) => (file: string, o: { json?: boolean }) => m.validateCommand(file, o)),
+      ),
+    );
 }

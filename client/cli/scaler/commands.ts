@@ -3,12 +3,14 @@
  * registered on the program by main, one step per subcommand; `scale`, its former name, is kept as a hidden alias.
  */
 import { type Command, Option } from 'commander';
-import { configure, control, override, start, status, stop, watch } from './actions';
 import { SCALER_CONTROL_EXIT_HELP, SCALER_EXIT_HELP } from './output';
 import { parseDuration, parseWorkers } from './parse';
 import { registerScheduleCommands } from './schedule-commands';
 import { settingOptions } from './setting-options';
-import { dataDirOption, parsePositiveInt, withExit, type ExitState } from '../options';
+import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+
+/** The actions, loaded when a command runs. */
+const actions = () => import('./actions');
 
 const ENDPOINT_ARGUMENT = ['<endpoint>', 'endpoint id or name'] as const;
 const decisionsOption = () =>
@@ -37,7 +39,12 @@ Examples:
 
 Exit code: 0 started; 1 the command failed; 2 usage (bad option, unknown endpoint, a scaler already runs).`,
     )
-    .action(withExit(exit, start));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.start),
+      ),
+    );
 }
 
 /** `sluice scaler configure ENDPOINT`. */
@@ -63,7 +70,12 @@ Examples:
 
 ${SCALER_CONTROL_EXIT_HELP}`,
     )
-    .action(withExit(exit, configure));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.configure),
+      ),
+    );
 }
 
 /** `sluice scaler status ENDPOINT`. */
@@ -86,7 +98,12 @@ function statusCommand(scaler: Command, exit: ExitState): void {
       'after',
       `\nExamples:\n  sluice scaler status my-model\n  sluice scaler status my-model --decisions 20\n  sluice scaler status my-model --json\n\n${SCALER_EXIT_HELP}`,
     )
-    .action(withExit(exit, status));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.status),
+      ),
+    );
 }
 
 /** `sluice scaler watch ENDPOINT`. */
@@ -112,7 +129,12 @@ Example:
 
 ${SCALER_EXIT_HELP} 130: interrupted (the scaler keeps running).`,
     )
-    .action(withExit(exit, watch));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.watch),
+      ),
+    );
 }
 
 /** `sluice scaler override ENDPOINT`. */
@@ -137,7 +159,12 @@ Examples:
 
 ${SCALER_CONTROL_EXIT_HELP}`,
     )
-    .action(withExit(exit, override));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.override),
+      ),
+    );
 }
 
 /** `sluice scaler pause ENDPOINT` and `resume ENDPOINT`. */
@@ -155,7 +182,12 @@ function pauseResumeCommands(scaler: Command, exit: ExitState): void {
       .addOption(new Option('--json', 'the ScalerState after the change'))
       .addOption(dataDirOption())
       .addHelpText('after', `\nExample:\n  sluice scaler ${name} my-model\n\n${SCALER_CONTROL_EXIT_HELP}`)
-      .action(withExit(exit, control(pausing)));
+      .action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.control(pausing)),
+        ),
+      );
   }
 }
 
@@ -176,7 +208,12 @@ Example:
 
 ${SCALER_CONTROL_EXIT_HELP}`,
     )
-    .action(withExit(exit, stop));
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.stop),
+      ),
+    );
 }
 
 /** The subcommands, in the order `sluice scaler --help` lists them. */

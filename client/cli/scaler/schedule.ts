@@ -1,9 +1,7 @@
 /** What each `sluice scaler schedule add|list|pause|resume|delete` command does: scheduled scale up/down of an endpoint, as Temporal Schedules (schedule-commands.ts registers them). */
-import { ScalerScheduleError } from '../../scaler-schedules';
-import { connectCli, type CliContext } from '../context';
+import type { CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { endpointArg } from '../endpoint-arg';
 import { schedulesTable, whenText } from './output';
 
 /** Exit codes of the schedule commands, for their help. */
@@ -30,6 +28,11 @@ export interface AddFlags extends Flags {
 
 /** Connects, runs `fn`, maps the schedules' errors to usage errors (exit 2), closes on every path. */
 async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>): Promise<number> {
+  // Loaded here: the schedule commands' definitions (schedule-commands.ts) read VERBS and EXIT_HELP.
+  const [{ connectCli }, { ScalerScheduleError }] = await Promise.all([
+    import('../context'),
+    import('../../scaler-schedules'),
+  ]);
   const cli = await connectCli(o.dataDir);
   try {
     return await fn(cli);
@@ -42,8 +45,12 @@ async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>)
 }
 
 /** The endpoint's id; one that no longer exists is still found by its schedules. */
-const endpointOf = (cli: CliContext, endpoint: string) =>
-  endpointArg(cli, endpoint, async (id) => (await cli.scaler.schedules.list({ endpointId: id })).length > 0);
+const endpointOf = async (cli: CliContext, endpoint: string) =>
+  (await import('../endpoint-arg')).endpointArg(
+    cli,
+    endpoint,
+    async (id) => (await cli.scaler.schedules.list({ endpointId: id })).length > 0,
+  );
 
 export async function add(endpoint: string, o: AddFlags): Promise<number> {
   if (o.at === undefined && o.cron === undefined)
@@ -53,7 +60,7 @@ export async function add(endpoint: string, o: AddFlags): Promise<number> {
       'give --min N and --max N: the floor and ceiling (workersMin and workersMax when no scaler runs)',
     );
   return withSchedules(o, async (cli) => {
-    const endpointId = await endpointArg(cli, endpoint);
+    const endpointId = await (await import('../endpoint-arg')).endpointArg(cli, endpoint);
     const v = await cli.scaler.schedules.add({
       endpointId,
       min: o.min!,

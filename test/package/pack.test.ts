@@ -1,0 +1,198 @@
+/**
+ * The published package, as a user gets it: `npm pack`, installed into a project with no TypeScript
+ * and no tsx; ESM and CJS consumers run with plain `node` against a real stack whose daemon is the
+ * installed `sluice worker` (its workflow bundle built from the package's compiled files, cached
+ * outside node_modules); a strict TypeScript consumer type-checks against the shipped .d.ts alone.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { stopProcessGroup } from '../../common/process';
+import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
+import { testPlatform } from '../helpers/platform';
+
+const root = join(__dirname, '..', '..');
+const run = promisify(execFile);
+const npm = (args: string[], cwd: string) =>
+  run('npm', args, { cwd, env: { ...process.env, SLUICE_SKIP_TOOLS: '1' }, maxBuffer: 64 << 20 });
+
+const ESM = `import { Client, Connection } from '@temporalio/client';
+import { SluiceClient } from 'sluice';
+import { BATCH_UPDATES } from 'sluice/contracts';
+const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
+const sluice = new SluiceClient({ client: new Client({ connection }), taskQueue: process.env.SLUICE_TASK_QUEUE, resultsDir: process.env.SLUICE_RESULTS_DIR });
+const id = await sluice.job.start({ endpointId: process.env.ENDPOINT_ID, input: { from: 'esm' } });
+const result = await sluice.job.result(id);
+console.log(JSON.stringify({ status: result.status, output: await sluice.job.output(result), contracts: typeof BATCH_UPDATES }));
+await connection.close();
+`;
+const CJS = `const { Client, Connection } = require('@temporalio/client');
+const { SluiceClient } = require('sluice');
+const { BATCH_UPDATES } = require('sluice/contracts');
+(async () => {
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
+  const sluice = new SluiceClient({ client: new Client({ connection }), taskQueue: process.env.SLUICE_TASK_QUEUE, resultsDir: process.env.SLUICE_RESULTS_DIR });
+  const id = await sluice.job.start({ endpointId: process.env.ENDPOINT_ID, input: { from: 'cjs' } });
+  const result = await sluice.job.result(id);
+  console.log(JSON.stringify({ status: result.status, output: await sluice.job.output(result), contracts: typeof BATCH_UPDATES }));
+  await connection.close();
+})();
+`;
+const TS = `import { Client, Connection } from '@temporalio/client';
+import { SluiceClient, type JobWorkflowResult } from 'sluice';
+import { LIMITS } from 'sluice/contracts';
+
+export async function start(endpointId: string): Promise<JobWorkflowResult['status']> {
+  const connection = await Connection.connect({ address: 'localhost:7233' });
+  const sluice = new SluiceClient({ client: new Client({ connection }) });
+  const id: string = await sluice.job.start({ endpointId, input: { n: LIMITS.runPayloadBytes } });
+  return (await sluice.job.result(id)).status;
+}
+`;
+
+describe('the packed package', () => {
+  let dir: string;
+  let project: string;
+  let installLog: string;
+  let env: TestWorkflowEnvironment;
+  let platform: Awaited<ReturnType<typeof testPlatform>>;
+  let worker: ChildProcess;
+  let consumerEnv: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-pack-'));
+    project = join(dir, 'consumer');
+    // The tarball packs dist/ as `npm test` built it (pretest). Not rebuilt here (`--ignore-scripts`
+    // skips prepack): other test files run the compiled CLI at the same time. Built only if absent.
+    if (!existsSync(join(root, 'dist', 'client', 'index.js'))) await npm(['run', 'build'], root);
+    await npm(['pack', '--ignore-scripts', '--pack-destination', dir], root);
+    const tarball = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.tgz'))!,
+    );
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    // better-sqlite3 (the platform's) is native: copied built, so the install compiles nothing.
+    cpSync(join(root, 'node_modules', 'better-sqlite3'), join(project, 'node_modules', 'better-sqlite3'), {
+      recursive: true,
+    });
+    const install = await npm(
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--foreground-scripts', tarball],
+      project,
+    );
+    installLog = install.stdout + install.stderr;
+  }, 240_000);
+
+  afterAll(async () => {
+    if (worker) await stopProcessGroup(worker, 5000);
+    await platform?.dispose();
+    await env?.teardown();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('installs without running or declaring an install script of its own', () => {
+    expect(installLog).not.toMatch(/> sluice@/);
+    expect(installLog).not.toMatch(/sluice@[^ ]+ \(/);
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'sluice', 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(pkg.scripts?.[script]).toBeUndefined();
+    expect(existsSync(join(project, 'node_modules', 'sluice', '.tools'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', 'typescript'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false);
+  });
+
+  it('runs ESM and CJS consumers with plain node against a stack whose daemon is the installed sluice', async () => {
+    env = await temporalEnv();
+    platform = await testPlatform();
+    const taskQueue = `pack-${process.pid}`;
+    const resultsDir = join(dir, 'results');
+    const cacheDir = join(dir, 'cache');
+    worker = spawn(join(project, 'node_modules', '.bin', 'sluice'), ['worker'], {
+      cwd: project,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        SLUICE_LOG_LEVEL: 'warn',
+        SLUICE_LOG_PRETTY: '0',
+        SLUICE_CACHE_DIR: cacheDir,
+        SLUICE_TASK_QUEUE: taskQueue,
+        ...daemonEnv(platform, env.address, resultsDir),
+      },
+    });
+    let out = '';
+    worker.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    worker.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const tick = () => (/sluice worker running/.test(out) ? resolve() : setTimeout(tick, 100));
+      worker.once('exit', (code) => reject(new Error(`sluice worker exited (${code}):\n${out}`)));
+      tick();
+    });
+    consumerEnv = {
+      PATH: process.env.PATH,
+      TEMPORAL_ADDRESS: env.address,
+      SLUICE_TASK_QUEUE: taskQueue,
+      SLUICE_RESULTS_DIR: resultsDir,
+      ENDPOINT_ID: platform.examples.echo!.id,
+    };
+    for (const [file, from] of [
+      ['esm.mjs', 'esm'],
+      ['cjs.cjs', 'cjs'],
+    ] as const) {
+      writeFileSync(join(project, file), from === 'esm' ? ESM : CJS);
+      const { stdout } = await run(process.execPath, [file], { cwd: project, env: consumerEnv, timeout: 90_000 });
+      const line = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+        status: string;
+        output: unknown;
+        contracts: string;
+      };
+      expect(line.status).toBe('COMPLETED');
+      expect(JSON.stringify(line.output)).toContain(from);
+      expect(line.contracts).toBe('object');
+    }
+    // The daemon bundled the package's compiled workflows into the cache dir, never into node_modules.
+    expect(readdirSync(cacheDir).some((f) => /^workflow-bundle-.*\.js$/.test(f))).toBe(true);
+    const files = readdirSync(join(project, 'node_modules', 'sluice'), { recursive: true }).map(String);
+    expect(files.filter((f) => f.includes('workflow-bundle'))).toEqual([]);
+  }, 180_000);
+
+  it("type-checks a strict TypeScript consumer against the package's declarations alone", async () => {
+    writeFileSync(join(project, 'index.ts'), TS);
+    // The consumer's own choices: strict, Node's module resolution, every declaration file checked.
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      typeRoots: [join(root, 'node_modules', '@types')],
+      types: ['node'],
+    };
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
+    // A misuse must be refused: the declarations are read, not taken as `any`.
+    writeFileSync(
+      join(project, 'misuse.ts'),
+      "import { SluiceClient } from 'sluice';\nnew SluiceClient({ client: 1 });\n",
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['index.ts', 'misuse.ts'] }),
+    );
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project }).catch(
+      (err: { stdout: string }) => err,
+    );
+    const errors = result.stdout.split('\n').filter((l) => /error TS/.test(l));
+    expect(errors.some((l) => l.startsWith('misuse.ts'))).toBe(true);
+    // Other packages' own declarations (e.g. @temporalio/common's use of `ms`) are theirs to fix.
+    expect(errors.filter((l) => !l.startsWith('misuse.ts') && !/^node_modules\/(?!sluice\/)/.test(l))).toEqual([]);
+  }, 120_000);
+});

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
+import { type DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job/activities';
@@ -20,6 +21,9 @@ import { workflowBundle } from './bundle';
 import { resultsUrlOf } from '../config/settings';
 import { type DaemonConfig } from './config';
 import { ConfigError } from '../config/errors';
+import { payloadDataConverter, readSecretFile } from '../config/payload-keys';
+import { batchRoots } from '../results/batch/roots';
+import { codecRoute } from './codec-route';
 import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
@@ -83,10 +87,30 @@ async function openStore(config: DaemonConfig): Promise<ObjectStore> {
   }
 }
 
+/** The codec endpoint's handler when SLUICE_CODEC_ENDPOINT is on (the settings require the keys and a token then). */
+function codecEndpoint(config: DaemonConfig, dataConverter: DataConverter) {
+  const codec = dataConverter.payloadCodecs?.[0];
+  if (!config.SLUICE_CODEC_ENDPOINT || !codec) return undefined;
+  const token =
+    config.SLUICE_CODEC_TOKEN ?? readSecretFile(config.SLUICE_CODEC_TOKEN_FILE!, 'SLUICE_CODEC_TOKEN_FILE').trim();
+  if (token.length < 32)
+    throw new ConfigError([
+      { variable: 'SLUICE_CODEC_TOKEN_FILE', message: 'the token must be at least 32 characters' },
+    ]);
+  return codecRoute({
+    codec,
+    token,
+    ...(config.SLUICE_CODEC_CORS_ORIGIN ? { corsOrigin: config.SLUICE_CODEC_CORS_ORIGIN } : {}),
+  });
+}
+
 /** Starts the worker daemon: Temporal worker, webhook receiver, health and metrics. */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const { config } = o;
   const logger = o.logger ?? createLogger('daemon');
+  // Payload keys first: a bad key file stops the daemon before it opens anything.
+  const dataConverter = payloadDataConverter(config);
+  const codec = codecEndpoint(config, dataConverter);
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
   metrics.observeStore(store.stats);
@@ -98,6 +122,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     logger,
     ready: () => live.worker?.getState() === 'RUNNING',
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
+    ...(codec ? { codec } : {}),
   });
   await new Promise<void>((r, j) =>
     server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
@@ -123,7 +148,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL),
     apiKey: config.SLUICE_API_KEY,
   });
-  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config);
+  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config, dataConverter);
   const client = o.client ?? own!.client;
   const connection = o.connection ?? (await connectWorker(config));
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
@@ -147,9 +172,19 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
+    dataConverter,
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }),
-      ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
+      ...createBatchActivities({
+        queue,
+        store,
+        hub,
+        inbox,
+        metrics,
+        price,
+        board: new PriorityBoard(),
+        roots: batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config)),
+      }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },

@@ -166,6 +166,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
+  // Where batches (and per-job children reading their lines) may read and write.
+  const roots = batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config));
   const worker = (live.worker = await Worker.create({
     connection,
     identity,
@@ -174,7 +176,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     workflowBundle: await workflowBundle(),
     dataConverter,
     activities: {
-      ...createJobActivities({ queue, store, hub, metrics }),
+      ...createJobActivities({ queue, store, hub, metrics, roots }),
       ...createBatchActivities({
         queue,
         store,
@@ -183,7 +185,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
         metrics,
         price,
         board: new PriorityBoard(),
-        roots: batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config)),
+        roots,
       }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),

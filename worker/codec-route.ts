@@ -6,8 +6,11 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Payload, type PayloadCodec } from '@temporalio/common';
+import { type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import { ConfigError } from '../config/errors';
+import { readSecretFile } from '../config/payload-keys';
+import { type DaemonConfig } from './config';
 
 /** Options of {@link codecRoute}. */
 export interface CodecRouteOptions {
@@ -101,4 +104,21 @@ async function readLimited(req: IncomingMessage): Promise<Buffer> {
     chunks.push(c);
   }
   return Buffer.concat(chunks);
+}
+
+/** The codec endpoint's handler when SLUICE_CODEC_ENDPOINT is on (the settings require the keys and a token then). */
+export function codecEndpoint(config: DaemonConfig, dataConverter: DataConverter) {
+  const codec = dataConverter.payloadCodecs?.[0];
+  if (!config.SLUICE_CODEC_ENDPOINT || !codec) return undefined;
+  const token =
+    config.SLUICE_CODEC_TOKEN ?? readSecretFile(config.SLUICE_CODEC_TOKEN_FILE!, 'SLUICE_CODEC_TOKEN_FILE').trim();
+  if (token.length < 32)
+    throw new ConfigError([
+      { variable: 'SLUICE_CODEC_TOKEN_FILE', message: 'the token must be at least 32 characters' },
+    ]);
+  return codecRoute({
+    codec,
+    token,
+    ...(config.SLUICE_CODEC_CORS_ORIGIN ? { corsOrigin: config.SLUICE_CODEC_CORS_ORIGIN } : {}),
+  });
 }

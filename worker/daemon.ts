@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
-import { type DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job/activities';
@@ -21,9 +20,9 @@ import { workflowBundle } from './bundle';
 import { resultsUrlOf } from '../config/settings';
 import { type DaemonConfig } from './config';
 import { ConfigError } from '../config/errors';
-import { payloadDataConverter, readSecretFile } from '../config/payload-keys';
+import { payloadDataConverter } from '../config/payload-keys';
 import { batchRoots } from '../results/batch/roots';
-import { codecRoute } from './codec-route';
+import { codecEndpoint } from './codec-route';
 import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
@@ -85,23 +84,6 @@ async function openStore(config: DaemonConfig): Promise<ObjectStore> {
       },
     ]);
   }
-}
-
-/** The codec endpoint's handler when SLUICE_CODEC_ENDPOINT is on (the settings require the keys and a token then). */
-function codecEndpoint(config: DaemonConfig, dataConverter: DataConverter) {
-  const codec = dataConverter.payloadCodecs?.[0];
-  if (!config.SLUICE_CODEC_ENDPOINT || !codec) return undefined;
-  const token =
-    config.SLUICE_CODEC_TOKEN ?? readSecretFile(config.SLUICE_CODEC_TOKEN_FILE!, 'SLUICE_CODEC_TOKEN_FILE').trim();
-  if (token.length < 32)
-    throw new ConfigError([
-      { variable: 'SLUICE_CODEC_TOKEN_FILE', message: 'the token must be at least 32 characters' },
-    ]);
-  return codecRoute({
-    codec,
-    token,
-    ...(config.SLUICE_CODEC_CORS_ORIGIN ? { corsOrigin: config.SLUICE_CODEC_CORS_ORIGIN } : {}),
-  });
 }
 
 /** Starts the worker daemon: Temporal worker, webhook receiver, health and metrics. */

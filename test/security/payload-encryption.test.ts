@@ -46,6 +46,7 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
           SLUICE_PAYLOAD_KEY_FILE: keyFile,
           SLUICE_CODEC_ENDPOINT: 'true',
           SLUICE_CODEC_TOKEN_FILE: join(dir, 'token'),
+          SLUICE_CODEC_CORS_ORIGIN: 'http://localhost:8233',
         }),
       ),
       connection: env.nativeConnection,
@@ -123,6 +124,14 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
     const decoded = (await ok.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
     expect(Buffer.from(decoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     expect(Buffer.from(decoded.payloads[0]!.data, 'base64').toString()).toContain(marker);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
+    // The browser's preflight (no credentials) learns what the UI's origin may send.
+    const preflight = await fetch(`${daemon.url}/codec/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
     expect((await post({})).status).toBe(401);
     expect((await post({ authorization: `Bearer ${token}x` })).status).toBe(401);
   });

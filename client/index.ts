@@ -13,6 +13,9 @@ export { ScalerClient, type ScalerClientOptions, type ScalerView } from './scale
 export { ScalerSchedules, ScalerScheduleError } from './scaler-schedules';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
+/** Payload encryption: pass `payloadDataConverter(process.env)` as your Temporal Client's `dataConverter`. */
+export { payloadDataConverter, loadPayloadKeys } from '../config/payload-keys';
+export { AesGcmPayloadCodec, type PayloadKeys } from '../common/payload-codec';
 export type {
   JobOptionsInput,
   JobWorkflowInputInit,

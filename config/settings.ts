@@ -75,6 +75,18 @@ export const CLIENT_VARIABLES = {
    * variables), `file:///dir` or a directory. @default SLUICE_RESULTS_DIR
    */
   SLUICE_RESULTS_URL: resultsUrl.optional(),
+  /**
+   * A JSON file of payload keys (mode 0600 or 0400): workflow inputs, results, state and signals are
+   * sealed with AES-256-GCM in Temporal's history (config/payload-keys.ts; docs/deployment.md).
+   * @default unset (payloads in plain JSON)
+   */
+  SLUICE_PAYLOAD_KEY_FILE: path.optional(),
+  /**
+   * Where batches may read their input and write their output: comma-separated local directories
+   * and `s3://bucket[/prefix]` entries; the results store is always allowed (results/batch/roots.ts).
+   * @default the working directory
+   */
+  SLUICE_BATCH_ROOTS: z.string().min(1).optional(),
 };
 
 const ClientSchema = z.object(CLIENT_VARIABLES);
@@ -100,6 +112,7 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'TEMPORAL_TLS_CLIENT_KEY_DATA',
   'SLUICE_API_KEY',
   'SLUICE_WEBHOOK_SECRET',
+  'SLUICE_CODEC_TOKEN',
 ]);
 
 /** `****` and the last four characters of a secret (nothing of a short one). */

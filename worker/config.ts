@@ -3,7 +3,7 @@
  * service, the results store) and the daemon's own (where it listens, webhooks, limits, shutdown).
  */
 import { z } from 'zod';
-import { CLIENT_VARIABLES, parseSettings, url, type TemporalSettings } from '../config/settings';
+import { CLIENT_VARIABLES, bool, parseSettings, url, type TemporalSettings } from '../config/settings';
 import { type TemporalProfileOptions } from '../config/temporal';
 
 const port = z.coerce
@@ -46,6 +46,34 @@ const DaemonSchema = z.object({
     .max(10_000)
     .default(200),
   SLUICE_SHUTDOWN_GRACE_MS: z.coerce.number({ error: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
+  /**
+   * Serve Temporal's remote codec protocol (`POST /codec/encode`, `/codec/decode`) with the keys of
+   * SLUICE_PAYLOAD_KEY_FILE, so the Temporal UI and CLI show payloads decrypted; needs a token.
+   * @default false
+   */
+  SLUICE_CODEC_ENDPOINT: bool.default(false),
+  /** The codec endpoint's bearer token (at least 32 characters), or a file (mode 0600) holding it. */
+  SLUICE_CODEC_TOKEN: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  SLUICE_CODEC_TOKEN_FILE: z.string().min(1).optional(),
+  /** The origin of the Temporal UI allowed to call the codec endpoint from a browser (CORS), e.g. http://localhost:8233. */
+  SLUICE_CODEC_CORS_ORIGIN: z.url({ error: 'must be an origin URL' }).optional(),
+});
+
+/** The codec endpoint needs the keys and a token: never served without authentication. */
+const DaemonSettings = DaemonSchema.superRefine((c, ctx) => {
+  if (!c.SLUICE_CODEC_ENDPOINT) return;
+  if (!c.SLUICE_PAYLOAD_KEY_FILE)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_PAYLOAD_KEY_FILE'],
+      message: 'is required with SLUICE_CODEC_ENDPOINT',
+    });
+  if (!c.SLUICE_CODEC_TOKEN && !c.SLUICE_CODEC_TOKEN_FILE)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SLUICE_CODEC_TOKEN_FILE'],
+      message: 'SLUICE_CODEC_TOKEN_FILE or SLUICE_CODEC_TOKEN is required with SLUICE_CODEC_ENDPOINT',
+    });
 });
 
 /** The daemon's settings, its Temporal connection resolved. */
@@ -59,5 +87,5 @@ export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   o: TemporalProfileOptions = {},
 ): DaemonConfig {
-  return parseSettings(DaemonSchema, env, o);
+  return parseSettings(DaemonSettings, env, o);
 }

@@ -20,6 +20,9 @@ import { workflowBundle } from './bundle';
 import { resultsUrlOf } from '../config/settings';
 import { type DaemonConfig } from './config';
 import { ConfigError } from '../config/errors';
+import { payloadDataConverter } from '../config/payload-keys';
+import { batchRoots } from '../results/batch/roots';
+import { codecEndpoint } from './codec-route';
 import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
@@ -87,6 +90,9 @@ async function openStore(config: DaemonConfig): Promise<ObjectStore> {
 export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const { config } = o;
   const logger = o.logger ?? createLogger('daemon');
+  // Payload keys first: a bad key file stops the daemon before it opens anything.
+  const dataConverter = payloadDataConverter(config);
+  const codec = codecEndpoint(config, dataConverter);
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
   metrics.observeStore(store.stats);
@@ -98,6 +104,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     logger,
     ready: () => live.worker?.getState() === 'RUNNING',
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
+    ...(codec ? { codec } : {}),
   });
   await new Promise<void>((r, j) =>
     server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
@@ -123,7 +130,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL),
     apiKey: config.SLUICE_API_KEY,
   });
-  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config);
+  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config, dataConverter);
   const client = o.client ?? own!.client;
   const connection = o.connection ?? (await connectWorker(config));
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
@@ -141,15 +148,27 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     inbox,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
+  // Where batches (and per-job children reading their lines) may read and write.
+  const roots = batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config));
   const worker = (live.worker = await Worker.create({
     connection,
     identity,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
     workflowBundle: await workflowBundle(),
+    dataConverter,
     activities: {
-      ...createJobActivities({ queue, store, hub, metrics }),
-      ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
+      ...createJobActivities({ queue, store, hub, metrics, roots }),
+      ...createBatchActivities({
+        queue,
+        store,
+        hub,
+        inbox,
+        metrics,
+        price,
+        board: new PriorityBoard(),
+        roots,
+      }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },

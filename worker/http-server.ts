@@ -13,6 +13,8 @@ export interface DaemonHttpDeps {
   ready: () => boolean;
   /** Temporal runtime's Prometheus endpoint, appended to /metrics. */
   temporalMetricsUrl?: string;
+  /** The codec endpoint (worker/codec-route.ts), when SLUICE_CODEC_ENDPOINT is on. */
+  codec?: (req: IncomingMessage, res: ServerResponse, action: string) => Promise<void>;
 }
 
 const WEBHOOK_BODY_LIMIT = 64 * 1024 * 1024;
@@ -40,7 +42,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 /**
  * The daemon's HTTP face: `POST /hooks/<wf>/<limit>/<sig>` (job webhooks), `/healthz`,
- * `/readyz` and `/metrics`.
+ * `/readyz`, `/metrics`, and `/codec/{encode,decode}` when the codec endpoint is on.
  */
 export function createDaemonServer(d: DaemonHttpDeps): Server {
   return createServer((req, res) => {
@@ -65,6 +67,7 @@ export function createDaemonServer(d: DaemonHttpDeps): Server {
         d.metrics.webhook('accepted');
         return send(res, 200, {});
       }
+      if (d.codec && parts[0] === 'codec' && parts.length === 2) return d.codec(req, res, parts[1]!);
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
       if (req.method === 'GET' && path === '/readyz')
         return d.ready() ? send(res, 200, { ready: true }) : send(res, 503, { ready: false });

@@ -1,5 +1,6 @@
 /** The daemon's connections to Temporal: the worker's (Rust core) and the client's (gRPC-js, quiet on a stop), as config/temporal.ts resolves them. */
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { type DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { type TemporalSettings } from '../config/settings';
 import { temporalConnectOptions } from '../config/temporal';
@@ -27,8 +28,11 @@ export interface DaemonClient {
 /** Attempts of a call once the client stops (a blip is still retried; a server gone is not waited for). */
 export const STOPPING_ATTEMPTS = 3;
 
-/** A Temporal client (gRPC-js) for the same cluster and namespace, with the default retries until it stops. */
-export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
+/**
+ * A Temporal client (gRPC-js) for the same cluster and namespace, with the default retries until it
+ * stops, and the daemon's data converter (payload encryption, config/payload-keys.ts).
+ */
+export async function connectClient(c: TemporalConfig, dataConverter: DataConverter = {}): Promise<DaemonClient> {
   const retry = defaultGrpcRetryOptions();
   let stopping = false;
   let closed = false;
@@ -50,7 +54,7 @@ export async function connectClient(c: TemporalConfig): Promise<DaemonClient> {
   });
   let closing: Promise<void> | undefined;
   return {
-    client: new Client({ connection, namespace: c.temporal.namespace }),
+    client: new Client({ connection, namespace: c.temporal.namespace, dataConverter }),
     stop: () => void (stopping = true),
     close: () =>
       (closing ??= (async () => {

@@ -7,6 +7,7 @@ import { FailureType } from '../../contracts/names';
 import { isPlatformApiError } from '../../platform-api';
 import { createChildActivities } from './children';
 import { batchInput, isS3Location, type BatchInput } from '../../results/batch/locations';
+import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type BatchInbox } from '../../results/batch/inbox';
 import { selectFailed, type SelectRequest, type SelectResult } from '../../results/batch/rerun';
 import { type CompletionHub } from '../../results/completion-hub';
@@ -37,6 +38,8 @@ export interface BatchActivityDeps {
   metrics?: ActivityMetrics;
   /** The daemon's batches with input left, by endpoint and priority (lower-priority steps yield). */
   board?: PriorityBoard;
+  /** Where batches may read and write (SLUICE_BATCH_ROOTS); without it, anywhere the daemon can reach. */
+  roots?: BatchRoots;
 }
 
 export interface OpenRequest {
@@ -57,7 +60,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const queue = countedQueue(deps.queue, metrics);
   const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
-  return {
+  return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
       const input = await existing(req.source);
@@ -116,10 +119,30 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** The `--per-job-workflows` mode: pages of input lines, outcome segments of finished children. */
     ...createChildActivities(deps.store, deps.price),
-  };
+  });
 }
 
 export type BatchActivities = ReturnType<typeof createBatchActivities>;
+
+/**
+ * The activities, each refusing (not retried) a request whose `source` or `outDir` lies outside the
+ * roots: a workflow started by anyone on the task queue must not make the daemon read or write elsewhere.
+ */
+function withinRoots<A extends Record<string, (req: never) => Promise<unknown>>>(
+  roots: BatchRoots | undefined,
+  acts: A,
+): A {
+  if (!roots) return acts;
+  const guarded = Object.entries(acts).map(([name, fn]) => [
+    name,
+    async (req: { source?: string; outDir?: string }) => {
+      const refusal = batchLocationRefusal({ source: req.source, outDir: req.outDir }, roots);
+      if (refusal) throw fatal(FailureType.BAD_REQUEST, refusal, { source: req.source, outDir: req.outDir });
+      return (fn as (r: typeof req) => Promise<unknown>)(req);
+    },
+  ]);
+  return Object.fromEntries(guarded) as A;
+}
 
 /** The input when it exists; a bad s3:// URL is a bad request (not retried), network errors are retried. */
 async function existing(source: string): Promise<BatchInput | undefined> {

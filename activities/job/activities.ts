@@ -63,7 +63,7 @@ async function submitJob(io: JobIo, a: SubmitArgs): Promise<SubmitResult> {
   const journal = submitJournalKey(a, a.attempt);
   const known = (await io.store.find(journal)) as SubmitResult | undefined;
   if (known) return known;
-  const body: JobSubmission = a.line ? await lineBody(a.line) : { input: a.input };
+  const body: JobSubmission = a.line ? await lineBody(a.line, io.roots) : { input: a.input };
   if (a.policy) body.policy = a.policy;
   if (a.s3Config) body.s3Config = a.s3Config;
   if (a.webhook && io.hub) body.webhook = io.hub.webhookUrl(a, a.inlineLimit);

@@ -7,6 +7,7 @@ import { type InputLine, type JobRecord, type JobSubmission, type RemoteOutcome,
 import { isPlatformApiError } from '../../platform-api';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { batchInput, isS3Location } from '../../results/batch/locations';
+import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type CompletionHub } from '../../results/completion-hub';
 import { isStoreError } from '../../results/errors';
 import { toOutcome } from '../../results/outcome';
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   /** Needed for webhook completion; without it, webhook mode falls back to polling. */
   hub?: CompletionHub;
   metrics?: ActivityMetrics;
+  /** Where a batch's input lines may be read (SLUICE_BATCH_ROOTS); without it, anywhere. */
+  roots?: BatchRoots;
 }
 
 /** The dependencies as the activities use them: every queue call counted. */
@@ -30,6 +33,7 @@ export interface JobIo {
   store: ObjectStore;
   hub?: CompletionHub;
   metrics: ActivityMetrics;
+  roots?: BatchRoots;
 }
 
 export function jobIo(deps: ActivityDeps): JobIo {
@@ -39,6 +43,7 @@ export function jobIo(deps: ActivityDeps): JobIo {
     store: deps.store,
     metrics,
     ...(deps.hub ? { hub: deps.hub } : {}),
+    ...(deps.roots ? { roots: deps.roots } : {}),
   };
 }
 
@@ -84,7 +89,10 @@ export const finished = (
 ): Promise<RemoteOutcome> => toOutcome(record, { ...ref, store: io.store, via, metrics: io.metrics });
 
 /** The submission body of an input line (the batch's reading rules); a line that is no job is a bad request. */
-export async function lineBody(line: InputLine): Promise<JobSubmission> {
+export async function lineBody(line: InputLine, roots?: BatchRoots): Promise<JobSubmission> {
+  // A per-job child reads its line from the batch's input: only where batches may read.
+  const refusal = roots && batchLocationRefusal({ source: line.source }, roots);
+  if (refusal) throw fatal(FailureType.BAD_REQUEST, refusal, { source: line.source });
   let text: string;
   try {
     text = await batchInput(line.source).readLineAt(line.offset, line.length);

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { GraphqlClient, QueueClient } from '../../platform-api';
 import { resultsUrlOf } from '../../config/settings';
 import { temporalConnectOptions } from '../../config/temporal';
+import { payloadDataConverter } from '../../config/payload-keys';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
 import { ScalerClient } from '../scaler';
@@ -28,6 +29,8 @@ export async function connectCli(
   settings: CliSettings = resolveSettings(dataDir),
 ): Promise<CliContext> {
   const c = settings.config;
+  // The payload keys (SLUICE_PAYLOAD_KEY_FILE) before connecting: a bad key file is a ConfigError.
+  const dataConverter = payloadDataConverter(c);
   const connection = await Connection.connect({ ...temporalConnectOptions(c.temporal), connectTimeout: 5000 }).catch(
     (err: Error) => {
       throw new Error(
@@ -35,7 +38,7 @@ export async function connectCli(
       );
     },
   );
-  const client = new Client({ connection, namespace: c.temporal.namespace });
+  const client = new Client({ connection, namespace: c.temporal.namespace, dataConverter });
   const queue =
     c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY
       ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })

@@ -10,6 +10,7 @@ import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../worker/daemon';
 import { testPlatform } from './platform';
 import { startS3Server } from './s3';
+import { parseS3Url } from '../../results/store/open';
 
 /**
  * A real Temporal dev server (the project's `temporal` binary) for a test file: in memory, or on
@@ -48,6 +49,8 @@ export function daemonEnv(
     SLUICE_WEBHOOK_FALLBACK_MS: '2000',
     SLUICE_SHUTDOWN_GRACE_MS: '1000',
     SLUICE_TEMPORAL_METRICS_PORT: '0',
+    // Tests' batch files live in temp directories.
+    SLUICE_BATCH_ROOTS: [process.cwd(), tmpdir()].join(','),
     ...extra,
   };
 }
@@ -85,6 +88,10 @@ export async function orchestratorStack(options: StackOptions = {}) {
   const config = loadConfig(
     daemonEnv(platform, env.address, resultsDir, {
       ...(options.results ? { SLUICE_RESULTS_URL: options.results.url } : {}),
+      // A bucket of the results store holds the tests' s3:// inputs and outputs too.
+      ...(options.results?.url.startsWith('s3://')
+        ? { SLUICE_BATCH_ROOTS: [process.cwd(), tmpdir(), `s3://${parseS3Url(options.results.url).bucket}`].join(',') }
+        : {}),
       ...extra,
     }),
   );

@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
 import { batchInput, isS3Location } from '../../../results/batch/locations';
+import { batchLocationRefusal, batchRoots } from '../../../results/batch/roots';
 import { isStoreError } from '../../../results/errors';
+import { resultsUrlOf } from '../../../config/settings';
 import { parseS3Url } from '../../../results/store/open';
 import { watchOptions, type WatchFlags } from './actions';
 import { watchBatch } from './progress';
@@ -82,6 +84,11 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   const batchId = batchIdOf(o.id ?? randomUUID());
   const outDir =
     o.out !== undefined && isS3Location(o.out) ? o.out : resolve(o.out ?? join(settings.dataDir, 'batches', batchId));
+  // The daemon refuses locations outside its roots; with SLUICE_BATCH_ROOTS set here, say so before starting.
+  const roots = settings.config.SLUICE_BATCH_ROOTS;
+  const refusal =
+    roots && batchLocationRefusal({ source: file, outDir }, batchRoots(roots, resultsUrlOf(settings.config)));
+  if (refusal) throw new UsageError(refusal);
   const cli = await connectCli(o.dataDir, settings);
   try {
     const endpointId = await endpointArg(cli, o.endpoint);

@@ -95,6 +95,8 @@ async function startOn(
       SLUICE_API_KEY: platform.apiKey,
       SLUICE_RESULTS_DIR: resultsDir,
       SLUICE_DAEMON_PORT: String(o.daemonPort ?? 8288),
+      // Batches read and write under the working directory and the data dir (default outputs) unless set.
+      SLUICE_BATCH_ROOTS: process.env.SLUICE_BATCH_ROOTS || [process.cwd(), dataDir].join(','),
     },
     { configFile: false },
   );

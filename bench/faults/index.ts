@@ -39,13 +39,13 @@ const rows = ROWS.filter((r) => (wanted ? wanted.includes(r.key) : !r.kills || v
 
 type Env = Awaited<ReturnType<typeof temporalEnv>>;
 
-/** One measured run: wall time (or the timeout it passed), the 429s the batch met, its exactness. */
+/** One measured run: wall time (or the timeout it passed), the faults the platform applied, its exactness. */
 interface Run {
   key: string;
   spec: string;
   wallMs: number;
   timedOut: boolean;
-  rateLimited: number;
+  applied: Record<string, number>;
   queueCalls: number;
   exact: Exactness;
 }
@@ -96,7 +96,7 @@ async function measure(
     await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
     await kills.catch(() => undefined);
     const exact = { exact: false, problems: ['stopped at the timeout'] };
-    return { key, spec, wallMs, timedOut: true, rateLimited: -1, queueCalls: -1, exact };
+    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, exact };
   }
   await kills;
   const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
@@ -105,7 +105,7 @@ async function measure(
     spec,
     wallMs,
     timedOut: false,
-    rateLimited: ended.counts.rateLimited,
+    applied: { ...platform.applied },
     queueCalls: Object.values(calls).reduce((a, b) => a + b, 0),
     exact: exactness(outDir, N, await platformJobCounts(platform)),
   };
@@ -130,7 +130,9 @@ function line(r: Run, free: Run, row?: FaultRow): Record<string, string | number
     goal: row ? `<= ${row.goal}x` : '',
     met: row ? !r.timedOut && ratio <= row.goal : '',
     exact: r.timedOut ? 'n/a (stopped)' : r.exact.exact ? 'yes' : r.exact.problems.join('; '),
-    '429s': r.rateLimited,
+    applied: Object.entries(r.applied)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
   };
 }
 

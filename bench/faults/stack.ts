@@ -14,6 +14,8 @@ export interface PlatformProcess {
   url: string;
   apiKey: string;
   echoId: string;
+  /** The faults the platform applied so far, by kind (its `fault` log lines, across restarts). */
+  applied: Record<string, number>;
   /** SIGKILLs the platform process (its pods are reaped by their watchdog), then starts it again. */
   killAndRestart(): Promise<void>;
   stop(): Promise<void>;
@@ -24,7 +26,14 @@ export async function platformProcess(dataDir: string, faults: string, workers: 
   const port = await freePort();
   const args = ['platform', '--port', String(port), '--data-dir', dataDir, '--api-key', API_KEY];
   if (faults) args.push('--faults', faults);
-  let proc = await spawnReady(args, {}, /endpoints\s/);
+  const applied: Record<string, number> = {};
+  const onLine = (line: string): void => {
+    const kind = /"fault":"([^"]+)"/.exec(line)?.[1];
+    if (kind && line.includes('"msg":"fault"')) applied[kind] = (applied[kind] ?? 0) + 1;
+  };
+  // Debug: the level of the platform's one line per applied fault.
+  const env = { SLUICE_LOG_LEVEL: 'debug' };
+  let proc = await spawnReady(args, env, /endpoints\s/, onLine);
   const url = `http://127.0.0.1:${port}`;
   const echoId = /echo=(\S+)/.exec(proc.out())![1]!;
   // REST is outside the faults' default `apis`: the update is answered at once.
@@ -38,9 +47,10 @@ export async function platformProcess(dataDir: string, faults: string, workers: 
     url,
     apiKey: API_KEY,
     echoId,
+    applied,
     async killAndRestart() {
       await sigkill(proc.child);
-      proc = await spawnReady(args, {}, /endpoints\s/);
+      proc = await spawnReady(args, env, /endpoints\s/, onLine);
     },
     stop: () => stopProcessGroup(proc.child, 5000),
   };
@@ -115,11 +125,15 @@ async function sigkill(child: ChildProcess): Promise<void> {
   await gone;
 }
 
-/** Spawns `sluice <args>` in its own process group; resolves once `ready` shows in its output. */
+/**
+ * Spawns `sluice <args>` in its own process group; resolves once `ready` shows in its output. Each
+ * line of output goes to `onLine`; only the first 16 kB are kept (the banner).
+ */
 async function spawnReady(
   args: string[],
   env: Record<string, string>,
   ready: RegExp,
+  onLine: (line: string) => void = () => undefined,
 ): Promise<{ child: ChildProcess; out: () => string }> {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env },
@@ -127,8 +141,18 @@ async function spawnReady(
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const take = (stream: NodeJS.ReadableStream): void => {
+    let rest = '';
+    stream.on('data', (d: Buffer) => {
+      const text = rest + d.toString();
+      const lines = text.split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) onLine(l);
+      if (out.length < 16_384) out += d.toString();
+    });
+  };
+  take(child.stdout!);
+  take(child.stderr!);
   try {
     await eventually(() => {
       if (child.exitCode !== null) throw new Error(`sluice ${args[0]} exited: ${out.slice(-2000)}`);

@@ -87,18 +87,25 @@ async function measure(
   writeFileSync(source, Array.from({ length: N }, (_, i) => `{"i":${i}}\n`).join(''));
   const t0 = Date.now();
   const id = await batch.start({ id: `faults-${key}-${t0}`, endpointId: platform.echoId, source, outDir });
-  const kills = row?.kills ? killMidRun(batch, id, platform, daemon) : Promise.resolve();
+  const over = { now: false };
+  // Settled here, so a failed kill is reported after the batch, never as an unhandled rejection.
+  const kills = (row?.kills ? killMidRun(batch, id, platform, daemon, over) : Promise.resolve()).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), TIMEOUT_MS)));
   const ended = await Promise.race([batch.result(id), timeout]).finally(() => clearTimeout(timer));
   const wallMs = Date.now() - t0;
+  over.now = true;
   if (ended === 'timeout') {
     await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
-    await kills.catch(() => undefined);
+    await kills;
     const exact = { exact: false, problems: ['stopped at the timeout'] };
     return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, exact };
   }
-  await kills;
+  const killError = await kills;
+  if (killError) throw killError;
   const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
   return {
     key,
@@ -111,12 +118,24 @@ async function measure(
   };
 }
 
-/** The daemon SIGKILLed once a quarter of the inputs are done, the platform once half are; each restarted. */
-async function killMidRun(batch: BatchClient, id: string, platform: PlatformProcess, daemon: DaemonHandle) {
-  const doneAtLeast = (k: number) => eventually(async () => (await batch.state(id)).counts.done >= k, TIMEOUT_MS, 200);
+/**
+ * The daemon SIGKILLed once a quarter of the inputs are done, the platform once half are; each
+ * restarted. Nothing more once the run is `over` (ended or stopped at the timeout).
+ */
+async function killMidRun(
+  batch: BatchClient,
+  id: string,
+  platform: PlatformProcess,
+  daemon: DaemonHandle,
+  over: { now: boolean },
+): Promise<void> {
+  const doneAtLeast = (k: number) =>
+    eventually(async () => over.now || (await batch.state(id)).counts.done >= k, TIMEOUT_MS, 200);
   await doneAtLeast(Math.floor(N / 4));
+  if (over.now) return;
   await daemon.killAndRestart();
   await doneAtLeast(Math.floor(N / 2));
+  if (over.now) return;
   await platform.killAndRestart();
 }
 

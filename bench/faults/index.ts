@@ -1,0 +1,190 @@
+/**
+ * bench/faults: the same batch of echo inputs fault-free, then under each row of issue 19's table
+ * (the platform's seeded fault mode, a daemon whose public URL is unreachable, SIGKILLs), each on
+ * the real stack (a `sluice platform --faults` process, the Temporal dev server on a SQLite file as
+ * the embedded default runs it, a `sluice worker` process): time relative to fault-free in the same
+ * run, beside its goal, and exactness (every input once with its own output, one remote job each as
+ * the platform counts them). A row past `--timeout` is stopped and reported as "> N s".
+ *
+ *   npx tsx bench/faults/index.ts [--inputs 300] [--rows 429,delay,...] [--kills] [--workers 8] [--timeout 300] [--json]
+ *   (--kills adds the row "all faults together" with the daemon and the platform SIGKILLed)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BatchClient } from '../../client/batch';
+import { temporalEnv } from '../../test/helpers/orchestrator';
+import { eventually } from '../../test/helpers/platform';
+import { counters, load1 } from '../multi/procs';
+import { exactness, type Exactness } from './exactness';
+import { ROWS, specOf, type FaultRow } from './rows';
+import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
+
+const { values } = parseArgs({
+  options: {
+    inputs: { type: 'string' },
+    rows: { type: 'string' },
+    kills: { type: 'boolean' },
+    workers: { type: 'string' },
+    timeout: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+});
+const N = Number(values.inputs ?? 300);
+const WORKERS = Number(values.workers ?? 8);
+const TIMEOUT_MS = Number(values.timeout ?? 300) * 1000;
+const wanted = values.rows?.split(',');
+const rows = ROWS.filter((r) => (wanted ? wanted.includes(r.key) : !r.kills || values.kills === true));
+
+type Env = Awaited<ReturnType<typeof temporalEnv>>;
+
+/** One measured run: wall time (or the timeout it passed), the faults the platform applied, its exactness. */
+interface Run {
+  key: string;
+  spec: string;
+  wallMs: number;
+  timedOut: boolean;
+  applied: Record<string, number>;
+  queueCalls: number;
+  exact: Exactness;
+}
+
+/** Runs the batch once on a fresh platform (spec `spec`) and daemon; `row` says what else happens. */
+async function runOnce(env: Env, dir: string, key: string, spec: string, row?: FaultRow): Promise<Run> {
+  const here = join(dir, key);
+  const resultsDir = join(here, 'results');
+  const taskQueue = `bench-faults-${key}`;
+  const platform = await platformProcess(join(here, 'data'), spec, WORKERS);
+  try {
+    const daemon = await daemonProcess(platform, env.address, resultsDir, taskQueue, row?.unreachable === true);
+    try {
+      return await measure(env, here, key, spec, platform, daemon, row);
+    } finally {
+      await daemon.stop();
+    }
+  } finally {
+    await platform.stop();
+  }
+}
+
+async function measure(
+  env: Env,
+  here: string,
+  key: string,
+  spec: string,
+  platform: PlatformProcess,
+  daemon: DaemonHandle,
+  row?: FaultRow,
+): Promise<Run> {
+  const batch = new BatchClient({
+    client: env.client,
+    taskQueue: `bench-faults-${key}`,
+    resultsDir: join(here, 'results'),
+  });
+  const source = join(here, 'in.jsonl');
+  const outDir = join(here, 'out');
+  writeFileSync(source, Array.from({ length: N }, (_, i) => `{"i":${i}}\n`).join(''));
+  const t0 = Date.now();
+  const id = await batch.start({ id: `faults-${key}-${t0}`, endpointId: platform.echoId, source, outDir });
+  const over = { now: false };
+  // Settled here, so a failed kill is reported after the batch, never as an unhandled rejection.
+  const kills = (row?.kills ? killMidRun(batch, id, platform, daemon, over) : Promise.resolve()).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), TIMEOUT_MS)));
+  const ended = await Promise.race([batch.result(id), timeout]).finally(() => clearTimeout(timer));
+  const wallMs = Date.now() - t0;
+  over.now = true;
+  if (ended === 'timeout') {
+    await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
+    await kills;
+    const exact = { exact: false, problems: ['stopped at the timeout'] };
+    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, exact };
+  }
+  const killError = await kills;
+  if (killError) throw killError;
+  const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
+  return {
+    key,
+    spec,
+    wallMs,
+    timedOut: false,
+    applied: { ...platform.applied },
+    queueCalls: Object.values(calls).reduce((a, b) => a + b, 0),
+    exact: exactness(outDir, N, await platformJobCounts(platform)),
+  };
+}
+
+/**
+ * The daemon SIGKILLed once a quarter of the inputs are done, the platform once half are; each
+ * restarted. Nothing more once the run is `over` (ended or stopped at the timeout).
+ */
+async function killMidRun(
+  batch: BatchClient,
+  id: string,
+  platform: PlatformProcess,
+  daemon: DaemonHandle,
+  over: { now: boolean },
+): Promise<void> {
+  const doneAtLeast = (k: number) =>
+    eventually(async () => over.now || (await batch.state(id)).counts.done >= k, TIMEOUT_MS, 200);
+  await doneAtLeast(Math.floor(N / 4));
+  if (over.now) return;
+  await daemon.killAndRestart();
+  await doneAtLeast(Math.floor(N / 2));
+  if (over.now) return;
+  await platform.killAndRestart();
+}
+
+function line(r: Run, free: Run, row?: FaultRow): Record<string, string | number | boolean> {
+  const ratio = r.wallMs / free.wallMs;
+  const time = r.timedOut ? `> ${Math.round(TIMEOUT_MS / 1000)} s` : `${(r.wallMs / 1000).toFixed(1)} s`;
+  return {
+    row: row?.title ?? 'fault-free',
+    time,
+    xFaultFree: `${r.timedOut ? '> ' : ''}${ratio.toFixed(2)}x`,
+    goal: row ? `<= ${row.goal}x` : '',
+    met: row ? !r.timedOut && ratio <= row.goal : '',
+    exact: r.timedOut ? 'n/a (stopped)' : r.exact.exact ? 'yes' : r.exact.problems.join('; '),
+    applied: Object.entries(r.applied)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-faults-'));
+  const env = await temporalEnv(join(dir, 'temporal.sqlite'));
+  const out: Record<string, unknown>[] = [];
+  const load = [load1()];
+  try {
+    const free = await runOnce(env, dir, 'fault-free', '');
+    out.push(line(free, free));
+    for (const row of rows) {
+      const r = await runOnce(env, dir, row.key, specOf(row, free.queueCalls), row);
+      out.push({ ...line(r, free, row), spec: r.spec || (row.unreachable ? 'SLUICE_PUBLIC_URL=closed port' : '') });
+      if (!values.json) console.error(out.at(-1));
+      load.push(load1());
+    }
+    const meta = { inputs: N, workers: WORKERS, faultFreeQueueCalls: free.queueCalls, load1: load };
+    if (values.json) console.log(JSON.stringify({ ...meta, rows: out }, null, 2));
+    else {
+      console.log(meta);
+      console.table(out);
+    }
+  } finally {
+    await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -26,6 +26,7 @@ import { DaemonMetrics } from './metrics';
 import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker, type DaemonClient } from './temporal';
 import { WebhookHub } from './webhook-hub';
+import { webhookHealth, webhooksDetail } from './webhook-watch';
 import { sharedWebhookSecret } from './webhook-secret';
 
 /** Options of {@link startDaemon}. */
@@ -90,6 +91,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
   metrics.observeStore(store.stats);
+  const base: { url?: string } = {};
+  const health = webhookHealth(logger, () => config.SLUICE_PUBLIC_URL ?? base.url ?? '');
+  metrics.observeWebhooks(health);
   // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
   const live: { hub?: WebhookHub; worker?: Worker } = {};
   const server = createDaemonServer({
@@ -97,13 +101,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     metrics,
     logger,
     ready: () => live.worker?.getState() === 'RUNNING',
+    detail: () => ({ webhooks: webhooksDetail(health) }),
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
   });
   await new Promise<void>((r, j) =>
     server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
   );
   const addr = server.address() as AddressInfo;
-  const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
+  const url = (base.url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`);
 
   // One budget per daemon: every batch step and job activity of every workflow submits through it.
   const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
@@ -139,6 +144,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     logger,
     metrics,
     inbox,
+    health,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
   const worker = (live.worker = await Worker.create({
@@ -149,7 +155,16 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     workflowBundle: await workflowBundle(),
     activities: {
       ...createJobActivities({ queue, store, hub, metrics }),
-      ...createBatchActivities({ queue, store, hub, inbox, metrics, price, board: new PriorityBoard() }),
+      ...createBatchActivities({
+        queue,
+        store,
+        hub,
+        inbox,
+        metrics,
+        price,
+        health,
+        board: new PriorityBoard(),
+      }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
     },

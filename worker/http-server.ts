@@ -11,6 +11,8 @@ export interface DaemonHttpDeps {
   metrics: DaemonMetrics;
   logger: Logger;
   ready: () => boolean;
+  /** Detail shown by /readyz (whether webhooks reach the daemon). */
+  detail?: () => Record<string, unknown>;
   /** Temporal runtime's Prometheus endpoint, appended to /metrics. */
   temporalMetricsUrl?: string;
 }
@@ -67,7 +69,9 @@ export function createDaemonServer(d: DaemonHttpDeps): Server {
       }
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
       if (req.method === 'GET' && path === '/readyz')
-        return d.ready() ? send(res, 200, { ready: true }) : send(res, 503, { ready: false });
+        return d.ready()
+          ? send(res, 200, { ready: true, ...d.detail?.() })
+          : send(res, 503, { ready: false, ...d.detail?.() });
       if (req.method === 'GET' && path === '/metrics') {
         let text = await d.metrics.registry.metrics();
         if (d.temporalMetricsUrl) {

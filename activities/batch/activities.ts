@@ -14,6 +14,8 @@ import { isStoreError } from '../../results/errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type PriorityBoard } from './priority-board';
+import { InFlightJobs } from './in-flight';
+import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
 import { type StepRequest, type StepResult } from './types';
@@ -37,6 +39,8 @@ export interface BatchActivityDeps {
   metrics?: ActivityMetrics;
   /** The daemon's batches with input left, by endpoint and priority (lower-priority steps yield). */
   board?: PriorityBoard;
+  /** Whether webhooks reach the daemon: when they stop, batch jobs are polled steadily. */
+  health?: WebhookHealth;
 }
 
 export interface OpenRequest {
@@ -57,6 +61,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const queue = countedQueue(deps.queue, metrics);
   const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
+  const inFlight = new InFlightJobs();
   return {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
@@ -91,6 +96,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           ...(webhookUrl ? { webhookUrl } : {}),
           ...(deps.price ? { price: deps.price } : {}),
           ...(deps.board ? { board: deps.board } : {}),
+          ...(deps.health ? { health: deps.health } : {}),
+          inFlight,
         },
         req,
       );
@@ -111,6 +118,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** Writes the last outcomes and the output files. */
     async finishBatch(req: FinishRequest): Promise<FinishResult> {
+      inFlight.drop(req.run.workflowId);
+      deps.health?.forget(req.run.workflowId);
       return finishBatch(deps.store, req, beat({ finishing: true }));
     },
 

@@ -1,0 +1,140 @@
+/**
+ * A batch step's completions when webhooks are an accelerator, not a dependency: what the inbox
+ * received, plus what `/status` polls find. While webhooks arrive only late jobs are polled (their
+ * webhook should have come), each less often; once they stop (results/webhook-health.ts) every job
+ * of the batch in flight is polled at a steady cadence, oldest first, a bounded number per round,
+ * within the endpoint's `/status` rate budget.
+ */
+import { isTerminal, type JobRecord } from '../../contracts';
+import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
+import { type WebhookHealth } from '../../results/webhook-health';
+import { type InFlightJobs, type Tracked } from './in-flight';
+import { type StepRequest, type StepResult } from './types';
+
+/** Cadence of polling rounds, ms. */
+const ROUND_MS = 250;
+/** Longest interval between two polls of one job once webhooks stopped, ms (a young job is polled sooner: half its age). */
+const STEADY_MAX_MS = 2000;
+/** Most jobs one round polls. */
+const PER_ROUND = 100;
+/** Polls of one round in flight at once. */
+const PARALLEL = 8;
+
+/** What a {@link SteadyPoll} needs. */
+export interface SteadyPollDeps {
+  inner: InboxReader;
+  jobs: InFlightJobs;
+  health?: WebhookHealth;
+  queue: Pick<QueueClient, 'status'>;
+  req: StepRequest;
+  /** The step's result so far: its submissions join the jobs in flight. */
+  res: StepResult;
+}
+
+/** When a job is polled next once webhooks stopped: half its age after the last poll, within bounds. */
+const steadyAt = (t: Tracked): number => {
+  const last = Math.max(t.polledAt, t.t0);
+  return last + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, (last - t.t0) / 2));
+};
+
+export class SteadyPoll implements InboxReader {
+  private found: JobRecord[] = [];
+  private nextRoundAt = 0;
+  private synced = { submitted: 0, retried: 0 };
+  private readonly wf: string;
+
+  constructor(private readonly d: SteadyPollDeps) {
+    this.wf = d.req.run.workflowId;
+  }
+
+  /** True while the batch's jobs are polled steadily (webhooks stopped). */
+  get polling(): boolean {
+    return this.d.health !== undefined && !this.d.health.healthy(this.wf);
+  }
+
+  async take(): Promise<JobRecord[]> {
+    await this.round();
+    const got = await this.d.inner.take();
+    for (const r of got) {
+      this.d.health?.received(r.id, this.wf);
+      this.d.jobs.done(this.wf, r.id, true);
+    }
+    const polled = this.found;
+    this.found = [];
+    return [...got, ...polled];
+  }
+
+  /** Like the inbox's wait, with polling rounds meanwhile: jobs a round found finished count too. */
+  async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
+    const until = Date.now() + ms;
+    for (;;) {
+      await this.round();
+      const left = until - Date.now();
+      if (this.found.length >= min || left <= 0 || signal?.aborted) return;
+      const slice = Math.min(left, Math.max(50, this.nextRoundAt - Date.now()));
+      const t = Date.now();
+      await this.d.inner.wait(Math.max(1, min - this.found.length), slice, signal);
+      // Returned before its time: records (or an abort) came.
+      if (Date.now() - t < slice - 20) return;
+    }
+  }
+
+  position(): InboxPosition {
+    return this.d.inner.position();
+  }
+
+  /** One round of polls when due: every job not polled for a round (webhooks off), else late jobs. */
+  private async round(): Promise<void> {
+    this.sync();
+    const now = Date.now();
+    if (now < this.nextRoundAt) return;
+    this.nextRoundAt = now + ROUND_MS;
+    const steady = this.polling;
+    const due = this.d.jobs
+      .of(this.wf)
+      .filter((t) => (steady ? now >= steadyAt(t) : now >= t.lateAt))
+      .slice(0, PER_ROUND);
+    if (due.length === 0) return;
+    let stop = false;
+    const poll = async (t: Tracked): Promise<void> => {
+      if (stop) return;
+      this.d.health?.polled();
+      try {
+        const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
+        if (isTerminal(r.status)) {
+          this.found.push(r);
+          this.d.health?.polledDone(r.id, this.wf);
+          this.d.jobs.done(this.wf, r.id, false);
+          return;
+        }
+        t.polledAt = Date.now();
+        t.lateAt = t.polledAt + 2 * Math.max(ROUND_MS, t.polledAt - t.t0);
+      } catch (err) {
+        // Not known any more: the workflow's own poll reports it expired. A 429 ends the round.
+        if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
+        else if (isPlatformApiError(err, 'RATE_LIMITED')) stop = true;
+        t.polledAt = Date.now();
+        t.lateAt = t.polledAt + ROUND_MS;
+      }
+    };
+    const queue = [...due];
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
+        for (let t = queue.shift(); t; t = queue.shift()) await poll(t);
+      }),
+    );
+  }
+
+  /** The step's new submissions (and retries) join the jobs in flight. */
+  private sync(): void {
+    const { res } = this.d;
+    for (const s of res.submitted.slice(this.synced.submitted)) this.d.jobs.add(this.wf, s.id);
+    for (const r of res.retried.slice(this.synced.retried)) if (!r.refused) this.d.jobs.add(this.wf, r.id);
+    this.synced = { submitted: res.submitted.length, retried: res.retried.length };
+  }
+
+  private prio(): { priority?: number } {
+    return this.d.req.priority !== undefined ? { priority: this.d.req.priority } : {};
+  }
+}

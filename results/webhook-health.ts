@@ -18,8 +18,8 @@ export interface WebhookHealthOptions {
    */
   returns?: number;
   /**
-   * How long after a poll saw a job finished its webhook may still come before it counts as missed, ms.
-   * @default 1000
+   * How long after a job finished (as far as a poll tells) its webhook may still come before it counts as missed, ms.
+   * @default 500
    */
   graceMs?: number;
   /** Told once per change of the daemon's state (`scope` absent) or of a batch run's. */
@@ -73,9 +73,12 @@ export class WebhookHealth {
     for (const k of new Set([DAEMON, scope ?? was?.[0] ?? DAEMON])) this.hit(k);
   }
 
-  /** A poll saw job `id` finished: its webhook should come within the grace, or it counts as missed. */
-  polledDone(id: string, scope?: string): void {
-    if (!this.heard.has(id)) this.suspects.set(id, [scope ?? DAEMON, Date.now()]);
+  /**
+   * A poll saw job `id` finished (`ago` ms ago, when known): its webhook should come within the
+   * grace of its end, or it counts as missed.
+   */
+  polledDone(id: string, scope?: string, ago = 0): void {
+    if (!this.heard.has(id)) this.suspects.set(id, [scope ?? DAEMON, Date.now() - Math.max(0, ago)]);
   }
 
   /** One fallback or steady `/status` poll made. */
@@ -114,7 +117,7 @@ export class WebhookHealth {
 
   /** Suspects past their grace are misses. */
   private sweep(now: number): void {
-    const grace = this.o.graceMs ?? 1000;
+    const grace = this.o.graceMs ?? 500;
     for (const [id, [scope, at]] of this.suspects) {
       if (now - at < grace) continue;
       this.suspects.delete(id);

@@ -14,6 +14,8 @@ export interface Tracked {
   lateAt: number;
   /** When it was last polled (0: never). */
   polledAt: number;
+  /** A poll of it is under way. */
+  busy?: boolean;
 }
 
 /** Until a batch has heard of a job, a job older than this is late, ms. */
@@ -34,16 +36,17 @@ export class InFlightJobs {
     jobs.set(id, { id, t0: now, lateAt: now + this.lateMs(wf), polledAt: 0 });
   }
 
-  /** Job `id` of batch `wf` finished; `heard`: by its webhook (its time counts toward the usual). */
-  done(wf: string, id: string, heard: boolean, now = Date.now()): void {
+  /** Job `id` of batch `wf` finished; `heard`: by its webhook (its time counts toward the usual). Returns it. */
+  done(wf: string, id: string, heard: boolean, now = Date.now()): Tracked | undefined {
     const jobs = this.runs.get(wf);
     const t = jobs?.get(id);
-    if (!t) return;
+    if (!t) return undefined;
     jobs!.delete(id);
-    if (!heard) return;
+    if (!heard) return t;
     const before = this.heardIn.get(wf);
     const took = now - t.t0;
     this.heardIn.set(wf, before === undefined ? took : 0.8 * before + 0.2 * took);
+    return t;
   }
 
   /** How old a job of batch `wf` is when it is late (its webhook should have come). */

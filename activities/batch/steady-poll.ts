@@ -16,10 +16,8 @@ import { type StepRequest, type StepResult } from './types';
 const ROUND_MS = 250;
 /** Longest interval between two polls of one job once webhooks stopped, ms (a young job is polled sooner: half its age). */
 const STEADY_MAX_MS = 2000;
-/** Most jobs one round polls. */
+/** Most polls under way at once. */
 const PER_ROUND = 100;
-/** Polls of one round in flight at once. */
-const PARALLEL = 8;
 
 /** What a {@link SteadyPoll} needs. */
 export interface SteadyPollDeps {
@@ -38,9 +36,18 @@ const steadyAt = (t: Tracked): number => {
   return last + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, (last - t.t0) / 2));
 };
 
+/** How long ago a job polled finished ended: its time since sent, less its queue and run times (0 when not told). */
+const endedAgo = (t: Tracked, r: JobRecord): number =>
+  typeof r.delayTime === 'number' && typeof r.executionTime === 'number'
+    ? Date.now() - t.t0 - r.delayTime - r.executionTime
+    : 0;
+
 export class SteadyPoll implements InboxReader {
   private found: JobRecord[] = [];
   private nextRoundAt = 0;
+  /** Polls under way. */
+  private busy = 0;
+  private stopped = false;
   private synced = { submitted: 0, retried: 0 };
   private readonly wf: string;
 
@@ -54,14 +61,19 @@ export class SteadyPoll implements InboxReader {
   }
 
   async take(): Promise<JobRecord[]> {
-    await this.round();
+    this.round();
     const got = await this.d.inner.take();
     for (const r of got) {
       this.d.health?.received(r.id, this.wf);
       this.d.jobs.done(this.wf, r.id, true);
     }
+    // Polled records are the step's from here (one a poll finds after the step is polled again).
     const polled = this.found;
     this.found = [];
+    for (const r of polled) {
+      const t = this.d.jobs.done(this.wf, r.id, false);
+      this.d.health?.polledDone(r.id, this.wf, t ? endedAgo(t, r) : 0);
+    }
     return [...got, ...polled];
   }
 
@@ -69,7 +81,7 @@ export class SteadyPoll implements InboxReader {
   async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
     const until = Date.now() + ms;
     for (;;) {
-      await this.round();
+      this.round();
       const left = until - Date.now();
       if (this.found.length >= min || left <= 0 || signal?.aborted) return;
       const slice = Math.min(left, Math.max(50, this.nextRoundAt - Date.now()));
@@ -84,46 +96,47 @@ export class SteadyPoll implements InboxReader {
     return this.d.inner.position();
   }
 
-  /** One round of polls when due: every job not polled for a round (webhooks off), else late jobs. */
-  private async round(): Promise<void> {
+  /** No more rounds (the step ends; polls under way finish on their own). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * One round of polls when due: every job not polled lately (webhooks off), else late jobs. The
+   * polls run on their own (a slow answer holds up nothing); what they find is taken with the inbox.
+   */
+  private round(): void {
     this.sync();
     const now = Date.now();
-    if (now < this.nextRoundAt) return;
+    if (now < this.nextRoundAt || this.stopped) return;
     this.nextRoundAt = now + ROUND_MS;
     const steady = this.polling;
     const due = this.d.jobs
       .of(this.wf)
-      .filter((t) => (steady ? now >= steadyAt(t) : now >= t.lateAt))
-      .slice(0, PER_ROUND);
-    if (due.length === 0) return;
-    let stop = false;
-    const poll = async (t: Tracked): Promise<void> => {
-      if (stop) return;
-      this.d.health?.polled();
-      try {
-        const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
-        if (isTerminal(r.status)) {
-          this.found.push(r);
-          this.d.health?.polledDone(r.id, this.wf);
-          this.d.jobs.done(this.wf, r.id, false);
-          return;
-        }
-        t.polledAt = Date.now();
-        t.lateAt = t.polledAt + 2 * Math.max(ROUND_MS, t.polledAt - t.t0);
-      } catch (err) {
-        // Not known any more: the workflow's own poll reports it expired. A 429 ends the round.
-        if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
-        else if (isPlatformApiError(err, 'RATE_LIMITED')) stop = true;
-        t.polledAt = Date.now();
-        t.lateAt = t.polledAt + ROUND_MS;
-      }
-    };
-    const queue = [...due];
-    await Promise.all(
-      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-        for (let t = queue.shift(); t; t = queue.shift()) await poll(t);
-      }),
-    );
+      .filter((t) => !t.busy && (steady ? now >= steadyAt(t) : now >= t.lateAt))
+      .slice(0, Math.max(0, PER_ROUND - this.busy));
+    for (const t of due) void this.poll(t);
+  }
+
+  private async poll(t: Tracked): Promise<void> {
+    t.busy = true;
+    this.busy++;
+    this.d.health?.polled();
+    try {
+      const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
+      t.polledAt = Date.now();
+      if (isTerminal(r.status)) this.found.push(r);
+      else t.lateAt = t.polledAt + 2 * Math.max(ROUND_MS, t.polledAt - t.t0);
+    } catch (err) {
+      // Not known any more: the workflow's own poll reports it expired. A 429 pauses the rounds.
+      if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
+      else if (isPlatformApiError(err, 'RATE_LIMITED')) this.nextRoundAt = Date.now() + 4 * ROUND_MS;
+      t.polledAt = Date.now();
+      t.lateAt = t.polledAt + ROUND_MS;
+    } finally {
+      t.busy = false;
+      this.busy--;
+    }
   }
 
   /** The step's new submissions (and retries) join the jobs in flight. */

@@ -18,6 +18,9 @@ import { subsetOf } from '../../results/batch/rerun';
 import { type Submitted, type Submitter } from './submitter';
 import { type LineRef, type StepRequest, type StepResult } from './types';
 
+/** Polls of late jobs under way at once. */
+const POLL_LANES = 8;
+
 /** What a step's activity is built with. */
 export interface StepDeps {
   queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
@@ -133,7 +136,7 @@ export async function pollJobs(s: Step): Promise<JobRecord[]> {
   const finished: JobRecord[] = [];
   const { health, inFlight } = s.deps;
   const wf = s.req.run.workflowId;
-  for (const id of s.req.poll) {
+  const poll = async (id: string): Promise<void> => {
     beat({ seq: s.req.seq, phase: 'poll' });
     try {
       health?.polled();
@@ -150,7 +153,14 @@ export async function pollJobs(s: Step): Promise<JobRecord[]> {
       if (isPlatformApiError(err, 'NOT_FOUND')) s.res.expired.push(id);
       else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
     }
-  }
+  };
+  // Several at a time, each lane taking the next job as its answer comes (a slow answer holds only its lane).
+  const ids = [...s.req.poll];
+  await Promise.all(
+    Array.from({ length: Math.min(POLL_LANES, ids.length) }, async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await poll(id);
+    }),
+  );
   return finished;
 }
 

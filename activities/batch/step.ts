@@ -66,6 +66,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   await awaitFinished(inbox, req, waitMs, finished);
+  if (inbox instanceof SteadyPoll) inbox.stop();
   res.completions = await collected(store, req, finished);
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.

@@ -19,7 +19,7 @@ export interface Tracked {
 }
 
 /** Until a batch has heard of a job, a job older than this is late, ms. */
-const LATE_DEFAULT_MS = 1000;
+const LATE_DEFAULT_MS = 500;
 /** Bounds of when a job is late, ms: three times the batch's usual time to be heard of, within these. */
 const LATE_MIN_MS = 1000;
 const LATE_MAX_MS = 30_000;
@@ -28,6 +28,8 @@ export class InFlightJobs {
   private readonly runs = new Map<string, Map<string, Tracked>>();
   /** A batch's usual time from sending a job to hearing its webhook (moving average), ms. */
   private readonly heardIn = new Map<string, number>();
+  /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
+  private readonly tookMs = new Map<string, number>();
 
   /** Job `id` of batch `wf` was sent (or is known to run). */
   add(wf: string, id: string, now = Date.now()): void {
@@ -49,6 +51,17 @@ export class InFlightJobs {
     return t;
   }
 
+  /** A job of batch `wf` took `ms` in the queue and running (a poll found it finished). */
+  took(wf: string, ms: number): void {
+    const before = this.tookMs.get(wf);
+    this.tookMs.set(wf, before === undefined ? ms : 0.8 * before + 0.2 * ms);
+  }
+
+  /** The usual time of a job of batch `wf` in the queue and running, as far as polls tell, ms. */
+  usualMs(wf: string): number | undefined {
+    return this.tookMs.get(wf);
+  }
+
   /** How old a job of batch `wf` is when it is late (its webhook should have come). */
   lateMs(wf: string): number {
     const usual = this.heardIn.get(wf);
@@ -65,6 +78,7 @@ export class InFlightJobs {
   drop(wf: string): void {
     this.runs.delete(wf);
     this.heardIn.delete(wf);
+    this.tookMs.delete(wf);
   }
 
   private jobsOf(wf: string): Map<string, Tracked> {

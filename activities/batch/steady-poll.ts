@@ -13,8 +13,8 @@ import { type InFlightJobs, type Tracked } from './in-flight';
 import { type StepRequest, type StepResult } from './types';
 
 /** Cadence of polling rounds, ms. */
-const ROUND_MS = 250;
-/** Longest interval between two polls of one job once webhooks stopped, ms (a young job is polled sooner: half its age). */
+const ROUND_MS = 100;
+/** Longest interval between two polls of one job once webhooks stopped, ms. */
 const STEADY_MAX_MS = 2000;
 /** Most polls under way at once. */
 const PER_ROUND = 100;
@@ -30,10 +30,13 @@ export interface SteadyPollDeps {
   res: StepResult;
 }
 
-/** When a job is polled next once webhooks stopped: half its age after the last poll, within bounds. */
-const steadyAt = (t: Tracked): number => {
-  const last = Math.max(t.polledAt, t.t0);
-  return last + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, (last - t.t0) / 2));
+/**
+ * When a job is polled next once webhooks stopped: first after the batch's usual time of a job (as
+ * polls found them), then half its age after the last poll, within bounds.
+ */
+const steadyAt = (t: Tracked, usual: number | undefined): number => {
+  if (t.polledAt === 0) return t.t0 + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, 1.1 * (usual ?? 0)));
+  return t.polledAt + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, (t.polledAt - t.t0) / 2));
 };
 
 /** How long ago a job polled finished ended: its time since sent, less its queue and run times (0 when not told). */
@@ -111,9 +114,10 @@ export class SteadyPoll implements InboxReader {
     if (now < this.nextRoundAt || this.stopped) return;
     this.nextRoundAt = now + ROUND_MS;
     const steady = this.polling;
+    const usual = this.d.jobs.usualMs(this.wf);
     const due = this.d.jobs
       .of(this.wf)
-      .filter((t) => !t.busy && (steady ? now >= steadyAt(t) : now >= t.lateAt))
+      .filter((t) => !t.busy && (steady ? now >= steadyAt(t, usual) : now >= t.lateAt))
       .slice(0, Math.max(0, PER_ROUND - this.busy));
     for (const t of due) void this.poll(t);
   }
@@ -125,14 +129,17 @@ export class SteadyPoll implements InboxReader {
     try {
       const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
       t.polledAt = Date.now();
-      if (isTerminal(r.status)) this.found.push(r);
-      else t.lateAt = t.polledAt + 2 * Math.max(ROUND_MS, t.polledAt - t.t0);
+      if (isTerminal(r.status)) {
+        this.found.push(r);
+        if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
+          this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
+      } else t.lateAt = t.polledAt + 2 * Math.max(1000, t.polledAt - t.t0);
     } catch (err) {
       // Not known any more: the workflow's own poll reports it expired. A 429 pauses the rounds.
       if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
       else if (isPlatformApiError(err, 'RATE_LIMITED')) this.nextRoundAt = Date.now() + 4 * ROUND_MS;
       t.polledAt = Date.now();
-      t.lateAt = t.polledAt + ROUND_MS;
+      t.lateAt = t.polledAt + 1000;
     } finally {
       t.busy = false;
       this.busy--;

@@ -1,7 +1,7 @@
 /**
  * bench/batch/completion.ts: one batch of short echo jobs, fault-free, with every webhook lost (the
- * daemon's public URL unreachable: a daemon behind NAT) and with 4 % of calls answered 1 to 4 s
- * late, each on a fresh in-process stack; prints the seconds and the ratio to fault-free.
+ * daemon's public URL unreachable: a daemon behind NAT), with 8 % of webhooks lost and with 4 % of
+ * calls answered 1 to 4 s late, each on a fresh in-process stack; prints the seconds and the ratio to fault-free.
  *
  *   npx tsx bench/batch/completion.ts [--jobs 300] [--concurrency 64] [--workers 8]
  */
@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     'every webhook lost (SLUICE_PUBLIC_URL unreachable)',
     await run({ daemon: { SLUICE_PUBLIC_URL: 'http://127.0.0.1:9' } }),
   ]);
+  rows.push(['8 % of webhooks lost', await run({ platform: { faults: { seed: 1, webhookLost: 0.08 } } })]);
   rows.push(['4 % of calls 1-4 s late', await run({ platform: { faults: { seed: 1, delay: 0.04 } } })]);
   console.log(`${JOBS} echo inputs, concurrency ${CONCURRENCY}, ${WORKERS} workers`);
   for (const [name, sec] of rows)

@@ -29,6 +29,7 @@ import { DaemonMetrics } from './metrics';
 import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker, type DaemonClient } from './temporal';
 import { WebhookHub } from './webhook-hub';
+import { webhookHealth, webhooksDetail } from './webhook-watch';
 import { sharedWebhookSecret } from './webhook-secret';
 
 /** Options of {@link startDaemon}. */
@@ -96,6 +97,9 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
   metrics.observeStore(store.stats);
+  const base: { url?: string } = {};
+  const health = webhookHealth(logger, () => config.SLUICE_PUBLIC_URL ?? base.url ?? '');
+  metrics.observeWebhooks(health);
   // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
   const live: { hub?: WebhookHub; worker?: Worker } = {};
   const server = createDaemonServer({
@@ -103,6 +107,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     metrics,
     logger,
     ready: () => live.worker?.getState() === 'RUNNING',
+    detail: () => ({ webhooks: webhooksDetail(health) }),
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
     ...(codec ? { codec } : {}),
   });
@@ -110,7 +115,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
   );
   const addr = server.address() as AddressInfo;
-  const url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`;
+  const url = (base.url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`);
 
   // One budget per daemon: every batch step and job activity of every workflow submits through it.
   const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
@@ -146,6 +151,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     logger,
     metrics,
     inbox,
+    health,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
   }));
   // Where batches (and per-job children reading their lines) may read and write.
@@ -166,6 +172,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
         inbox,
         metrics,
         price,
+        health,
         board: new PriorityBoard(),
         roots,
       }),

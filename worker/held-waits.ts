@@ -1,6 +1,8 @@
 /**
  * The webhook-mode waits this daemon holds: heartbeats them, polls `/status` (backing off) for those
  * whose webhook is late, completes them by task token, and hands them back to Temporal on shutdown.
+ * Webhooks are an accelerator: while none come a wait is probed early, and once they stop
+ * (results/webhook-health.ts) every wait is polled at a steady short cadence.
  */
 import { type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -11,6 +13,7 @@ import { type AwaitRegistration } from '../results/completion-hub';
 import { type ActivityMetrics } from '../common/metrics';
 import { toOutcome } from '../results/outcome';
 import { type ObjectStore } from '../results/store/object-store';
+import { type WebhookHealth } from '../results/webhook-health';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 
 /** Options of {@link HeldWaits}; durations in ms (the webhook hub fills in its defaults). */
@@ -26,14 +29,25 @@ export interface HeldWaitsOptions {
   fallbackMaxMs: number;
   /** Heartbeat period of waiting activities. */
   heartbeatEveryMs: number;
+  /** Whether webhooks reach the daemon; without it, only the fallback polls. */
+  health?: WebhookHealth;
+  /** Poll period of every wait once webhooks stopped. */
+  steadyEveryMs: number;
 }
 
 interface Pending extends AwaitRegistration {
   nextPollAt: number;
   pollEveryMs: number;
   nextBeatAt: number;
+  /** When it was held, last polled, and may be probed (no webhook came to the daemon for a while). */
+  heldAt: number;
+  polledAt: number;
+  probeAt: number;
   busy: boolean;
 }
+
+/** A wait this old is probed while no webhook has come to the daemon for as long, ms. */
+const QUIET_MS = 3000;
 
 /** The waits held here, by key (workflow, remote job, retries). */
 export class HeldWaits {
@@ -49,6 +63,9 @@ export class HeldWaits {
       nextPollAt: now + this.o.fallbackFirstMs,
       pollEveryMs: this.o.fallbackFirstMs,
       nextBeatAt: now + this.o.heartbeatEveryMs,
+      heldAt: now,
+      polledAt: now,
+      probeAt: now + QUIET_MS,
       busy: false,
     });
   }
@@ -69,11 +86,18 @@ export class HeldWaits {
     }
   }
 
-  /** Heartbeats the waits due for it and polls the ones whose webhook is late. */
+  /** Heartbeats the waits due for it and polls the ones whose webhook is late (all of them steadily once webhooks stopped). */
   tick(now: number): void {
+    const h = this.o.health;
+    const steady = h !== undefined && !h.healthy();
+    const quiet = h !== undefined && now - h.lastReceivedAt >= QUIET_MS;
     for (const [k, p] of this.pending) {
       if (p.busy) continue;
-      if (now >= p.nextPollAt) void this.poll(k, p);
+      const due =
+        now >= p.nextPollAt ||
+        (steady && now - p.polledAt >= this.o.steadyEveryMs) ||
+        (!steady && quiet && now >= p.probeAt);
+      if (due) void this.poll(k, p);
       else if (now >= p.nextBeatAt) void this.beat(k, p);
     }
   }
@@ -117,10 +141,13 @@ export class HeldWaits {
 
   private async poll(k: string, p: Pending): Promise<void> {
     p.busy = true;
+    const started = Date.now();
     try {
+      this.o.health?.polled();
       const record = await this.o.queue.status(p.endpointId, p.remoteJobId);
       if (isTerminal(record.status) && this.pending.get(k) === p) {
         this.pending.delete(k);
+        this.o.health?.polledDone(p.remoteJobId);
         const outcome = await toOutcome(record, { ...p, store: this.o.store, via: 'poll', metrics: this.o.metrics });
         await this.complete(p, outcome);
         return;
@@ -141,8 +168,12 @@ export class HeldWaits {
       if (this.pending.get(k) === p)
         this.o.logger.warn({ workflowId: p.workflowId, err: (err as Error).message }, 'fallback poll failed');
     } finally {
-      p.pollEveryMs = Math.min(this.o.fallbackMaxMs, p.pollEveryMs * 2);
-      p.nextPollAt = Date.now() + p.pollEveryMs;
+      if (started >= p.nextPollAt) {
+        p.pollEveryMs = Math.min(this.o.fallbackMaxMs, p.pollEveryMs * 2);
+        p.nextPollAt = Date.now() + p.pollEveryMs;
+      }
+      p.polledAt = Date.now();
+      p.probeAt = p.polledAt + Math.max(QUIET_MS, 2 * (p.polledAt - p.heldAt));
       p.nextBeatAt = Date.now() + this.o.heartbeatEveryMs;
       p.busy = false;
     }

@@ -11,6 +11,8 @@ export interface DaemonHttpDeps {
   metrics: DaemonMetrics;
   logger: Logger;
   ready: () => boolean;
+  /** Detail shown by /readyz (whether webhooks reach the daemon). */
+  detail?: () => Record<string, unknown>;
   /** Temporal runtime's Prometheus endpoint, appended to /metrics. */
   temporalMetricsUrl?: string;
   /** The codec endpoint (worker/codec-route.ts), when SLUICE_CODEC_ENDPOINT is on. */
@@ -70,7 +72,9 @@ export function createDaemonServer(d: DaemonHttpDeps): Server {
       if (d.codec && parts[0] === 'codec' && parts.length === 2) return d.codec(req, res, parts[1]!);
       if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
       if (req.method === 'GET' && path === '/readyz')
-        return d.ready() ? send(res, 200, { ready: true }) : send(res, 503, { ready: false });
+        return d.ready()
+          ? send(res, 200, { ready: true, ...d.detail?.() })
+          : send(res, 503, { ready: false, ...d.detail?.() });
       if (req.method === 'GET' && path === '/metrics') {
         let text = await d.metrics.registry.metrics();
         if (d.temporalMetricsUrl) {

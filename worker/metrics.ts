@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type WebhookHealth } from '../results/webhook-health';
 import { type ActivityMetrics } from '../common/metrics';
 import { type StoreStats } from '../results/store/object-store';
 
@@ -53,6 +54,25 @@ export class DaemonMetrics implements ActivityMetrics {
     registers: [this.registry],
   });
 
+  /** Whether webhooks reach the daemon, read at scrape time (see {@link observeWebhooks}). */
+  private health?: WebhookHealth;
+  private readonly webhooksHealthy = new Gauge({
+    name: 'sluice_webhooks_healthy',
+    help: '1 while webhooks reach the daemon, 0 once they stopped and jobs are polled (check SLUICE_PUBLIC_URL)',
+    registers: [this.registry],
+    collect: () => this.collectWebhooks(),
+  });
+  private readonly fallbackPolls = new Counter({
+    name: 'sluice_webhook_fallback_polls_total',
+    help: '/status polls made because a webhook was late or webhooks stopped',
+    registers: [this.registry],
+  });
+  private readonly webhooksMissed = new Counter({
+    name: 'sluice_webhooks_missed_total',
+    help: 'Jobs a poll found finished whose webhook never came',
+    registers: [this.registry],
+  });
+
   constructor() {
     // prom-client's names already start with process_ / nodejs_: the prefix is sluice_ alone.
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -64,6 +84,21 @@ export class DaemonMetrics implements ActivityMetrics {
    */
   observeStore(stats: StoreStats): void {
     this.store = stats;
+  }
+
+  /** Exposes the webhook health as `sluice_webhooks_healthy`, `sluice_webhook_fallback_polls_total` and `sluice_webhooks_missed_total`. */
+  observeWebhooks(health: WebhookHealth): void {
+    this.health = health;
+  }
+
+  private collectWebhooks(): void {
+    if (!this.health) return;
+    const s = this.health.snapshot();
+    this.webhooksHealthy.set(s.completion === 'webhooks' ? 1 : 0);
+    this.fallbackPolls.reset();
+    this.fallbackPolls.inc(s.fallbackPolls);
+    this.webhooksMissed.reset();
+    this.webhooksMissed.inc(s.missed);
   }
 
   private collectStore(): void {

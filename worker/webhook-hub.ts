@@ -9,6 +9,7 @@ import { type ObjectStore } from '../results/store/object-store';
 import { type ActivityMetrics } from '../common/metrics';
 import { type InboxReceiver } from '../results/batch/inbox';
 import { type QueueClient } from '../platform-api';
+import { type WebhookHealth } from '../results/webhook-health';
 import { HeldWaits } from './held-waits';
 import { WebhookUrls, type WebhookTarget } from './webhook-url';
 
@@ -39,6 +40,13 @@ export interface WebhookHubOptions {
    * @default 10000
    */
   heartbeatEveryMs?: number;
+  /** Whether webhooks reach the daemon (told of every webhook); without it, waits only fall back to polls. */
+  health?: WebhookHealth;
+  /**
+   * Poll period of every held wait once webhooks stopped reaching the daemon.
+   * @default 1000
+   */
+  steadyEveryMs?: number;
 }
 
 /** A webhook that came before its wait was registered here: kept for a local registration, and offered again by activity id (the wait may start on another daemon). */
@@ -79,6 +87,8 @@ export class WebhookHub implements CompletionHub {
       fallbackFirstMs: o.fallbackFirstMs ?? 30_000,
       fallbackMaxMs: o.fallbackMaxMs ?? 300_000,
       heartbeatEveryMs: o.heartbeatEveryMs ?? 10_000,
+      steadyEveryMs: o.steadyEveryMs ?? 1000,
+      ...(o.health ? { health: o.health } : {}),
     });
     this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
@@ -116,6 +126,7 @@ export class WebhookHub implements CompletionHub {
     const { run, inlineLimit } = target;
     const { workflowId } = run;
     if (!isTerminal(record.status)) return;
+    this.o.health?.received(record.id, target.batch ? workflowId : undefined);
     if (target.batch) {
       await this.o.inbox?.put(run, record);
       this.o.metrics.notice('webhook', 0);

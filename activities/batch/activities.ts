@@ -15,6 +15,8 @@ import { isStoreError } from '../../results/errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type PriorityBoard } from './priority-board';
+import { InFlightJobs } from './in-flight';
+import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
 import { type StepRequest, type StepResult } from './types';
@@ -40,6 +42,8 @@ export interface BatchActivityDeps {
   board?: PriorityBoard;
   /** Where batches may read and write (SLUICE_BATCH_ROOTS); without it, anywhere the daemon can reach. */
   roots?: BatchRoots;
+  /** Whether webhooks reach the daemon: when they stop, batch jobs are polled steadily. */
+  health?: WebhookHealth;
 }
 
 export interface OpenRequest {
@@ -60,6 +64,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const queue = countedQueue(deps.queue, metrics);
   const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
+  const inFlight = new InFlightJobs();
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
@@ -94,6 +99,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           ...(webhookUrl ? { webhookUrl } : {}),
           ...(deps.price ? { price: deps.price } : {}),
           ...(deps.board ? { board: deps.board } : {}),
+          ...(deps.health ? { health: deps.health } : {}),
+          inFlight,
         },
         req,
       );
@@ -114,6 +121,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** Writes the last outcomes and the output files. */
     async finishBatch(req: FinishRequest): Promise<FinishResult> {
+      inFlight.drop(req.run.workflowId);
+      deps.health?.forget(req.run.workflowId);
       return finishBatch(deps.store, req, beat({ finishing: true }));
     },
 

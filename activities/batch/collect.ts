@@ -43,6 +43,7 @@ export async function refill(
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   const seen = new Set(finished.map((r) => r.id));
+  const sending: Promise<void>[] = [];
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     await inbox.wait(1, until - Date.now());
     const took = await inbox.take();
@@ -61,13 +62,17 @@ export async function refill(
       const body = parsed(ref, line.text);
       if (body) send.push({ ref, body });
     }
-    await sub.each(
+    // Sent on their own: the loop goes on taking finished jobs while a slow answer is awaited.
+    const sent = sub.each(
       send,
       async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')),
       () => beat({ seq: req.seq, phase: 'refill' }),
     );
+    sent.catch(() => undefined); // handled here; its failure fails the step below
+    sending.push(sent);
     res.read = { cursor: page.cursor, eof: page.eof };
   }
+  await Promise.all(sending);
   res.rateLimited = sub.rateLimited;
 }
 

@@ -10,11 +10,16 @@ import { type ObjectStore } from '../../results/store/object-store';
 import { beat } from './collect';
 import { keyOf } from './input';
 import { type BatchInput } from '../../results/batch/locations';
+import { type InFlightJobs } from './in-flight';
+import { type WebhookHealth } from '../../results/webhook-health';
 import { type PriorityBoard, type Standing } from './priority-board';
 import { type BatchInbox } from '../../results/batch/inbox';
 import { subsetOf } from '../../results/batch/rerun';
 import { type Submitted, type Submitter } from './submitter';
 import { type LineRef, type StepRequest, type StepResult } from './types';
+
+/** Polls of late jobs under way at once. */
+const POLL_LANES = 8;
 
 /** What a step's activity is built with. */
 export interface StepDeps {
@@ -27,6 +32,10 @@ export interface StepDeps {
   price?: (endpointId: string) => Promise<number | undefined>;
   /** The daemon's batches with input left, by endpoint and priority (a lower one yields). */
   board?: PriorityBoard;
+  /** The daemon's batch jobs in flight (polled when late, or steadily once webhooks stop). */
+  inFlight?: InFlightJobs;
+  /** Whether webhooks reach the daemon (and each batch). */
+  health?: WebhookHealth;
 }
 
 /** A step under way: its request, the result it builds, its submitter and its place among the daemon's batches. */
@@ -119,20 +128,39 @@ export async function cancelJobs(s: Step): Promise<void> {
   }
 }
 
-/** Polls late jobs: the finished ones are returned, the others reported running or expired. */
+/**
+ * Polls late jobs (the workflow's fallback): the finished ones are returned (their webhook was
+ * missed), the others reported running (and polled steadily from now on if webhooks stop) or expired.
+ */
 export async function pollJobs(s: Step): Promise<JobRecord[]> {
   const finished: JobRecord[] = [];
-  for (const id of s.req.poll) {
+  const { health, inFlight } = s.deps;
+  const wf = s.req.run.workflowId;
+  const poll = async (id: string): Promise<void> => {
     beat({ seq: s.req.seq, phase: 'poll' });
     try {
+      health?.polled();
       const r = await s.deps.queue.status(s.req.endpointId, id, s.prio);
-      if (isTerminal(r.status)) finished.push(r);
-      else s.res.polledRunning.push(id);
+      if (isTerminal(r.status)) {
+        finished.push(r);
+        if (s.req.webhook) health?.polledDone(id, wf);
+        inFlight?.done(wf, id, false);
+      } else {
+        s.res.polledRunning.push(id);
+        if (s.req.webhook) inFlight?.add(wf, id);
+      }
     } catch (err) {
       if (isPlatformApiError(err, 'NOT_FOUND')) s.res.expired.push(id);
       else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
     }
-  }
+  };
+  // Several at a time, each lane taking the next job as its answer comes (a slow answer holds only its lane).
+  const ids = [...s.req.poll];
+  await Promise.all(
+    Array.from({ length: Math.min(POLL_LANES, ids.length) }, async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await poll(id);
+    }),
+  );
   return finished;
 }
 

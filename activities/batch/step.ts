@@ -8,7 +8,8 @@ import { batchKeys, runKey } from '../../contracts/names';
 import { type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY } from '../../platform-api';
 import { awaitFinished, beat, collected, refill } from './collect';
-import { type InboxPosition } from '../../results/batch/inbox';
+import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
+import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';
 import { batchInput, type BatchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
@@ -36,13 +37,15 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (kept) return withoutInbox(kept);
   // Webhooks of this batch received by any daemon, from where the last finished step stopped (a
   // batch that polls has none to read).
-  const inbox = deps.inbox && req.webhook ? await deps.inbox.open(req.run, req.seq) : undefined;
+  const received = deps.inbox && req.webhook ? await deps.inbox.open(req.run, req.seq) : undefined;
   const input = batchInput(req.source);
 
   if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);
 
   const s = await startStep(deps, req, input);
   const { res, sub } = s;
+  // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
+  const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
   // Retries first (they hold their slot), then lines deferred earlier, then new lines.
   await sendRetries(s);
   await sub.each(
@@ -63,8 +66,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   await awaitFinished(inbox, req, waitMs, finished);
+  if (inbox instanceof SteadyPoll) inbox.stop();
   res.completions = await collected(store, req, finished);
-  await endStep(s);
+  await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
   const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;
   if (!(await store.create(done, keep))) return withoutInbox((await store.get(done)) as Kept);
@@ -103,7 +107,7 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
 }
 
 /** The price when asked for, what held the step back, and the board told once the input is all sent. */
-async function endStep(s: Step): Promise<void> {
+async function endStep(s: Step, polling: boolean): Promise<void> {
   const { deps, req, res } = s;
   if (req.wantPrice && deps.price) {
     const price = await deps.price(req.endpointId).catch(() => undefined);
@@ -112,9 +116,20 @@ async function endStep(s: Step): Promise<void> {
   const held: WaitReason[] = [];
   if (s.sub.heldMs >= HELD_MS || s.sub.rateLimited > 0) held.push('rate-budget');
   if (s.stand.yielded) held.push('priority');
+  if (polling) held.push('no-webhooks');
   if (held.length > 0) res.held = held;
   if (res.read?.eof && res.deferred.length === 0) deps.board?.done(s.me);
 }
+
+const steadyPoll = (deps: StepDeps, inner: InboxReader, req: StepRequest, res: StepResult): SteadyPoll =>
+  new SteadyPoll({
+    inner,
+    jobs: deps.inFlight!,
+    queue: deps.queue,
+    req,
+    res,
+    ...(deps.health ? { health: deps.health } : {}),
+  });
 
 /** A step result as kept in the store: with the inbox positions the next step starts from (not for history). */
 type Kept = StepResult & { inboxAt?: InboxPosition };

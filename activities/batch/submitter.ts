@@ -30,6 +30,7 @@ export class Submitter {
   private readonly key: string;
   private readonly scope: string;
   private pending: Journaled[] = [];
+  private flushing: Promise<void> = Promise.resolve();
   /** Set by the first 429: the step sends nothing more. */
   limited = false;
   rateLimited = 0;
@@ -120,21 +121,38 @@ export class Submitter {
     return { ...(this.req.priority !== undefined ? { priority: this.req.priority } : {}), onBudgetWait: this.held };
   }
 
-  /** Runs `fn` over `items`, {@link PARALLEL} at a time, flushing the journal after each group. */
+  /**
+   * Runs `fn` over `items`, {@link PARALLEL} in flight at a time: each lane takes the next item as
+   * soon as its call answers (a slow call holds its own lane, not the others), and the journal is
+   * flushed after every {@link PARALLEL} answers and at the end.
+   */
   async each<T>(items: T[], fn: (item: T) => Promise<void>, beat: () => void): Promise<void> {
-    for (let k = 0; k < items.length; k += PARALLEL) {
-      beat();
-      await Promise.all(items.slice(k, k + PARALLEL).map(fn));
-      await this.flush();
-    }
+    let next = 0;
+    let answered = 0;
+    const lane = async (): Promise<void> => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await fn(item);
+        if (++answered % PARALLEL === 0) {
+          beat();
+          await this.flush();
+        }
+      }
+    };
+    if (items.length > 0) beat();
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, lane));
+    await this.flush();
   }
 
-  /** Makes the journal entries so far durable. */
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const group = this.pending;
-    this.pending = [];
-    await this.store.append(this.key, group);
+  /** Makes the journal entries so far durable (one append at a time). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.pending.length === 0) return;
+      const group = this.pending;
+      this.pending = [];
+      await this.store.append(this.key, group);
+    });
+    return this.flushing;
   }
 
   private record(j: Journaled): Journaled {

@@ -45,7 +45,8 @@ export const RETRIED_IF_CANCELLED = ['CANCELLED', 'NOT_SUBMITTED'] as const;
 
 /**
  * Why a batch is not submitting right now (the status says it). `rate-budget`: the endpoint's shared
- * submission budget held its last step; `priority`: it yields to a higher-priority batch on the endpoint.
+ * submission budget held its last step; `priority`: it yields to a higher-priority batch on the endpoint;
+ * `no-webhooks`: webhooks stopped reaching the daemon (check `SLUICE_PUBLIC_URL`), its jobs are polled.
  */
 export const WAIT_REASONS = [
   'window-full',
@@ -57,6 +58,7 @@ export const WAIT_REASONS = [
   'deadline',
   'retry-backoff',
   'input-done',
+  'no-webhooks',
 ] as const;
 
 /**

@@ -55,6 +55,10 @@ export const spendText = (usd: number): string => `$${usd.toFixed(usd < 1 ? 4 : 
 /** `37/50` (total unknown until the whole file is read: `37/45+`). */
 export const doneOfTotal = (s: BatchState): string => `${s.counts.done}/${s.counts.total ?? `${s.counts.read}+`}`;
 
+/** What `no-webhooks` means, said where the status shows it. */
+const NO_WEBHOOKS =
+  'polling: webhooks do not reach the daemon (check that SLUICE_PUBLIC_URL is reachable from the service)';
+
 /** One plain progress line (not on a terminal). */
 export function progressLine(s: BatchState, now = Date.now()): string {
   const pct = s.counts.total ? ` (${Math.floor((100 * s.counts.done) / s.counts.total)}%)` : '';
@@ -109,6 +113,7 @@ export function statusTable(v: BatchView, now = Date.now()): string {
         `${spendText(s.spend)}${s.pricePerHour !== undefined ? ` at $${s.pricePerHour}/h` : ''}${s.options.maxCost !== undefined ? ` (cap $${s.options.maxCost})` : ''}`,
       ],
       ['waiting', s.waiting.join(', ') || '-'],
+      ...(s.waiting.includes('no-webhooks') ? [['completion', NO_WEBHOOKS] as [string, string]] : []),
       [
         'options',
         `concurrency ${s.options.concurrency}  key limit ${s.options.keyLimit ?? '-'}  deadline ${s.options.deadline ? new Date(s.options.deadline).toISOString() : '-'}`,

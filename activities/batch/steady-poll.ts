@@ -1,0 +1,160 @@
+/**
+ * A batch step's completions when webhooks are an accelerator, not a dependency: what the inbox
+ * received, plus what `/status` polls find. While webhooks arrive only late jobs are polled (their
+ * webhook should have come), each less often; once they stop (results/webhook-health.ts) every job
+ * of the batch in flight is polled at a steady cadence, oldest first, a bounded number per round,
+ * within the endpoint's `/status` rate budget.
+ */
+import { isTerminal, type JobRecord } from '../../contracts';
+import { isPlatformApiError, type QueueClient } from '../../platform-api';
+import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
+import { type WebhookHealth } from '../../results/webhook-health';
+import { type InFlightJobs, type Tracked } from './in-flight';
+import { type StepRequest, type StepResult } from './types';
+
+/** Cadence of polling rounds, ms. */
+const ROUND_MS = 100;
+/** Longest interval between two polls of one job once webhooks stopped, ms. */
+const STEADY_MAX_MS = 2000;
+/** Most polls under way at once. */
+const PER_ROUND = 100;
+
+/** What a {@link SteadyPoll} needs. */
+export interface SteadyPollDeps {
+  inner: InboxReader;
+  jobs: InFlightJobs;
+  health?: WebhookHealth;
+  queue: Pick<QueueClient, 'status'>;
+  req: StepRequest;
+  /** The step's result so far: its submissions join the jobs in flight. */
+  res: StepResult;
+}
+
+/**
+ * When a job is polled next once webhooks stopped: first after the batch's usual time of a job (as
+ * polls found them), then half its age after the last poll, within bounds.
+ */
+const steadyAt = (t: Tracked, usual: number | undefined): number => {
+  if (t.polledAt === 0) return t.t0 + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, 1.1 * (usual ?? 0)));
+  return t.polledAt + Math.min(STEADY_MAX_MS, Math.max(ROUND_MS, (t.polledAt - t.t0) / 2));
+};
+
+/** How long ago a job polled finished ended: its time since sent, less its queue and run times (0 when not told). */
+const endedAgo = (t: Tracked, r: JobRecord): number =>
+  typeof r.delayTime === 'number' && typeof r.executionTime === 'number'
+    ? Date.now() - t.t0 - r.delayTime - r.executionTime
+    : 0;
+
+export class SteadyPoll implements InboxReader {
+  private found: JobRecord[] = [];
+  private nextRoundAt = 0;
+  /** Polls under way. */
+  private busy = 0;
+  private stopped = false;
+  private synced = { submitted: 0, retried: 0 };
+  private readonly wf: string;
+
+  constructor(private readonly d: SteadyPollDeps) {
+    this.wf = d.req.run.workflowId;
+  }
+
+  /** True while the batch's jobs are polled steadily (webhooks stopped). */
+  get polling(): boolean {
+    return this.d.health !== undefined && !this.d.health.healthy(this.wf);
+  }
+
+  async take(): Promise<JobRecord[]> {
+    this.round();
+    const got = await this.d.inner.take();
+    for (const r of got) {
+      this.d.health?.received(r.id, this.wf);
+      this.d.jobs.done(this.wf, r.id, true);
+    }
+    // Polled records are the step's from here (one a poll finds after the step is polled again).
+    const polled = this.found;
+    this.found = [];
+    for (const r of polled) {
+      const t = this.d.jobs.done(this.wf, r.id, false);
+      this.d.health?.polledDone(r.id, this.wf, t ? endedAgo(t, r) : 0);
+    }
+    return [...got, ...polled];
+  }
+
+  /** Like the inbox's wait, with polling rounds meanwhile: jobs a round found finished count too. */
+  async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
+    const until = Date.now() + ms;
+    for (;;) {
+      this.round();
+      const left = until - Date.now();
+      if (this.found.length >= min || left <= 0 || signal?.aborted) return;
+      const slice = Math.min(left, Math.max(50, this.nextRoundAt - Date.now()));
+      const t = Date.now();
+      await this.d.inner.wait(Math.max(1, min - this.found.length), slice, signal);
+      // Returned before its time: records (or an abort) came.
+      if (Date.now() - t < slice - 20) return;
+    }
+  }
+
+  position(): InboxPosition {
+    return this.d.inner.position();
+  }
+
+  /** No more rounds (the step ends; polls under way finish on their own). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * One round of polls when due: every job not polled lately (webhooks off), else late jobs. The
+   * polls run on their own (a slow answer holds up nothing); what they find is taken with the inbox.
+   */
+  private round(): void {
+    this.sync();
+    const now = Date.now();
+    if (now < this.nextRoundAt || this.stopped) return;
+    this.nextRoundAt = now + ROUND_MS;
+    const steady = this.polling;
+    const usual = this.d.jobs.usualMs(this.wf);
+    const due = this.d.jobs
+      .of(this.wf)
+      .filter((t) => !t.busy && (steady ? now >= steadyAt(t, usual) : now >= t.lateAt))
+      .slice(0, Math.max(0, PER_ROUND - this.busy));
+    for (const t of due) void this.poll(t);
+  }
+
+  private async poll(t: Tracked): Promise<void> {
+    t.busy = true;
+    this.busy++;
+    this.d.health?.polled();
+    try {
+      const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
+      t.polledAt = Date.now();
+      if (isTerminal(r.status)) {
+        this.found.push(r);
+        if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
+          this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
+      } else t.lateAt = t.polledAt + 2 * Math.max(1000, t.polledAt - t.t0);
+    } catch (err) {
+      // Not known any more: the workflow's own poll reports it expired. A 429 pauses the rounds.
+      if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
+      else if (isPlatformApiError(err, 'RATE_LIMITED')) this.nextRoundAt = Date.now() + 4 * ROUND_MS;
+      t.polledAt = Date.now();
+      t.lateAt = t.polledAt + 1000;
+    } finally {
+      t.busy = false;
+      this.busy--;
+    }
+  }
+
+  /** The step's new submissions (and retries) join the jobs in flight. */
+  private sync(): void {
+    const { res } = this.d;
+    for (const s of res.submitted.slice(this.synced.submitted)) this.d.jobs.add(this.wf, s.id);
+    for (const r of res.retried.slice(this.synced.retried)) if (!r.refused) this.d.jobs.add(this.wf, r.id);
+    this.synced = { submitted: res.submitted.length, retried: res.retried.length };
+  }
+
+  private prio(): { priority?: number } {
+    return this.d.req.priority !== undefined ? { priority: this.d.req.priority } : {};
+  }
+}

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { type Logger } from 'pino';
 import { type Endpoint, type ServerlessDiscount } from '../contracts';
 import { systemClock, type Clock } from './core/clock';
-import { dbFileIn, openDb, getMeta, setMeta, type Db } from './core/db';
-import { apiKey as newApiKey } from './core/ids';
+import { dbFileIn, openDb, type Db } from './core/db';
+import { defaultApiKey } from './control-plane/default-key';
 import { toRecord } from './jobs/job';
 import { JobEngine } from './jobs/engine';
 import { JobStore } from './jobs/store';
@@ -113,7 +113,12 @@ export interface PlatformOptions {
 /** A running platform. */
 export interface Platform extends PlatformServices {
   url: string;
+  /** The first user's key (the database keeps its hash only). */
   apiKey: string;
+  /** The 0600 file that keeps {@link apiKey} for the operator and for restarts. */
+  apiKeyFile: string;
+  /** True when this start made or changed the key: the one time a banner shows it. */
+  apiKeyCreated: boolean;
   user: User;
   examples: Partial<Record<ExampleName, Endpoint>>;
   db: Db;
@@ -132,8 +137,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const clock = options.clock ?? systemClock;
   const db = openDb(dbFileIn(dataDir));
   const users = new UserStore(db);
-  const key = options.apiKey ?? process.env.SLUICE_API_KEY ?? getMeta(db, 'default_api_key') ?? newApiKey();
-  setMeta(db, 'default_api_key', key);
+  const firstKey = defaultApiKey(db, dataDir, options.apiKey ?? process.env.SLUICE_API_KEY);
+  const key = firstKey.key;
   const user = users.ensure('default', key);
   const registry = new Registry(db);
   const engine = new JobEngine(new JobStore(db), {
@@ -186,6 +191,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ...services,
     url,
     apiKey: key,
+    apiKeyFile: firstKey.file,
+    apiKeyCreated: firstKey.created,
     user,
     examples,
     db,

@@ -6,7 +6,7 @@ import { temporalDbFile } from './dev/temporal-server';
 import { devBanner, startDevStack } from './dev/stack';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
-import { faultsOption, untilSignal, type FaultsOption } from './platform';
+import { apiKeyOptions, faultsOption, givenApiKey, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
 /** The options `dev` and `demo` share. */
@@ -16,6 +16,7 @@ export interface StackOptions {
   daemonPort: number;
   dataDir: string;
   apiKey?: string;
+  apiKeyFile?: string;
 }
 
 /** Adds the stack's options (ports, data dir) to `dev` or `demo`. */
@@ -73,12 +74,13 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
 
 async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number> {
   await checkStackPorts(o);
+  const apiKey = givenApiKey(o);
   const stack = await startDevStack({
     port: o.port,
     temporalPort: o.temporalPort,
     daemonPort: o.daemonPort,
     dataDir: o.dataDir,
-    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ...(o.faults ? { faults: o.faults } : {}),
   });
   console.log(devBanner(stack));
@@ -95,7 +97,8 @@ export function registerDevCommand(program: Command, exit: ExitState): void {
     .description(
       'Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.',
     )
-    .addOption(new Option('--api-key <key>', "the platform's API key; default: generated once and kept"))
+    .addOption(apiKeyOptions("the platform's API key")[0]!)
+    .addOption(apiKeyOptions("the platform's API key")[1]!)
     .addOption(faultsOption())
     .addHelpText(
       'after',

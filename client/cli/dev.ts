@@ -1,6 +1,6 @@
 /** `sluice dev`: the Temporal dev server, the platform and the daemon in one process tree; Ctrl-C stops all. */
 import { join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command } from 'commander';
 import { stopLeftoverServers } from './dev/leftovers';
 import { temporalDbFile } from './dev/temporal-server';
 import { devBanner, startDevStack } from './dev/stack';

@@ -19,7 +19,7 @@ import { UserStore, type User } from './control-plane/users';
 import { WebhookSender, type WebhookOptions } from './jobs/webhooks';
 import { graphqlRoutes } from './transport/graphql/route';
 import { restRoutes } from './transport/rest-routes';
-import { createPlatformServer, type RouteGroup } from './transport/http/server';
+import { createPlatformServer, type HttpTimeoutOptions, type RouteGroup } from './transport/http/server';
 import { createLogger } from '../common/logger';
 import { describeFaults, parseFaults, type Faults, type FaultsInput } from './faults/options';
 import { httpFaults } from './faults/http';
@@ -99,6 +99,8 @@ export interface PlatformOptions {
    * @default null (no discount)
    */
   serverlessDiscount?: ServerlessDiscount | null;
+  /** How long the HTTP server waits for slow clients (see {@link HttpTimeoutOptions}). */
+  http?: HttpTimeoutOptions;
   /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];
   /**
@@ -175,6 +177,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     services,
     [...controlPlane, ...(options.routes ?? [])],
     faults && httpFaults(faults, logger),
+    options.http,
   );
   await listen(server, options.port ?? 8080, options.host ?? '127.0.0.1');
   const addr = server.address() as AddressInfo;

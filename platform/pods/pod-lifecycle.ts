@@ -8,7 +8,7 @@ import { type ChildProcess } from 'node:child_process';
 import { stopProcessGroup } from '../../common/process';
 import { spawnGroupReaper } from '../../common/watchdog';
 import { resolveLaunch, type LocalImage } from './local-image';
-import { launchPod, reapOrphans } from './pod-process';
+import { launchPod, reapOrphans, type PodUser } from './pod-process';
 import { type PoolParts } from './pool-parts';
 import { StopOrders } from './stop-orders';
 import { workerEnv } from './worker-env';
@@ -19,6 +19,8 @@ export interface LifecycleSettings {
   dataDir: string;
   logger: Logger;
   podCwd: string;
+  podUser: PodUser | undefined;
+  podHomeDir: string;
   coldStartMs: number;
   flashBootColdStartMs: number;
   stopGraceMs: number;
@@ -126,6 +128,8 @@ export class PodLifecycle {
       env: pod.env,
       cwd: pod.cwd ?? this.o.podCwd,
       dir: join(this.o.dataDir, 'pods', pod.id),
+      home: join(this.o.podHomeDir, pod.id),
+      ...(this.o.podUser ? { user: this.o.podUser } : {}),
     });
     pod.proc = proc;
     pod.phase = 'initializing';

@@ -5,6 +5,8 @@ import { type JobEngine } from '../jobs/engine';
 import { type Job } from '../jobs/job';
 import { CrashGuard } from './crash-guard';
 import { type LocalImage } from './local-image';
+import { defaultPodHomeDir, defaultPodUser } from './pod-user';
+import { type PodUser } from './pod-process';
 import { type WorkerPod } from './pod';
 import { PodLifecycle } from './pod-lifecycle';
 import { PodTable } from './pod-table';
@@ -24,6 +26,19 @@ export interface PodPoolOptions {
    * @default process.cwd()
    */
   podCwd?: string;
+  /**
+   * The user pod processes run as. When the platform runs as root (the image), an unprivileged
+   * one, so a template's command cannot read the platform's state (0700); otherwise the
+   * platform's own user (a process of the same user can read that state: docs/platform.md).
+   * `SLUICE_POD_UID`/`SLUICE_POD_GID` set it from the environment.
+   * @default as root: nobody (65534:65534); else undefined (the platform's user)
+   */
+  podUser?: PodUser;
+  /**
+   * Parent of the pods' HOME folders, outside the platform's state.
+   * @default <os.tmpdir()>/sluice-pods-<uid>
+   */
+  podHomeDir?: string;
   /**
    * Simulated cold start before a pod's process starts.
    * @default 1000
@@ -73,7 +88,9 @@ export class PodPool {
       reconcileIntervalMs: 200,
       pingIntervalMs: 10_000,
       images: {},
+      podHomeDir: defaultPodHomeDir(),
       ...options,
+      podUser: options.podUser ?? defaultPodUser(),
     };
     const crashes = new CrashGuard();
     const changed = (): void => this.reconciler.schedule();

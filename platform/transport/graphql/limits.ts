@@ -1,0 +1,42 @@
+/** Limits of a GraphQL request: tokens when parsing, then depth, aliases and cost as validation rules (graphql-armor). */
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { type ValidationRule } from 'graphql';
+
+/** The limits of one GraphQL document. */
+export interface GraphqlLimits {
+  /**
+   * Tokens in the document (graphql-js `parse`'s `maxTokens`, checked while lexing). It also
+   * bounds nesting before the recursive parser sees it: at 2,000 tokens a document nests at most
+   * 1,000 levels, well within the parser's stack, where a hand-written one of 2,500 overflows it.
+   * @default 2000
+   */
+  maxTokens: number;
+  /**
+   * Depth of the selection (fields within fields); the control plane's deepest real query has 6.
+   * @default 15
+   */
+  maxDepth: number;
+  /**
+   * Aliases in an operation (each alias runs its field again).
+   * @default 15
+   */
+  maxAliases: number;
+  /**
+   * graphql-armor's cost: 2 per object field, 1 per scalar field, times 1.5 per level of depth.
+   * @default 5000
+   */
+  maxCost: number;
+}
+
+export const GRAPHQL_LIMITS: GraphqlLimits = { maxTokens: 2000, maxDepth: 15, maxAliases: 15, maxCost: 5000 };
+
+/** graphql-armor's rules for `limits`, added to graphql-js's standard ones; their errors name the limit. */
+export function limitRules(limits: GraphqlLimits = GRAPHQL_LIMITS): ValidationRule[] {
+  return [
+    maxDepthRule({ n: limits.maxDepth, exposeLimits: true, flattenFragments: true }),
+    maxAliasesRule({ n: limits.maxAliases, exposeLimits: true }),
+    costLimitRule({ maxCost: limits.maxCost, exposeLimits: true }),
+  ] as unknown as ValidationRule[];
+}

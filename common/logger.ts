@@ -9,6 +9,8 @@ const SECRET_FIELDS = [
   'token',
   'secret',
   'password',
+  'accessId',
+  'accessSecret',
   'accessKeyId',
   'secretAccessKey',
   's3Config',

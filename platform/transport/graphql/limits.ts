@@ -7,10 +7,11 @@ import { type ValidationRule } from 'graphql';
 /** The limits of one GraphQL document. */
 export interface GraphqlLimits {
   /**
-   * Tokens in the document (graphql-js `parse`'s `maxTokens`, checked while lexing). It also
-   * bounds nesting before the recursive parser sees it: at 2,000 tokens a document nests at most
-   * 1,000 levels, well within the parser's stack, where a hand-written one of 2,500 overflows it.
-   * @default 2000
+   * Tokens in the document (graphql-js `parse`'s `maxTokens`, checked while lexing; graphql-armor's
+   * default). It also bounds nesting before the recursive parser sees it: each level takes a token
+   * at least, so a document nests at most 1,000 levels, where the parser's stack overflows at about
+   * 2,000. Enough for a template of a hundred inline environment variables; variables are not counted.
+   * @default 1000
    */
   maxTokens: number;
   /**
@@ -30,7 +31,7 @@ export interface GraphqlLimits {
   maxCost: number;
 }
 
-export const GRAPHQL_LIMITS: GraphqlLimits = { maxTokens: 2000, maxDepth: 15, maxAliases: 15, maxCost: 5000 };
+export const GRAPHQL_LIMITS: GraphqlLimits = { maxTokens: 1000, maxDepth: 15, maxAliases: 15, maxCost: 5000 };
 
 /** graphql-armor's rules for `limits`, added to graphql-js's standard ones; their errors name the limit. */
 export function limitRules(limits: GraphqlLimits = GRAPHQL_LIMITS): ValidationRule[] {

@@ -80,8 +80,12 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
       document = parse(parsed.data.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
+      // graphql-js words it "contains more that N tokens": say it plainly, naming the limit.
+      const message = /Document contains more th\w+ \d+ tokens/.test(err.message)
+        ? `the query has more than ${GRAPHQL_LIMITS.maxTokens} tokens (the limit of a GraphQL document)`
+        : err.message;
       throw new GraphqlRequestError(400, [
-        { message: err.message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
+        { message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
       ]);
     }
     // The limits first, alone: some standard rules (overlapping fields) cost the square of a field's aliases.
@@ -116,7 +120,8 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {
         // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
-        const close = await discardUnread(ctx.req);
+        // Never more than the route reads: a caller refused before its body was read (401) is not drained at length.
+        const close = await discardUnread(ctx.req, GRAPHQL_BODY_LIMIT);
         if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
         s.logger.error({ err }, 'GraphQL request failed');
         sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);

@@ -2,7 +2,7 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { type ValidationRule } from 'graphql';
+import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
 
 /** The limits of one GraphQL document. */
 export interface GraphqlLimits {
@@ -33,11 +33,24 @@ export interface GraphqlLimits {
 
 export const GRAPHQL_LIMITS: GraphqlLimits = { maxTokens: 1000, maxDepth: 15, maxAliases: 15, maxCost: 5000 };
 
-/** graphql-armor's rules for `limits`, added to graphql-js's standard ones; their errors name the limit. */
+/**
+ * A refusal becomes a validation error of the request (graphql-armor would throw it out of
+ * `validate`), worded without graphql-armor's misleading "Syntax Error: " prefix.
+ */
+const report = {
+  exposeLimits: true,
+  propagateOnRejection: false,
+  onReject: [
+    (ctx: ValidationContext | null, err: GraphQLError): void =>
+      ctx?.reportError(new GraphQLError(err.message.replace(/^Syntax Error: /, ''))),
+  ],
+};
+
+/** graphql-armor's rules for `limits`, run before graphql-js's standard ones; their errors name the limit. */
 export function limitRules(limits: GraphqlLimits = GRAPHQL_LIMITS): ValidationRule[] {
   return [
-    maxDepthRule({ n: limits.maxDepth, exposeLimits: true, flattenFragments: true }),
-    maxAliasesRule({ n: limits.maxAliases, exposeLimits: true }),
-    costLimitRule({ maxCost: limits.maxCost, exposeLimits: true }),
+    maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ...report }),
+    maxAliasesRule({ n: limits.maxAliases, ...report }),
+    costLimitRule({ maxCost: limits.maxCost, ...report }),
   ] as unknown as ValidationRule[];
 }

@@ -45,7 +45,7 @@ export interface PlatformOptions {
   dataDir?: string;
   /**
    * Key of the first user.
-   * @default SLUICE_API_KEY, else the key stored in the data dir, else a new one
+   * @default SLUICE_API_KEY, else the key kept in `<dataDir>/api-key` (0600), else a new one
    */
   apiKey?: string;
   /**

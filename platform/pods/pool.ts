@@ -22,8 +22,8 @@ export interface PodPoolOptions {
   dataDir: string;
   logger: Logger;
   /**
-   * Working directory of pod processes.
-   * @default process.cwd()
+   * Working directory of pod processes (a local image's pods run in its root).
+   * @default each pod's own HOME when pods run as another user (see podUser), else process.cwd()
    */
   podCwd?: string;
   /**
@@ -80,8 +80,8 @@ export class PodPool {
   private readonly reconciler: Reconciler;
 
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
+    const podUser = options.podUser ?? defaultPodUser();
     const o = {
-      podCwd: process.cwd(),
       coldStartMs: 1000,
       flashBootColdStartMs: 100,
       stopGraceMs: 10_000,
@@ -90,7 +90,9 @@ export class PodPool {
       images: {},
       podHomeDir: defaultPodHomeDir(),
       ...options,
-      podUser: options.podUser ?? defaultPodUser(),
+      podUser,
+      // Another user may not be able to enter the platform's working directory: its own HOME then.
+      podCwd: options.podCwd ?? (podUser ? undefined : process.cwd()),
     };
     const crashes = new CrashGuard();
     const changed = (): void => this.reconciler.schedule();

@@ -33,6 +33,7 @@ describe.skipIf(!asRoot)('pods of a platform running as root run as nobody, apar
     expect(r.body.status, JSON.stringify(r.body)).toBe('COMPLETED');
     expect(r.body.output).toMatchObject({ uid: 65534, error: 'EACCES' });
     expect(r.body.output.home.startsWith(p.dataDir)).toBe(false);
+    expect(r.body.output.cwd).toBe(r.body.output.home);
     // The same handler reads a file it may read: the refusal is the state dir's, not a broken handler.
     const own = await call(p.url, 'POST', `/v2/${ep}/runsync`, { body: { input: { path: __filename } } });
     expect(own.body.output.read).toBeGreaterThan(0);

@@ -151,8 +151,20 @@ async function platform(o: {
   return 0;
 }
 
-function addUser(name: string, o: { dataDir: string; json?: boolean }): number {
-  const users = openUsers(platformDir(o.dataDir));
+/**
+ * `--data-dir` wherever it was given: `sluice platform --data-dir X users add` and `sluice platform
+ * users add --data-dir X` (which commander hands to the parent command) both mean X.
+ */
+function givenDataDir(cmd: Command): string {
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const source = c.getOptionValueSource('dataDir');
+    if (source !== undefined && source !== 'default') return c.getOptionValue('dataDir') as string;
+  }
+  return cmd.getOptionValue('dataDir') as string;
+}
+
+function addUser(name: string, o: { json?: boolean }, cmd: Command): number {
+  const users = openUsers(platformDir(givenDataDir(cmd)));
   try {
     const user = users.add(name);
     if (o.json) console.log(JSON.stringify({ id: user.id, name: user.name, apiKey: user.apiKey }));

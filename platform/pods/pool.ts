@@ -31,9 +31,10 @@ export interface PodPoolOptions {
    * one, so a template's command cannot read the platform's state (0700); otherwise the
    * platform's own user (a process of the same user can read that state: docs/platform.md).
    * `SLUICE_POD_UID`/`SLUICE_POD_GID` set it from the environment.
-   * @default as root: nobody (65534:65534); else undefined (the platform's user)
+   * `null`: the platform's own user, even as root.
+   * @default as root: nobody (65534:65534); else the platform's user
    */
-  podUser?: PodUser;
+  podUser?: PodUser | null;
   /**
    * Parent of the pods' HOME folders, outside the platform's state.
    * @default <os.tmpdir()>/sluice-pods-<uid>
@@ -80,7 +81,7 @@ export class PodPool {
   private readonly reconciler: Reconciler;
 
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
-    const podUser = options.podUser ?? defaultPodUser();
+    const podUser = options.podUser === null ? undefined : (options.podUser ?? defaultPodUser());
     const o = {
       coldStartMs: 1000,
       flashBootColdStartMs: 100,

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbFileIn } from '../../platform/core/db';
+import { defaultPodUser } from '../../platform/pods/pod-user';
 import { addEndpoint, call, testPlatform } from '../helpers/platform';
 
 type P = Awaited<ReturnType<typeof testPlatform>>;
@@ -23,7 +24,8 @@ describe.skipIf(!asRoot)('pods of a platform running as root run as nobody, apar
   let p: P;
   let ep: string;
   beforeAll(async () => {
-    p = await testPlatform();
+    // The platform's default as root (defaultPodUser), which the test helper turns off for other tests.
+    p = await testPlatform({ pods: { podUser: defaultPodUser() ?? null } });
     ep = addEndpoint(p, { name: 'reader', command: readFileWorker(), workersMax: 1 }).id;
   });
   afterAll(() => p.dispose());

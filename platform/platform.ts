@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { type Logger } from 'pino';
 import { type Endpoint, type ServerlessDiscount } from '../contracts';
 import { systemClock, type Clock } from './core/clock';
-import { dbFileIn, openDb, getMeta, setMeta, type Db } from './core/db';
-import { apiKey as newApiKey } from './core/ids';
+import { dbFileIn, openDb, type Db } from './core/db';
+import { defaultApiKey } from './control-plane/default-key';
 import { toRecord } from './jobs/job';
 import { JobEngine } from './jobs/engine';
 import { JobStore } from './jobs/store';
@@ -19,7 +19,7 @@ import { UserStore, type User } from './control-plane/users';
 import { WebhookSender, type WebhookOptions } from './jobs/webhooks';
 import { graphqlRoutes } from './transport/graphql/route';
 import { restRoutes } from './transport/rest-routes';
-import { createPlatformServer, type RouteGroup } from './transport/http/server';
+import { createPlatformServer, type HttpTimeoutOptions, type RouteGroup } from './transport/http/server';
 import { createLogger } from '../common/logger';
 import { describeFaults, parseFaults, type Faults, type FaultsInput } from './faults/options';
 import { httpFaults } from './faults/http';
@@ -45,7 +45,7 @@ export interface PlatformOptions {
   dataDir?: string;
   /**
    * Key of the first user.
-   * @default SLUICE_API_KEY, else the key stored in the data dir, else a new one
+   * @default SLUICE_API_KEY, else the key kept in `<dataDir>/api-key` (0600), else a new one
    */
   apiKey?: string;
   /**
@@ -99,6 +99,8 @@ export interface PlatformOptions {
    * @default null (no discount)
    */
   serverlessDiscount?: ServerlessDiscount | null;
+  /** How long the HTTP server waits for slow clients (see {@link HttpTimeoutOptions}). */
+  http?: HttpTimeoutOptions;
   /** Extra HTTP route groups, after the built-in queue, worker, REST and GraphQL ones. */
   routes?: RouteGroup[];
   /**
@@ -113,7 +115,12 @@ export interface PlatformOptions {
 /** A running platform. */
 export interface Platform extends PlatformServices {
   url: string;
+  /** The first user's key (the database keeps its hash only). */
   apiKey: string;
+  /** The 0600 file that keeps {@link apiKey} for the operator and for restarts. */
+  apiKeyFile: string;
+  /** True when this start made or changed the key: the one time a banner shows it. */
+  apiKeyCreated: boolean;
   user: User;
   examples: Partial<Record<ExampleName, Endpoint>>;
   db: Db;
@@ -132,8 +139,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const clock = options.clock ?? systemClock;
   const db = openDb(dbFileIn(dataDir));
   const users = new UserStore(db);
-  const key = options.apiKey ?? process.env.SLUICE_API_KEY ?? getMeta(db, 'default_api_key') ?? newApiKey();
-  setMeta(db, 'default_api_key', key);
+  const firstKey = defaultApiKey(db, dataDir, options.apiKey ?? process.env.SLUICE_API_KEY);
+  const key = firstKey.key;
   const user = users.ensure('default', key);
   const registry = new Registry(db);
   const engine = new JobEngine(new JobStore(db), {
@@ -170,6 +177,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     services,
     [...controlPlane, ...(options.routes ?? [])],
     faults && httpFaults(faults, logger),
+    options.http,
   );
   await listen(server, options.port ?? 8080, options.host ?? '127.0.0.1');
   const addr = server.address() as AddressInfo;
@@ -186,6 +194,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ...services,
     url,
     apiKey: key,
+    apiKeyFile: firstKey.file,
+    apiKeyCreated: firstKey.created,
     user,
     examples,
     db,

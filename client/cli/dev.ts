@@ -1,10 +1,10 @@
 /** `sluice dev`: the Temporal dev server, the platform and the daemon in one process tree; Ctrl-C stops all. */
 import { join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command } from 'commander';
 import { stopLeftoverServers } from './dev/leftovers';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, portOption, withExit, type ExitState } from './options';
-import { faultsOption, readFaults, untilSignal, type FaultsOption } from './platform';
+import { apiKeyOptions, faultsOption, givenApiKey, readFaults, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
 /** The options `dev` and `demo` share. */
@@ -14,6 +14,7 @@ export interface StackOptions {
   daemonPort: number;
   dataDir: string;
   apiKey?: string;
+  apiKeyFile?: string;
 }
 
 /** Adds the stack's options (ports, data dir) to `dev` or `demo`. */
@@ -74,12 +75,13 @@ async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number>
   const faults = await readFaults(o.faults);
   await checkStackPorts(o);
   const { devBanner, startDevStack } = await import('./dev/stack');
+  const apiKey = givenApiKey(o);
   const stack = await startDevStack({
     port: o.port,
     temporalPort: o.temporalPort,
     daemonPort: o.daemonPort,
     dataDir: o.dataDir,
-    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ...(faults ? { faults } : {}),
   });
   console.log(devBanner(stack));
@@ -96,7 +98,8 @@ export function registerDevCommand(program: Command, exit: ExitState): void {
     .description(
       'Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.',
     )
-    .addOption(new Option('--api-key <key>', "the platform's API key; default: generated once and kept"))
+    .addOption(apiKeyOptions("the platform's API key")[0]!)
+    .addOption(apiKeyOptions("the platform's API key")[1]!)
     .addOption(faultsOption())
     .addHelpText(
       'after',

@@ -1,4 +1,5 @@
 /** `sluice platform` (the local serverless platform alone) and `sluice platform users add`. */
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Faults, Platform } from '../../platform';
@@ -19,13 +20,44 @@ async function printBanner(p: Platform): Promise<void> {
     `  queue API   ${p.url}/v2/{endpoint_id}/run`,
     `  REST        ${p.url}/v1`,
     `  GraphQL     ${p.url}/graphql?api_key=...`,
-    `  API key     ${p.apiKey}`,
+    `  API key     ${keyLine(p)}`,
     `  endpoints   ${Object.entries(p.examples)
       .map(([name, e]) => `${name}=${e.id}`)
       .join('  ')}`,
     ...(await faultsBanner(p)),
   ];
   console.log(lines.join('\n'));
+}
+
+/** The first user's key as a banner shows it: in clear only when this start made it, else where it is kept. */
+export function keyLine(p: Platform): string {
+  return p.apiKeyCreated ? `${p.apiKey}  (shown once; kept in ${p.apiKeyFile}, mode 0600)` : `in ${p.apiKeyFile}`;
+}
+
+/** `--api-key` and `--api-key-file` of the commands that start a platform. */
+export function apiKeyOptions(what: string): Option[] {
+  return [
+    new Option(
+      '--api-key <key>',
+      `${what}; visible to other users in \`ps\`: prefer --api-key-file or SLUICE_API_KEY; default: generated once and kept`,
+    ),
+    new Option('--api-key-file <path>', `a file holding ${what} (first line)`).conflicts('apiKey'),
+  ];
+}
+
+/** The key given by `--api-key` or `--api-key-file`, if any (SLUICE_API_KEY is read by the platform itself). */
+export function givenApiKey(o: { apiKey?: string; apiKeyFile?: string }): string | undefined {
+  if (o.apiKey) return o.apiKey;
+  if (!o.apiKeyFile) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(o.apiKeyFile, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --api-key-file ${o.apiKeyFile}: ${(err as Error).message}`);
+  }
+  const key = text.split('\n')[0]!.trim();
+  if (!key) throw new UsageError(`--api-key-file ${o.apiKeyFile} is empty`);
+  return key;
 }
 
 /** The banner's line of the fault mode, when it is on. */
@@ -100,16 +132,18 @@ async function platform(o: {
   host: string;
   dataDir: string;
   apiKey?: string;
+  apiKeyFile?: string;
   faults?: FaultsOption;
 }): Promise<number> {
   const faults = await readFaults(o.faults);
+  const apiKey = givenApiKey(o);
   const { startPlatform } = await loadPlatform();
   await assertPortsFree([{ port: o.port, host: o.host, what: 'the platform', change: 'choose another with --port' }]);
   const p = await startPlatform({
     port: o.port,
     host: o.host,
     dataDir: platformDir(o.dataDir),
-    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    ...(apiKey ? { apiKey } : {}),
     ...(faults ? { faults } : {}),
   });
   await printBanner(p);
@@ -118,9 +152,21 @@ async function platform(o: {
   return 0;
 }
 
-async function addUser(name: string, o: { dataDir: string; json?: boolean }): Promise<number> {
+/**
+ * `--data-dir` wherever it was given: `sluice platform --data-dir X users add` and `sluice platform
+ * users add --data-dir X` (which commander hands to the parent command) both mean X.
+ */
+function givenDataDir(cmd: Command): string {
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const source = c.getOptionValueSource('dataDir');
+    if (source !== undefined && source !== 'default') return c.getOptionValue('dataDir') as string;
+  }
+  return cmd.getOptionValue('dataDir') as string;
+}
+
+async function addUser(name: string, o: { json?: boolean }, cmd: Command): Promise<number> {
   const { openUsers } = await loadPlatform();
-  const users = openUsers(platformDir(o.dataDir));
+  const users = openUsers(platformDir(givenDataDir(cmd)));
   try {
     const user = users.add(name);
     if (o.json) console.log(JSON.stringify({ id: user.id, name: user.name, apiKey: user.apiKey }));
@@ -143,7 +189,8 @@ export function registerPlatformCommands(program: Command, exit: ExitState): voi
     )
     .addOption(portOption('--port <n>', 'port to listen on (0: any free port)', 8080))
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
-    .addOption(new Option('--api-key <key>', "the first user's API key; default: generated once and kept"))
+    .addOption(apiKeyOptions("the first user's API key")[0]!)
+    .addOption(apiKeyOptions("the first user's API key")[1]!)
     .addOption(dataDirOption())
     .addOption(faultsOption())
     .addHelpText(
@@ -152,14 +199,17 @@ export function registerPlatformCommands(program: Command, exit: ExitState): voi
 Examples:
   sluice platform --port 8080
   sluice platform --faults seed=7,429=0.05,reset-after=0.05,webhook-lost=0.08
-  sluice platform --host 0.0.0.0 --data-dir /data
-  sluice platform users add alice`,
+  sluice platform --host 0.0.0.0 --data-dir /data --api-key-file /run/secrets/sluice-key
+  sluice platform users add alice
+
+The database keeps only a keyed hash of each API key: a key is shown once, when it is made
+(users add prints it; the first user's is printed at creation and kept in <data-dir>/platform/api-key, mode 0600).`,
     )
     .action(withExit(exit, platform));
   const users = cmd.command('users').summary("manage the platform's users");
   users
     .command('add')
-    .summary('create a user and print its API key')
+    .summary('create a user and print its API key (shown this once: only its hash is stored)')
     .argument('<name>', "the user's name")
     .addOption(jsonOption())
     .addOption(dataDirOption())

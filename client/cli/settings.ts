@@ -2,7 +2,7 @@
  * Where the CLI's settings come from — the environment, or else the state `sluice dev` left in
  * the data dir, or else the defaults — one source as a whole, never mixed value by value.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   CLIENT_SETTINGS,
@@ -27,8 +27,10 @@ export interface DevState {
 
 export const devStateFile = (dataDir: string): string => join(resolve(dataDir), 'dev.json');
 
+/** Writes dev.json, readable by its owner only: it holds the API key. */
 export function writeDevState(state: DevState, file: string): void {
-  writeFileSync(file, JSON.stringify(state, null, 2));
+  writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
 
 export function readDevState(file: string): DevState | undefined {

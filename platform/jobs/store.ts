@@ -1,6 +1,7 @@
 /** Persistence of jobs and their undelivered stream chunks, with group commit. */
 import { type StreamChunk } from '../../contracts';
-import { type Db } from '../core/db';
+import { secretsOf, type Db } from '../core/db';
+import { type Secrets } from '../core/secrets';
 import { type Job } from './job';
 
 interface JobRow {
@@ -46,8 +47,11 @@ export class JobStore {
   private scheduled = false;
   private waiters: (() => void)[] = [];
   private readonly commit: () => void;
+  /** `s3Config` holds the bucket's secret key: it is stored sealed (platform/core/secrets.ts). */
+  private readonly secrets: Secrets;
 
   constructor(private readonly db: Db) {
+    this.secrets = secretsOf(db);
     this.stmts = {
       insert: db.prepare(`INSERT INTO jobs (id, endpoint_id, user_id, status, sync, input, webhook, policy, s3,
         submitted_at, queued_at, ttl_deadline, retries, stream_read, idempotency_key)
@@ -105,7 +109,7 @@ export class JobStore {
       input: JSON.stringify(job.input),
       webhook: job.webhook ?? null,
       policy: JSON.stringify(job.policy),
-      s3: json(job.s3Config),
+      s3: job.s3Config === undefined ? null : this.secrets.seal(JSON.stringify(job.s3Config)),
       submittedAt: job.submittedAt,
       queuedAt: job.queuedAt,
       ttlDeadline: job.ttlDeadline,
@@ -178,7 +182,7 @@ export class JobStore {
         input: JSON.parse(r.input),
         webhook: opt(r.webhook),
         policy: JSON.parse(r.policy) as Job['policy'],
-        s3Config: parse(r.s3) as Job['s3Config'],
+        s3Config: (r.s3 === null ? undefined : JSON.parse(this.secrets.unseal(r.s3))) as Job['s3Config'],
         submittedAt: r.submitted_at,
         queuedAt: r.queued_at,
         startedAt: opt(r.started_at),

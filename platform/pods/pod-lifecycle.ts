@@ -8,7 +8,7 @@ import { type ChildProcess } from 'node:child_process';
 import { stopProcessGroup } from '../../common/process';
 import { spawnGroupReaper } from '../../common/watchdog';
 import { resolveLaunch, type LocalImage } from './local-image';
-import { launchPod, reapOrphans } from './pod-process';
+import { launchPod, reapOrphans, type PodUser } from './pod-process';
 import { type PoolParts } from './pool-parts';
 import { StopOrders } from './stop-orders';
 import { workerEnv } from './worker-env';
@@ -18,7 +18,10 @@ export interface LifecycleSettings {
   baseUrl: () => string;
   dataDir: string;
   logger: Logger;
-  podCwd: string;
+  /** Working directory of pods without a local image; undefined: their HOME. */
+  podCwd: string | undefined;
+  podUser: PodUser | undefined;
+  podHomeDir: string;
   coldStartMs: number;
   flashBootColdStartMs: number;
   stopGraceMs: number;
@@ -80,7 +83,7 @@ export class PodLifecycle {
       spec,
     };
     // The image's ENV, then the template's env, then the worker variables (as in a container).
-    const image = resolveLaunch(command, this.o.images[template.imageName], this.o.podCwd);
+    const image = resolveLaunch(command, this.o.images[template.imageName], this.o.podCwd ?? this.homeOf(id));
     pod.command = image.command;
     pod.cwd = image.cwd;
     pod.env = { ...image.env, ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
@@ -118,14 +121,20 @@ export class PodLifecycle {
     this.reaper?.kill('SIGTERM');
   }
 
+  private homeOf(podId: string): string {
+    return join(this.o.podHomeDir, podId);
+  }
+
   private launch(pod: WorkerPod): void {
     if (pod.phase !== 'starting' || this.closed) return;
     const proc = launchPod({
       podId: pod.id,
       command: pod.command,
       env: pod.env,
-      cwd: pod.cwd ?? this.o.podCwd,
+      cwd: pod.cwd ?? this.o.podCwd ?? this.homeOf(pod.id),
       dir: join(this.o.dataDir, 'pods', pod.id),
+      home: this.homeOf(pod.id),
+      ...(this.o.podUser ? { user: this.o.podUser } : {}),
     });
     pod.proc = proc;
     pod.phase = 'initializing';

@@ -1,7 +1,17 @@
 /** A pod's OS process: launch in its own process group, kill the whole group when it ends, reap orphan groups. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { signalGroup } from '../../common/process';
 
 /** What a worker pod's process is started with. */
@@ -10,8 +20,18 @@ export interface PodLaunch {
   command: string[];
   env: Record<string, string>;
   cwd: string;
-  /** The pod's own folder: HOME (so ~/.runpod of the host never leaks in) and its log file. */
+  /** The platform's folder of the pod (0700, inside its state): the log file and the pid file. */
   dir: string;
+  /** The pod's HOME (so ~/.runpod of the host never leaks in), outside the platform's state; removed when it exits. */
+  home: string;
+  /** The user the process runs as (the platform runs as root); undefined: the platform's own. */
+  user?: PodUser;
+}
+
+/** An unprivileged user for worker pods. */
+export interface PodUser {
+  uid: number;
+  gid: number;
 }
 
 /** Host variables a pod inherits; everything else comes from its template and the platform. */
@@ -24,27 +44,45 @@ const INHERITED = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT', 'NODE
  * pinging) and only then is the file removed, so a platform that dies before that can reap it.
  */
 export function launchPod(launch: PodLaunch): ChildProcess {
-  mkdirSync(launch.dir, { recursive: true });
-  const logFd = openSync(join(launch.dir, 'pod.log'), 'a');
+  mkdirSync(launch.dir, { recursive: true, mode: 0o700 });
+  makeHome(launch.home, launch.user);
+  // Opened by the platform and handed over as stdout: the pod writes its log without being able to open it.
+  const logFd = openSync(join(launch.dir, 'pod.log'), 'a', 0o600);
   const env: Record<string, string> = {};
   for (const k of INHERITED) {
     const v = process.env[k];
     if (v !== undefined) env[k] = v;
   }
-  Object.assign(env, { HOME: launch.dir }, launch.env);
+  Object.assign(env, { HOME: launch.home }, launch.env);
   const [cmd, ...args] = launch.command;
   const pidFile = join(launch.dir, 'pid');
   try {
-    const proc = spawn(cmd!, args, { cwd: launch.cwd, env, stdio: ['ignore', logFd, logFd], detached: true });
-    if (proc.pid !== undefined) writeFileSync(pidFile, String(proc.pid));
+    const proc = spawn(cmd!, args, {
+      cwd: launch.cwd,
+      env,
+      stdio: ['ignore', logFd, logFd],
+      detached: true,
+      ...(launch.user ? { uid: launch.user.uid, gid: launch.user.gid } : {}),
+    });
+    if (proc.pid !== undefined) writeFileSync(pidFile, String(proc.pid), { mode: 0o600 });
     proc.once('exit', () => {
       signalGroup(proc, 'SIGKILL');
       rmSync(pidFile, { force: true });
+      rmSync(launch.home, { recursive: true, force: true });
     });
     return proc;
   } finally {
     closeSync(logFd);
   }
+}
+
+/** The pod's HOME: 0700, owned by the pod's user; its parent can be crossed but not listed. */
+function makeHome(home: string, user: PodUser | undefined): void {
+  const parent = dirname(home);
+  mkdirSync(parent, { recursive: true, mode: 0o711 });
+  chmodSync(parent, 0o711);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  if (user) chownSync(home, user.uid, user.gid);
 }
 
 /** Pids in process group `pgid` (from /proc), or undefined where /proc cannot tell. */

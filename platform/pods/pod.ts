@@ -42,7 +42,7 @@ export interface WorkerPod {
   templateId: string;
   /** Endpoint version (slsVersion) the pod was started for. */
   version: number;
-  /** Secret the pod authenticates its worker calls with (its RUNPOD_AI_API_KEY). */
+  /** Secret the pod authenticates its worker calls with (its RUNPOD_AI_API_KEY); in memory only, compared in constant time. */
   token: string;
   phase: PodPhase;
   proc?: ChildProcess;

@@ -5,6 +5,8 @@ import { type JobEngine } from '../jobs/engine';
 import { type Job } from '../jobs/job';
 import { CrashGuard } from './crash-guard';
 import { type LocalImage } from './local-image';
+import { defaultPodHomeDir, defaultPodUser } from './pod-user';
+import { type PodUser } from './pod-process';
 import { type WorkerPod } from './pod';
 import { PodLifecycle } from './pod-lifecycle';
 import { PodTable } from './pod-table';
@@ -20,10 +22,24 @@ export interface PodPoolOptions {
   dataDir: string;
   logger: Logger;
   /**
-   * Working directory of pod processes.
-   * @default process.cwd()
+   * Working directory of pod processes (a local image's pods run in its root).
+   * @default each pod's own HOME when pods run as another user (see podUser), else process.cwd()
    */
   podCwd?: string;
+  /**
+   * The user pod processes run as. When the platform runs as root (the image), an unprivileged
+   * one, so a template's command cannot read the platform's state (0700); otherwise the
+   * platform's own user (a process of the same user can read that state: docs/platform.md).
+   * `SLUICE_POD_UID`/`SLUICE_POD_GID` set it from the environment.
+   * `null`: the platform's own user, even as root.
+   * @default as root: nobody (65534:65534); else the platform's user
+   */
+  podUser?: PodUser | null;
+  /**
+   * Parent of the pods' HOME folders, outside the platform's state.
+   * @default <os.tmpdir()>/sluice-pods-<uid>
+   */
+  podHomeDir?: string;
   /**
    * Simulated cold start before a pod's process starts.
    * @default 1000
@@ -65,15 +81,19 @@ export class PodPool {
   private readonly reconciler: Reconciler;
 
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
+    const podUser = options.podUser === null ? undefined : (options.podUser ?? defaultPodUser());
     const o = {
-      podCwd: process.cwd(),
       coldStartMs: 1000,
       flashBootColdStartMs: 100,
       stopGraceMs: 10_000,
       reconcileIntervalMs: 200,
       pingIntervalMs: 10_000,
       images: {},
+      podHomeDir: defaultPodHomeDir(),
       ...options,
+      podUser,
+      // Another user may not be able to enter the platform's working directory: its own HOME then.
+      podCwd: options.podCwd ?? (podUser ? undefined : process.cwd()),
     };
     const crashes = new CrashGuard();
     const changed = (): void => this.reconciler.schedule();

@@ -9,6 +9,7 @@ import { sendEmpty, sendJson } from './http/respond';
 import { type Ctx, type Router } from './http/router';
 import { durableReply } from './http/durable';
 import { type PlatformServices } from '../services';
+import { sameSecret } from '../core/secrets';
 
 /** Largest job-done or job-stream body a worker may send (results over it are refused with 400). */
 export const WORKER_BODY_LIMIT = 64 * 1024 * 1024;
@@ -24,7 +25,7 @@ export function workerRoutes(router: Router, s: PlatformServices): void {
     const pod = s.pool.pod(ctx.params.podId ?? '');
     if (!pod || pod.endpointId !== ctx.params.endpointId)
       throw new NotFoundError(`worker ${ctx.params.podId ?? ''} not found`);
-    if (credential(ctx.req) !== pod.token) throw new UnauthorizedError('invalid worker key');
+    if (!sameSecret(credential(ctx.req) ?? '', pod.token)) throw new UnauthorizedError('invalid worker key');
     return pod;
   };
 

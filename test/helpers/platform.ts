@@ -19,7 +19,16 @@ export async function testPlatform(
     sweepIntervalMs: 50,
     ...options,
     dataDir,
-    pods: { coldStartMs: 0, flashBootColdStartMs: 0, stopGraceMs: 3000, pingIntervalMs: 1000, ...options.pods },
+    // Pods run as the test's own user unless a test asks for another (test/platform/pod-isolation.test.ts):
+    // as root they would run as nobody, who cannot reach an interpreter installed under /root.
+    pods: {
+      coldStartMs: 0,
+      flashBootColdStartMs: 0,
+      stopGraceMs: 3000,
+      pingIntervalMs: 1000,
+      podUser: null,
+      ...options.pods,
+    },
   });
   return Object.assign(platform, {
     dataDir,

@@ -1,5 +1,6 @@
 /** `sluice dev`'s stack in one process: the Temporal dev server (or a cluster), the local platform and the daemon. */
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TASK_QUEUE } from '../../../contracts/names';
 import { describeFaults, startPlatform, type FaultsInput, type Platform } from '../../../platform';
@@ -32,6 +33,8 @@ export interface DevStack {
   platform: Platform;
   daemon: Daemon;
   state: DevState;
+  /** `<data dir>/dev.json` (0600): {@link state}, the API key with it. */
+  stateFile: string;
   stop(): Promise<void>;
 }
 
@@ -41,6 +44,8 @@ export interface DevStack {
  */
 export async function startDevStack(o: DevStackOptions = {}): Promise<DevStack> {
   const dataDir = resolve(o.dataDir ?? '.data');
+  // Made private when new; an existing folder the user chose keeps its mode (its secret-bearing files are 0600).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let server: TemporalDevServer | undefined;
   let temporal: DevStack['temporal'];
   if (process.env.TEMPORAL_ADDRESS) {
@@ -120,13 +125,15 @@ async function startOn(
     taskQueue: config.SLUICE_TASK_QUEUE,
     ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
   };
-  writeDevState(state, join(dataDir, 'dev.json'));
+  const stateFile = join(dataDir, 'dev.json');
+  writeDevState(state, stateFile);
   let stopping: Promise<void> | undefined;
   return {
     temporal,
     platform,
     daemon,
     state,
+    stateFile,
     stop: () =>
       (stopping ??= (async () => {
         await daemon.close();
@@ -143,7 +150,7 @@ export function devBanner(s: DevStack): string {
     `  Temporal        ${s.temporal.address} (namespace ${s.temporal.namespace})`,
     ...(s.temporal.uiUrl ? [`  Temporal UI     ${s.temporal.uiUrl}`] : []),
     `  platform        ${s.platform.url}  (queue ${s.platform.url}/v2, REST ${s.platform.url}/v1, GraphQL ${s.platform.url}/graphql)`,
-    `  API key         ${s.platform.apiKey}`,
+    `  API key         ${s.platform.apiKeyCreated ? `${s.platform.apiKey}  (shown once; kept in ${s.stateFile}, mode 0600)` : `in ${s.stateFile}`}`,
     `  daemon          ${s.daemon.url}  (/healthz /readyz /metrics, webhooks /hooks/...)`,
     `  endpoints       ${Object.entries(s.platform.examples)
       .map(([n, e]) => `${n}=${e.id}`)

@@ -1,7 +1,7 @@
 /** `temporal server start-dev` for `sluice dev`: its state in the data dir, stopped with its parent, and checked to be the server that answers. */
 import { type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { stopProcessGroup } from '../../../common/process';
@@ -85,10 +85,12 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   const uiPort = o.uiPort ?? 8233;
   const namespace = o.namespace ?? 'default';
   const dbFile = temporalDbFile(o.dataDir);
-  mkdirSync(o.dataDir, { recursive: true });
+  // Its database holds every workflow's inputs and results: private to the user, also when made by an older version.
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(o.dataDir, 0o700);
   await stopLeftoverServers(dbFile, resolve(o.dataDir, '..'));
   const logFile = join(o.dataDir, 'temporal.log');
-  const log = openSync(logFile, 'a');
+  const log = openSync(logFile, 'a', 0o600);
   const logStart = statSync(logFile).size;
   const marker = markerNamespace(dbFile);
   let child: ChildProcess;

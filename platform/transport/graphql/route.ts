@@ -1,7 +1,7 @@
 /** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
-import { execute, GraphQLError, parse, validate as validateDocument, type DocumentNode } from 'graphql';
+import { execute, GraphQLError, parse, specifiedRules, validate as validateDocument, type DocumentNode } from 'graphql';
 import { z } from 'zod';
-import { LIMITS, type ServerlessDiscount } from '../../../contracts';
+import { type ServerlessDiscount } from '../../../contracts';
 import { isPlatformError } from '../../core/errors';
 import { credential } from '../http/auth';
 import { discardUnread, parseJson, readBody } from '../http/body';
@@ -11,7 +11,7 @@ import { type RouteGroup } from '../http/server';
 import { type PlatformServices } from '../../services';
 import { type GqlContext } from './context';
 import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
-import { queryDepth } from './query-depth';
+import { GRAPHQL_LIMITS, limitRules } from './limits';
 import { buildControlPlaneSchema } from './schema';
 
 /** Options of {@link graphqlRoutes}. */
@@ -52,13 +52,14 @@ async function requestFailureOf<T>(fn: () => Promise<T> | T): Promise<T> {
 export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
   const schema = buildControlPlaneSchema();
   const serverlessDiscount = options.serverlessDiscount ?? null;
+  const limits = limitRules();
 
   const prepare = async (
     ctx: Ctx,
     s: PlatformServices,
   ): Promise<{ document: DocumentNode; context: GqlContext; request: z.infer<typeof Request> }> => {
-    // Read first (a body left unread would poison the connection), then auth, then parse.
-    const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
+    // Authenticate before reading a byte of the body: a stranger's body is discarded (within
+    // LIMITS.overLimitDrainBytes, else the connection is closed) when the 401 is answered.
     const key = ctx.query.get('api_key') ?? credential(ctx.req);
     const user = key ? s.users.byApiKey(key) : undefined;
     if (!user) {
@@ -67,30 +68,29 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
       throw new GraphqlRequestError(401, [envelopeError(message, 'UNAUTHENTICATED')]);
     }
+    const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
     const raw = await requestFailureOf(() => parseJson(body));
     const parsed = Request.safeParse(raw);
     if (!parsed.success)
       throw new GraphqlRequestError(400, [
         envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST'),
       ]);
-    if (queryDepth(parsed.data.query) > LIMITS.jsonDepth) {
-      throw new GraphqlRequestError(400, [
-        envelopeError(
-          `the query nests more than ${LIMITS.jsonDepth} levels deep (the limit of every JSON body and query)`,
-          'BAD_REQUEST',
-        ),
-      ]);
-    }
     let document: DocumentNode;
     try {
-      document = parse(parsed.data.query);
+      document = parse(parsed.data.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
     } catch (err) {
       if (!(err instanceof GraphQLError)) throw err;
+      // graphql-js words it "contains more that N tokens": say it plainly, naming the limit.
+      const message = /Document contains more th\w+ \d+ tokens/.test(err.message)
+        ? `the query has more than ${GRAPHQL_LIMITS.maxTokens} tokens (the limit of a GraphQL document)`
+        : err.message;
       throw new GraphqlRequestError(400, [
-        { message: err.message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
+        { message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
       ]);
     }
-    const invalid = validateDocument(schema, document);
+    // The limits first, alone: some standard rules (overlapping fields) cost the square of a field's aliases.
+    const overLimit = validateDocument(schema, document, limits);
+    const invalid = overLimit.length > 0 ? overLimit : validateDocument(schema, document, specifiedRules);
     if (invalid.length > 0)
       throw new GraphqlRequestError(
         400,
@@ -120,7 +120,8 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {
         // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
-        const close = await discardUnread(ctx.req);
+        // Never more than the route reads: a caller refused before its body was read (401) is not drained at length.
+        const close = await discardUnread(ctx.req, GRAPHQL_BODY_LIMIT);
         if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
         s.logger.error({ err }, 'GraphQL request failed');
         sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);

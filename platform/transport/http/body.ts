@@ -78,14 +78,17 @@ const CLOSE = { connection: 'close' };
  * for at most {@link LIMITS.overLimitDrainMs}. A client sends its whole body before it reads
  * the answer; closing on it mid-send gives it a broken pipe instead of the error. Resolves with
  * the headers for the answer: `connection: close` when the rest could not be discarded (or was
- * never sent, waiting for `100 Continue`).
+ * never sent, waiting for `100 Continue`). `maxBytes` lowers the bound (a caller that was never
+ * authenticated gets its body discarded up to the route's own limit, not more).
  */
-export function discardUnread(req: IncomingMessage): Promise<Record<string, string> | undefined> {
+export function discardUnread(
+  req: IncomingMessage,
+  maxBytes: number = LIMITS.overLimitDrainBytes,
+): Promise<Record<string, string> | undefined> {
   if (req.complete) return Promise.resolve(undefined);
   if (awaitingContinue.delete(req)) return Promise.resolve(CLOSE);
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (req.destroyed || (Number.isFinite(declared) && declared > LIMITS.overLimitDrainBytes))
-    return Promise.resolve(CLOSE);
+  if (req.destroyed || (Number.isFinite(declared) && declared > maxBytes)) return Promise.resolve(CLOSE);
   return new Promise((resolve) => {
     let discarded = 0;
     const done = (headers: Record<string, string> | undefined): void => {
@@ -99,7 +102,7 @@ export function discardUnread(req: IncomingMessage): Promise<Record<string, stri
     };
     const onData = (chunk: Buffer): void => {
       discarded += chunk.length;
-      if (discarded > LIMITS.overLimitDrainBytes) done(CLOSE);
+      if (discarded > maxBytes) done(CLOSE);
     };
     const onEnd = (): void => done(undefined);
     const onFail = (): void => done(CLOSE);

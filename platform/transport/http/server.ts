@@ -9,6 +9,26 @@ import { Router, type Ctx } from './router';
 import { queueRoutes } from '../queue-routes';
 import { workerRoutes } from '../worker-routes';
 
+/** How long the server waits for a client; every value in ms. */
+export interface HttpTimeoutOptions {
+  /**
+   * From a connection's first byte to the end of the request's headers.
+   * @default 20000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * From the start of a request to its last byte received (a body trickled slower than this is
+   * dropped). Answers are not counted: a long-poll waits as long as it needs.
+   * @default 120000 (the largest body, 20 MB, at about 170 kB/s)
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Idle time of a keep-alive connection between requests (above the 60 s of common proxies).
+   * @default 65000
+   */
+  keepAliveTimeoutMs?: number;
+}
+
 /** Extra route groups (GraphQL, REST) registered by the composition root. */
 export type RouteGroup = (router: Router, s: PlatformServices) => void;
 
@@ -20,6 +40,7 @@ export function createPlatformServer(
   s: PlatformServices,
   groups: RouteGroup[] = [],
   intercept?: HttpInterceptor,
+  timeouts: HttpTimeoutOptions = {},
 ): Server {
   const router = new Router();
   router.on('GET', '/', (ctx) =>
@@ -51,7 +72,18 @@ export function createPlatformServer(
   const handle = intercept
     ? (req: IncomingMessage, res: ServerResponse): void => intercept(req, res, () => route(req, res))
     : route;
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, handle);
+  const headersTimeout = timeouts.headersTimeoutMs ?? 20_000;
+  const requestTimeout = timeouts.requestTimeoutMs ?? 120_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs ?? 65_000,
+      // Node checks the two timeouts every 30 s by default: often enough to honour the shorter one.
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.min(headersTimeout, requestTimeout) / 4)),
+    },
+    handle,
+  );
   // `Expect: 100-continue`: the body is asked for only by a route that reads it within its limit.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     expectsContinue(req, res);

@@ -32,7 +32,14 @@ export default defineConfig({
       {
         extends: true,
         // Generous: a test waits for states with bounds of a minute; a loaded machine makes it slower, not red.
-        test: { name: 'stack', include: ['test/**/*.test.ts'], exclude: [UNIT], testTimeout: 180_000 },
+        test: {
+          name: 'stack',
+          include: ['test/**/*.test.ts'],
+          exclude: [UNIT],
+          testTimeout: 180_000,
+          // The spawned `sluice` runs dist/: rebuilt first when a source is newer.
+          globalSetup: ['test/helpers/fresh-build.ts'],
+        },
       },
     ],
   },

@@ -48,7 +48,12 @@ export async function s3Results(): Promise<ResultsLocation> {
   return {
     kind: 's3',
     resultsUrl: s3.url('results'),
-    env: { SLUICE_RESULTS_URL: s3.url('results'), ...s3.env },
+    env: {
+      SLUICE_RESULTS_URL: s3.url('results'),
+      ...s3.env,
+      // Outcome files go to the bucket beside the store; tests' input files live in temp directories.
+      SLUICE_BATCH_ROOTS: [process.cwd(), tmpdir(), s3.url('')].join(','),
+    },
     out: (name) => s3.url(`out/${name}`),
     resultLines: (out) => linesOf(out, s3.env),
     dispose: () => s3.stop(),

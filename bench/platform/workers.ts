@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { type Pool } from 'undici';
 import { apiKey, shortId } from '../../platform/core/ids';
 import { type WorkerPod } from '../../platform/pods/pod';
 import { StopOrders } from '../../platform/pods/stop-orders';
 import { type Platform } from '../../platform';
 import { expectStatus, keepAlivePool, requestJson } from './http';
+import { tsxCommand } from '../../test/helpers/tsx-command';
 
 /** How the no-op worker runs: loops of this process over HTTP, or the project's worker SDK in pods the platform spawns. */
 export type WorkerMode = 'inproc' | 'process';
@@ -177,13 +177,7 @@ export function inProcessWorkers(platform: Platform, loops: number): BenchWorker
 
 /** The command that runs bench/platform/noop-worker.ts through tsx's loader (as the example endpoints do). */
 function noopWorkerCommand(): string[] {
-  const tsx = dirname(require.resolve('tsx/package.json'));
-  return [
-    process.execPath,
-    '--import',
-    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
-    join(__dirname, 'noop-worker.ts'),
-  ];
+  return tsxCommand(join(__dirname, 'noop-worker.ts'));
 }
 
 /**

@@ -1,23 +1,16 @@
 /** Shared bits of the control-plane tests: GraphQL and REST calls, and the tagged test worker. */
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type PlatformOptions } from '../../platform';
 import { GraphqlClient, RestClient } from '../../platform-api';
 import { call, eventually, testPlatform } from '../helpers/platform';
+import { tsxCommand } from '../helpers/tsx-command';
 
 type TestPlatform = Awaited<ReturnType<typeof testPlatform>>;
 
 /** The command of the tagged test worker (fixtures/tagged-worker.ts) answering with `tag`. */
 export function taggedCommand(tag: string): string[] {
-  const tsx = dirname(require.resolve('tsx/package.json'));
-  return [
-    process.execPath,
-    '--import',
-    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
-    join(__dirname, 'fixtures', 'tagged-worker.ts'),
-    tag,
-  ];
+  return tsxCommand(join(__dirname, 'fixtures', 'tagged-worker.ts'), tag);
 }
 
 /** A raw GraphQL call with the key in `?api_key=` (the spec's way); `key: null` sends none. */

@@ -1,21 +1,15 @@
-import { pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../contracts';
 import { addEndpoint, call, testPlatform, waitForStatus } from '../helpers/platform';
+import { tsxCommand } from '../helpers/tsx-command';
 
 type P = Awaited<ReturnType<typeof testPlatform>>;
 
 /** `depth` arrays around a string, as JSON text (built as text: the value itself may not be writable). */
 const nested = (depth: number): string => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
 const deepWorker = (): string[] => {
-  const tsx = dirname(require.resolve('tsx/package.json'));
-  return [
-    process.execPath,
-    '--import',
-    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
-    join(__dirname, 'fixtures', 'deep-worker.ts'),
-  ];
+  return tsxCommand(join(__dirname, 'fixtures', 'deep-worker.ts'));
 };
 
 describe(`JSON nested deeper than ${LIMITS.jsonDepth} levels: a 400 naming the limit, never a 500`, () => {

@@ -1,21 +1,15 @@
 /** Worker pods apart from the platform: as root, a template's command cannot read the platform's database. */
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbFileIn } from '../../platform/core/db';
 import { defaultPodUser } from '../../platform/pods/pod-user';
 import { addEndpoint, call, testPlatform } from '../helpers/platform';
+import { tsxCommand } from '../helpers/tsx-command';
 
 type P = Awaited<ReturnType<typeof testPlatform>>;
 
 const readFileWorker = (): string[] => {
-  const tsx = dirname(require.resolve('tsx/package.json'));
-  return [
-    process.execPath,
-    '--import',
-    pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href,
-    join(__dirname, 'fixtures', 'read-file-worker.ts'),
-  ];
+  return tsxCommand(join(__dirname, 'fixtures', 'read-file-worker.ts'));
 };
 
 const asRoot = process.getuid?.() === 0;

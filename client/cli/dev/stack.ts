@@ -86,6 +86,10 @@ async function startOn(
     logger: createLogger('platform'),
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
     ...(o.faults ? { faults: o.faults } : {}),
+    // The dev stack runs the developer's own handlers from their own folders (a venv in their home):
+    // its pods run as the developer, even as root. `sluice platform`, the deployed form, runs them as
+    // nobody when it is root (docs/platform.md "Threat model"); SLUICE_POD_UID opts the dev stack in.
+    ...(process.env.SLUICE_POD_UID ? {} : { pods: { podUser: null } }),
   });
   const resultsDir = join(dataDir, 'results');
   const config = loadConfig(

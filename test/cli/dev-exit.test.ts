@@ -60,7 +60,7 @@ describe('sluice dev stops its Temporal dev server on every exit path', () => {
     expect(servers(dataDir).length).toBe(2);
     process.kill(dev.child.pid!, 'SIGHUP');
     await until('sluice exits', () => dev.child.exitCode !== null || dev.child.signalCode !== null);
-    expect(dev.child.exitCode).toBe(0);
+    expect(dev.child.exitCode, `signal ${dev.child.signalCode}:\n${dev.output}`).toBe(0);
     expect(servers(dataDir)).toEqual([]);
   }, 90_000);
 

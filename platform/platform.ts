@@ -25,6 +25,7 @@ import { describeFaults, parseFaults, type Faults, type FaultsInput } from './fa
 import { httpFaults } from './faults/http';
 import { webhookFaults } from './faults/webhooks';
 import { type PlatformServices } from './services';
+import { PlatformMetrics } from './metrics';
 
 /** Options of {@link startPlatform}. Every duration defaults to the spec's value. */
 export interface PlatformOptions {
@@ -173,9 +174,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   };
   const examples = options.seedExamples === false ? {} : seedExamples(registry, user);
   const controlPlane = [restRoutes, graphqlRoutes({ serverlessDiscount: options.serverlessDiscount ?? null })];
+  const metrics = new PlatformMetrics({ registry, engine, pool });
   const server = createPlatformServer(
     services,
-    [...controlPlane, ...(options.routes ?? [])],
+    [...controlPlane, metrics.route, ...(options.routes ?? [])],
     faults && httpFaults(faults, logger),
     options.http,
   );

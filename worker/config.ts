@@ -39,6 +39,32 @@ const DaemonSchema = z.object({
    * @default unset (the shared budget)
    */
   SLUICE_RATE_SCALE: z.coerce.number({ error: 'must be a number' }).positive().max(1000).optional(),
+  /**
+   * How often the daemon asks the running batches and scalers for their state, for the
+   * `sluice_batch_*` and `sluice_scaler_*` series of /metrics, ms; 0: never (no such series).
+   * @default 15000
+   */
+  SLUICE_METRICS_INTERVAL_MS: z.coerce
+    .number({ error: 'must be a number' })
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(15_000),
+  /**
+   * Batches with series at most (the rest are not asked): bounds /metrics' cardinality.
+   * @default 200
+   */
+  SLUICE_METRICS_MAX_BATCHES: z.coerce.number({ error: 'must be a number' }).int().min(1).max(10_000).default(200),
+  /**
+   * How long an ended batch keeps its series (its final counts), ms.
+   * @default 600000 (10 min)
+   */
+  SLUICE_METRICS_RETENTION_MS: z.coerce
+    .number({ error: 'must be a number' })
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(600_000),
   SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce
     .number({ error: 'must be a number' })
     .int()

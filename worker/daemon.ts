@@ -8,7 +8,7 @@ import { createJobActivities } from '../activities/job/activities';
 import { createBatchActivities } from '../activities/batch/activities';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
-import { backlogScanner } from '../activities/scaler/backlog';
+import { RUNNING_BATCHES, backlogScanner } from '../activities/scaler/backlog';
 import { StoreInbox } from '../results/batch/store-inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { type ObjectStore } from '../results/store/object-store';
@@ -26,6 +26,9 @@ import { codecEndpoint } from './codec-route';
 import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
+import { BatchMetrics } from './batch-metrics';
+import { ScalerMetrics } from './scaler-metrics';
+import { watchOrchestrations } from './orchestration-watch';
 import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker, type DaemonClient } from './temporal';
 import { WebhookHub } from './webhook-hub';
@@ -182,6 +185,16 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
+  // The batch and scaler series of /metrics: their workflows' states, asked every interval.
+  const watch = watchOrchestrations({
+    client,
+    batches: new BatchMetrics(metrics.registry, { retentionMs: config.SLUICE_METRICS_RETENTION_MS }),
+    scalers: new ScalerMetrics(metrics.registry),
+    logger,
+    runningBatches: RUNNING_BATCHES,
+    intervalMs: config.SLUICE_METRICS_INTERVAL_MS,
+    maxBatches: config.SLUICE_METRICS_MAX_BATCHES,
+  });
   const share =
     config.SLUICE_RATE_SCALE === undefined
       ? startRateShare({
@@ -196,6 +209,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   /** The stop begins (a close, or the worker ended by itself): the server may be gone, which is no error now. */
   const stopping = (): void => {
     temporalStopping();
+    watch.stop();
     own?.stop();
     share?.stop();
   };

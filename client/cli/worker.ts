@@ -68,8 +68,11 @@ ${CLIENT_ENV_HELP}
   SLUICE_WEBHOOK_SECRET           HMAC secret of webhook URLs, >= 16 characters (default: generated, kept in the results dir)
   SLUICE_WEBHOOK_FALLBACK_MS      first fallback poll of a webhook wait (30000)
   SLUICE_TEMPORAL_METRICS_PORT    Temporal's runtime metrics, merged into /metrics (9464, 0: off)
+  SLUICE_METRICS_INTERVAL_MS      how often batches and scalers are asked for /metrics (15000, 0: off)
+  SLUICE_METRICS_MAX_BATCHES, SLUICE_METRICS_RETENTION_MS  batches with series, ended ones kept (200, 600000)
+  OTEL_EXPORTER_OTLP_ENDPOINT     OTLP/HTTP collector of traces (unset: no tracing)
   SLUICE_MAX_CONCURRENT_ACTIVITIES, SLUICE_SHUTDOWN_GRACE_MS  (200, 10000)
-  See docs/orchestrator.md.
+  See docs/orchestrator.md and docs/operations.md.
 
 Example:
   TEMPORAL_ADDRESS=temporal:7233 SLUICE_QUEUE_URL=https://api.runpod.ai/v2 SLUICE_API_KEY=... sluice worker`,

@@ -1,9 +1,10 @@
 /** docker-compose.yml, read as `docker compose` reads it (no Docker engine here), with the `.env` that `sluice compose init` writes. */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { loadConfig } from '../worker/config';
 import { cleanEnv, sluice } from './cli/run-sluice';
 import {
@@ -43,13 +44,15 @@ describe('docker-compose.yml', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform and the daemons', () => {
+  it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform, the daemons, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
       'daemon',
+      'grafana',
       'minio',
       'minio-init',
       'platform',
       'postgresql',
+      'prometheus',
       'temporal',
       'temporal-ui',
     ]);
@@ -58,7 +61,8 @@ describe('docker-compose.yml', () => {
     expect(compose.services.temporal!.environment!.POSTGRES_PWD).toBe(
       compose.services.postgresql!.environment!.POSTGRES_PASSWORD,
     );
-    for (const s of ['postgresql', 'temporal', 'temporal-ui']) expect(compose.services[s]!.image).toMatch(/:\d+\.\d+/);
+    for (const s of ['postgresql', 'temporal', 'temporal-ui', 'prometheus', 'grafana'])
+      expect(compose.services[s]!.image).toMatch(/:v?\d+\.\d+/);
     for (const s of ['minio', 'minio-init']) expect(compose.services[s]!.image).toMatch(/:RELEASE\.\d{4}-/);
     for (const s of ['platform', 'daemon']) expect(compose.services[s]!.build).toBe('.');
     expect(compose.services.daemon!.depends_on).toHaveProperty('temporal');
@@ -69,6 +73,7 @@ describe('docker-compose.yml', () => {
   it('has no default secret: each is required (`${NAME:?message}`), and compose refuses to start until it is set', () => {
     expect(required).toEqual([
       'SLUICE_API_KEY',
+      'SLUICE_GRAFANA_PASSWORD',
       'SLUICE_POSTGRES_PASSWORD',
       'SLUICE_S3_ACCESS_KEY',
       'SLUICE_S3_SECRET_KEY',
@@ -104,9 +109,11 @@ describe('docker-compose.yml', () => {
         .filter(([, svc]) => svc.ports)
         .map(([s, svc]) => [s, svc.ports!]),
     );
-    // The platform and Temporal (gRPC, UI) for the CLI; MinIO's S3 API for batch files and results. Not
-    // PostgreSQL, not MinIO's console, not the daemons.
+    // The platform and Temporal (gRPC, UI) for the CLI; MinIO's S3 API for batch files and results;
+    // Prometheus and Grafana for the operator. Not PostgreSQL, not MinIO's console, not the daemons.
     expect(published).toEqual({
+      prometheus: ['${SLUICE_BIND:-127.0.0.1}:9090:9090'],
+      grafana: ['${SLUICE_BIND:-127.0.0.1}:3000:3000'],
       platform: ['${SLUICE_BIND:-127.0.0.1}:8080:8080'],
       temporal: ['${SLUICE_BIND:-127.0.0.1}:7233:7233'],
       'temporal-ui': ['${SLUICE_BIND:-127.0.0.1}:8233:8080'],
@@ -162,6 +169,54 @@ describe('docker-compose.yml', () => {
         env: cleanEnv(),
       });
     }
-    expect(Object.keys(compose.volumes).sort()).toEqual(['minio-data', 'platform-data', 'postgres-data']);
+    expect(Object.keys(compose.volumes).sort()).toEqual([
+      'grafana-data',
+      'minio-data',
+      'platform-data',
+      'postgres-data',
+      'prometheus-data',
+    ]);
+  });
+
+  it('has Prometheus scrape every daemon and the platform, and Grafana provisioned with the dashboard behind its password', () => {
+    // Mounted from the repository, read-only: each mount's source exists.
+    const mounts = (svc: string) =>
+      compose.services[svc]!.volumes!.filter((v) => v.startsWith('./')).map((v) => v.split(':'));
+    for (const svc of ['prometheus', 'grafana'])
+      for (const [src, , mode] of mounts(svc)) {
+        expect(existsSync(join(root, src!)), src).toBe(true);
+        expect(mode).toBe('ro');
+      }
+    const prom = parse(readFileSync(join(root, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      rule_files: string[];
+      scrape_configs: {
+        job_name: string;
+        dns_sd_configs?: { names: string[]; port: number }[];
+        static_configs?: { targets: string[] }[];
+      }[];
+    };
+    const jobs = Object.fromEntries(prom.scrape_configs.map((j) => [j.job_name, j]));
+    // Every daemon replica by the service's name, on the port the daemon listens on.
+    expect(jobs['sluice-daemon']!.dns_sd_configs).toEqual([
+      expect.objectContaining({ names: ['daemon'], port: daemonConfig(compose).SLUICE_DAEMON_PORT }),
+    ]);
+    expect(jobs['sluice-platform']!.static_configs).toEqual([{ targets: ['platform:8080'] }]);
+    expect(compose.services.platform!.command).toEqual(expect.arrayContaining(['--port', '8080']));
+    for (const f of prom.rule_files) expect(existsSync(join(root, 'deploy/prometheus', f)), f).toBe(true);
+
+    const g = compose.services.grafana!;
+    expect(g.environment!.GF_SECURITY_ADMIN_PASSWORD).toBe(env.SLUICE_GRAFANA_PASSWORD);
+    expect(g.environment!.GF_AUTH_ANONYMOUS_ENABLED).toBe('false');
+    const ds = parse(readFileSync(join(root, 'deploy/grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as {
+      datasources: { type: string; url: string }[];
+    };
+    expect(ds.datasources).toEqual([expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090' })]);
+    expect(compose.services.prometheus!.ports![0]).toMatch(/:9090:9090$/);
+    // The dashboard provider reads the folder the dashboard is mounted in.
+    const dash = parse(readFileSync(join(root, 'deploy/grafana/provisioning/dashboards/sluice.yml'), 'utf8')) as {
+      providers: { options: { path: string } }[];
+    };
+    const dashboardMount = g.volumes!.find((v) => v.startsWith('./deploy/grafana/sluice.json:'))!;
+    expect(dashboardMount.split(':')[1]).toBe(`${dash.providers[0]!.options.path}/sluice.json`);
   });
 });

@@ -32,6 +32,7 @@ export const COMPOSE_SECRETS: readonly ComposeSecret[] = [
   { name: 'SLUICE_S3_ACCESS_KEY', what: "MinIO's root user (the results bucket)", generate: () => hex(10) },
   { name: 'SLUICE_S3_SECRET_KEY', what: "MinIO's root password", generate: () => token(27) },
   { name: 'SLUICE_POSTGRES_PASSWORD', what: "the password of Temporal's PostgreSQL user", generate: () => hex(24) },
+  { name: 'SLUICE_GRAFANA_PASSWORD', what: "Grafana's admin password (user admin)", generate: () => token(24) },
 ];
 
 /** The settings docker-compose.yml gives a default (`${NAME:-default}`), listed commented out in `.env`. */

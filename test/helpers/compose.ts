@@ -15,6 +15,7 @@ export interface ComposeFile {
       depends_on?: Record<string, { condition?: string }>;
       ports?: string[];
       expose?: string[];
+      volumes?: string[];
       container_name?: string;
     }
   >;

@@ -1,0 +1,100 @@
+/**
+ * Every metric the Grafana dashboard or an alert rule queries exists: on the real stack (Temporal,
+ * the platform with real worker pods, the daemon), a job, a small batch and a scaler's ticks run
+ * while the daemon's and the platform's /metrics are scraped; each name the PromQL selects (parsed
+ * with Prometheus' grammar) must have samples in one of them.
+ */
+import { join } from 'node:path';
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { ScalerClient } from '../../client/scaler';
+import { batchStack, inputFile, mixedEndpoint } from '../batch/helpers';
+import { eventually } from '../helpers/platform';
+import { dashboardQueries, dashboardVariableMetrics, metricNames, ruleQueries, sampledNames } from '../helpers/promql';
+
+/** Prometheus' own series (the scrape's `up`), not any target's. */
+const PROMETHEUS_OWN = new Set(['up']);
+/**
+ * Series that need an event this run does not cause, declared (`# TYPE`) but without samples
+ * until it happens: a 429 from the service.
+ */
+const ON_EVENT = new Set(['sluice_http_rate_limited_total']);
+
+const scrape = async (url: string): Promise<string> => {
+  const r = await request(`${url}/metrics`);
+  expect(r.statusCode).toBe(200);
+  return r.body.text();
+};
+
+describe('the metrics the dashboard and the alerts query', () => {
+  const ctx = batchStack({ daemon: { SLUICE_METRICS_INTERVAL_MS: '300' } });
+
+  it('are all exposed by the daemon or the platform during a job, a batch and a scaler tick', async () => {
+    const { s, batch } = ctx;
+    const seen = new Set<string>();
+    let declared = '';
+    const scrapeBoth = async (): Promise<void> => {
+      const daemon = await scrape(s.daemon.url);
+      const platform = await scrape(s.platform.url);
+      declared = daemon + platform;
+      for (const n of sampledNames(daemon)) seen.add(n);
+      for (const n of sampledNames(platform)) seen.add(n);
+    };
+
+    const ep = mixedEndpoint(s, 'metrics', 3);
+    const scaling = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
+    await scaling.start(ep, { floor: 0, ceiling: 3, maxSpendPerHour: 100, intervalMs: 500 });
+    const job = await s.sluice.start({ endpointId: ep, input: { kind: 'echo', hello: 'metrics' } });
+    expect((await s.sluice.result(job)).status).toBe('COMPLETED');
+
+    const lines = Array.from({ length: 40 }, (_, i) => (i % 8 === 7 ? { kind: 'fail' } : { kind: 'sleep', ms: 150 }));
+    const { file, dir } = inputFile(lines);
+    const id = await batch.start({
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 3, pricePerHour: 1, maxCost: 100 },
+    });
+    // While it runs: the batch's live series (in flight, ETA, waiting reasons) and the scaler's.
+    await eventually(
+      async () => {
+        await scrapeBoth();
+        expect(seen).toContain('sluice_batch_eta_timestamp_seconds');
+        expect(seen).toContain('sluice_scaler_load_jobs');
+        expect(seen).toContain('sluice_batch_in_flight');
+        return true;
+      },
+      30_000,
+      300,
+    );
+    const summary = await batch.result(id);
+    expect(summary.counts.byStatus.FAILED).toBe(5);
+    // After it: its final counts, the platform's histograms of the jobs that finished.
+    await eventually(
+      async () => {
+        await scrapeBoth();
+        expect(declared).toMatch(
+          new RegExp(
+            `^sluice_batch_phase\\{batch="${id.replace('batch/', '')}",endpoint="${ep}",phase="done"\\} 1$`,
+            'm',
+          ),
+        );
+        return true;
+      },
+      10_000,
+      300,
+    );
+    await scaling.stop(ep);
+
+    const queries = [...dashboardQueries(), ...ruleQueries()];
+    const wanted = new Map<string, string>();
+    for (const q of queries) for (const n of metricNames(q.expr)) wanted.set(n, q.where);
+    for (const v of dashboardVariableMetrics()) wanted.set(v.expr, v.where);
+    expect(wanted.size).toBeGreaterThan(30);
+    const missing = [...wanted]
+      .filter(([n]) => !PROMETHEUS_OWN.has(n) && !seen.has(n))
+      .filter(([n]) => !(ON_EVENT.has(n) && new RegExp(`^# TYPE ${n} `, 'm').test(declared)))
+      .map(([n, where]) => `${n} (${where})`);
+    expect(missing).toEqual([]);
+  }, 120_000);
+});

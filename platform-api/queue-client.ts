@@ -17,6 +17,7 @@ import {
 import { type PlatformApiErrorContext } from './errors';
 import { HttpCore } from './http';
 import { idempotencyHeaders, per, sendQueueCall, type QueueCall } from './queue-call';
+import { traced } from './tracing';
 import { type CallOptions, type QueueClientOptions, type SubmitOptions, type Submitted } from './queue-options';
 import { RateBudget } from './rate-budget';
 import { checkTtlMs, checkWaitMs, encodeSubmission, segment } from './validate';
@@ -169,6 +170,6 @@ export class QueueClient {
   /** Every method's request: refused once closed, else sent through ./queue-call. */
   private call<S extends z.ZodType>(c: QueueCall, schema: S): Promise<z.output<S>> {
     if (this.closed) return Promise.reject(new Error('QueueClient is closed'));
-    return sendQueueCall({ http: this.http, budget: this.budget, opts: this.opts }, c, schema);
+    return traced(c, () => sendQueueCall({ http: this.http, budget: this.budget, opts: this.opts }, c, schema));
   }
 }

@@ -54,12 +54,21 @@ function workflowsEntry(): string {
 /**
  * The prebuilt workflow bundle: built once per version of the workflow code and cached in
  * `cacheDir` (default {@link bundleCacheDir}), so a daemon (re)starts in about a second instead of
- * bundling each time.
+ * bundling each time. `interceptorModules` (tracing's: worker/tracing.ts) go into a bundle of their
+ * own, cached beside the plain one.
  */
-export async function workflowBundle(cacheDir = bundleCacheDir()): Promise<{ code: string }> {
-  const file = join(cacheDir, `workflow-bundle-${sourceHash()}.js`);
+export async function workflowBundle(
+  cacheDir = bundleCacheDir(),
+  interceptorModules: string[] = [],
+): Promise<{ code: string }> {
+  const tag = interceptorModules.length > 0 ? '-traced' : '';
+  const file = join(cacheDir, `workflow-bundle${tag}-${sourceHash()}.js`);
   if (existsSync(file)) return { code: readFileSync(file, 'utf8') };
-  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsEntry(), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: workflowsEntry(),
+    workflowInterceptorModules: interceptorModules,
+    logger: quietLogger,
+  });
   mkdirSync(cacheDir, { recursive: true });
   // Written aside and renamed: processes bundling at once never read a half-written file.
   const tmp = `${file}.${process.pid}.tmp`;

@@ -65,6 +65,10 @@ const DaemonSchema = z.object({
     .min(0)
     .max(86_400_000)
     .default(600_000),
+  /** OpenTelemetry's standard variables: traces go to this collector (OTLP/HTTP), `<it>/v1/traces`. @default unset (no tracing) */
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
+  /** The full URL of traces, before OTEL_EXPORTER_OTLP_ENDPOINT. @default unset */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url.optional(),
   SLUICE_MAX_CONCURRENT_ACTIVITIES: z.coerce
     .number({ error: 'must be a number' })
     .int()

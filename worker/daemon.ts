@@ -16,7 +16,6 @@ import { checkConditionalWrites, openResultsStore } from '../results/store/open'
 import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOptions } from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
-import { workflowBundle } from './bundle';
 import { resultsUrlOf } from '../config/settings';
 import { type DaemonConfig } from './config';
 import { ConfigError } from '../config/errors';
@@ -29,6 +28,7 @@ import { DaemonMetrics } from './metrics';
 import { BatchMetrics } from './batch-metrics';
 import { ScalerMetrics } from './scaler-metrics';
 import { watchOrchestrations } from './orchestration-watch';
+import { workerTracing } from './tracing';
 import { startRateShare, type RateShare } from './rate-share';
 import { connectClient, connectWorker, type DaemonClient } from './temporal';
 import { WebhookHub } from './webhook-hub';
@@ -159,12 +159,14 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   }));
   // Where batches (and per-job children reading their lines) may read and write.
   const roots = batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config));
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: the interceptors, their sink, their bundle.
+  const traces = await workerTracing(config);
   const worker = (live.worker = await Worker.create({
     connection,
     identity,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SLUICE_TASK_QUEUE,
-    workflowBundle: await workflowBundle(),
+    ...traces.options,
     dataConverter,
     activities: {
       ...createJobActivities({ queue, store, hub, metrics, roots }),
@@ -228,6 +230,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     if (!o.connection) await connection.close();
     await own?.close();
     await store.close();
+    await traces.tracing?.shutdown().catch(() => undefined);
   });
   logger.info(
     {

@@ -1,0 +1,72 @@
+/**
+ * OpenTelemetry traces of a sluice process: exported by OTLP/HTTP (JSON) when an endpoint is
+ * configured (the standard `OTEL_EXPORTER_OTLP_ENDPOINT`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`);
+ * otherwise nothing is registered, and every span sluice opens is the API's no-op.
+ */
+import { trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/** Options of {@link startTracing}: the standard variables' values and the process's name. */
+export interface TracingOptions {
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the collector's base URL; traces go to `<it>/v1/traces`. */
+  endpoint?: string;
+  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: the full URL of traces, before `endpoint`. */
+  tracesEndpoint?: string;
+  /** `service.name` of the spans, e.g. `sluice-daemon`; `OTEL_SERVICE_NAME` wins when set. */
+  serviceName: string;
+  /**
+   * Longest wait before a batch of ended spans is sent, ms.
+   * @default 2000
+   */
+  exportDelayMs?: number;
+}
+
+/** Tracing in force in this process: what the Temporal interceptors need, and its flush. */
+export interface Tracing {
+  url: string;
+  resource: Resource;
+  spanProcessor: SpanProcessor;
+  /** Sends the spans not sent yet and stops (a process's last step). */
+  shutdown(): Promise<void>;
+}
+
+/** Where traces go, from the standard variables; undefined: tracing is off. */
+export function tracesUrl(o: Pick<TracingOptions, 'endpoint' | 'tracesEndpoint'>): string | undefined {
+  if (o.tracesEndpoint) return o.tracesEndpoint;
+  return o.endpoint ? `${o.endpoint.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
+let current: Tracing | undefined;
+
+/**
+ * Registers the process's tracer provider (once: a second call answers the first's) and returns
+ * it, or undefined when no endpoint is configured (nothing registered, no cost beyond the API's
+ * no-op calls). Headers and timeouts of the exporter follow the standard `OTEL_EXPORTER_OTLP_*`
+ * variables.
+ */
+export function startTracing(o: TracingOptions): Tracing | undefined {
+  if (current) return current;
+  const url = tracesUrl(o);
+  if (!url) return undefined;
+  const resource = new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || o.serviceName });
+  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url }), {
+    scheduledDelayMillis: o.exportDelayMs ?? 2000,
+  });
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  // Async context, so a span opened inside an activity is the child of the activity's span.
+  provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
+  current = {
+    url,
+    resource,
+    spanProcessor,
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      current = undefined;
+    },
+  };
+  return current;
+}

@@ -3,7 +3,7 @@
  * Files: sluice.ts (SluiceClient, one member per orchestration), base.ts (what the clients share),
  * job.ts (JobClient), batch.ts (BatchClient), batch-rerun.ts (re-running a batch's failed inputs),
  * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules), endpoints.ts (an endpoint
- * by name or id), failures.ts (a workflow failure's type and message).
+ * by name or id), failures.ts (a workflow failure's type and message), tracing.ts (OpenTelemetry client interceptors).
  */
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';
@@ -13,6 +13,8 @@ export { ScalerClient, type ScalerClientOptions, type ScalerView } from './scale
 export { ScalerSchedules, ScalerScheduleError } from './scaler-schedules';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
+/** Traces: `new Client({ connection, interceptors: clientTracing().interceptors })` (docs/operations.md). */
+export { clientTracing, type ClientTracing } from './tracing';
 /** Payload encryption: pass `payloadDataConverter(process.env)` as your Temporal Client's `dataConverter`. */
 export { payloadDataConverter, loadPayloadKeys } from '../config/payload-keys';
 export { AesGcmPayloadCodec, type PayloadKeys } from '../common/payload-codec';

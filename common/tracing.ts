@@ -42,15 +42,15 @@ export function tracesUrl(o: Pick<TracingOptions, 'endpoint' | 'tracesEndpoint'>
 let current: Tracing | undefined;
 
 /**
- * Registers the process's tracer provider (once: a second call answers the first's) and returns
- * it, or undefined when no endpoint is configured (nothing registered, no cost beyond the API's
+ * Registers the process's tracer provider (once: a later call with an endpoint answers the first's)
+ * and returns it, or undefined when no endpoint is configured (nothing registered, no cost beyond the API's
  * no-op calls). Headers and timeouts of the exporter follow the standard `OTEL_EXPORTER_OTLP_*`
  * variables.
  */
 export function startTracing(o: TracingOptions): Tracing | undefined {
-  if (current) return current;
   const url = tracesUrl(o);
   if (!url) return undefined;
+  if (current) return current;
   const resource = new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || o.serviceName });
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url }), {
     scheduledDelayMillis: o.exportDelayMs ?? 2000,

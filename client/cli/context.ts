@@ -7,6 +7,7 @@ import { payloadDataConverter } from '../../config/payload-keys';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
 import { ScalerClient } from '../scaler';
+import { clientTracing } from '../tracing';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -38,7 +39,14 @@ export async function connectCli(
       );
     },
   );
-  const client = new Client({ connection, namespace: c.temporal.namespace, dataConverter });
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: the command's workflow calls join the daemon's trace.
+  const tracing = clientTracing(process.env, 'sluice-cli');
+  const client = new Client({
+    connection,
+    namespace: c.temporal.namespace,
+    dataConverter,
+    interceptors: tracing.interceptors,
+  });
   const queue =
     c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY
       ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })
@@ -62,6 +70,7 @@ export async function connectCli(
       await queue?.close();
       await graphql?.close();
       await connection.close();
+      await tracing.shutdown();
     },
   };
 }

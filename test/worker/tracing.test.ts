@@ -4,11 +4,19 @@
  * trace holds its workflow, its submit and its wait (the webhook wait, or the stream's drain) and
  * the queue calls inside them, under one trace id, each call the child of its activity.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { JobClient } from '../../client/job';
+import { clientTracing } from '../../client/tracing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenLocal } from '../helpers/listen';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
+import { historyFromJSON } from '../workflows/history-json';
+import { workerTracing } from '../../worker/tracing';
 
 interface Span {
   traceId: string;
@@ -107,4 +115,45 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(drained[0]!.traceId).not.toBe(waited[0]!.traceId);
     expect(receiver.services).toContain('sluice-daemon');
   }, 90_000);
+
+  it("join the caller's trace: the library's client interceptors start it, the daemon's spans follow", async () => {
+    const t = clientTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    expect(t.interceptors.workflow).toHaveLength(1);
+    const client = new Client({ connection: s.env.client.connection, interceptors: t.interceptors });
+    const jobs = new JobClient({ client, resultsDir: s.resultsDir });
+    const id = await jobs.start({ endpointId: s.platform.examples.echo!.id, input: { traced: 'from the client' } });
+    expect((await jobs.result(id)).status).toBe('COMPLETED');
+    await jobs.close();
+    const trace = (await eventually(() => {
+      const all = traceWith(receiver.spans, 'StartWorkflow:jobWorkflow');
+      const names = new Set(all.map((x) => x.name));
+      return names.has('RunWorkflow:jobWorkflow') && names.has('RunActivity:awaitCompletion') ? all : false;
+    }, 30_000)) as Span[];
+    for (const n of ['StartWorkflow:jobWorkflow', 'RunWorkflow:jobWorkflow', 'RunActivity:submitJob', 'queue run'])
+      expect(new Set(trace.map((x) => x.name)).has(n), n).toBe(true);
+    // Off without the variables: no interceptor.
+    expect(clientTracing({}).interceptors.workflow).toEqual([]);
+  }, 60_000);
+
+  it('leave recorded histories replaying: the traced bundle (workflow interceptors) issues the same commands', async () => {
+    const { options } = await workerTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const root = join(__dirname, '..', 'workflows', 'histories');
+    for (const kind of ['job', 'batch', 'scaler']) {
+      const files = readdirSync(join(root, kind))
+        .filter((f) => f.endsWith('.json'))
+        .sort();
+      const histories = files.map((f) => {
+        const history = historyFromJSON(JSON.parse(readFileSync(join(root, kind, f), 'utf8')));
+        return { workflowId: history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId || f, history };
+      });
+      const errors: string[] = [];
+      let n = 0;
+      for await (const r of Worker.runReplayHistories(options, histories)) {
+        if (r.error) errors.push(`${kind}/${files[n]}: ${r.error.message}`);
+        n++;
+      }
+      expect(n).toBe(files.length);
+      expect(errors).toEqual([]);
+    }
+  }, 120_000);
 });

@@ -85,6 +85,22 @@ describe('the metrics the dashboard and the alerts query', () => {
       300,
     );
     await scaling.stop(ep);
+    // The numbers are the batch's own (what `sluice batch status` shows) and the platform's.
+    const value = (name: string, labels: string): number | undefined => {
+      const m = new RegExp(`^${name}\\{${labels}\\} ([\\d.e+-]+)$`, 'm').exec(declared);
+      return m ? Number(m[1]) : undefined;
+    };
+    const b = `batch="${id.replace('batch/', '')}",endpoint="${ep}"`;
+    expect(value('sluice_batch_inputs', b)).toBe(40);
+    expect(value('sluice_batch_outcomes_total', `${b},status="COMPLETED"`)).toBe(summary.counts.byStatus.COMPLETED);
+    expect(value('sluice_batch_outcomes_total', `${b},status="FAILED"`)).toBe(5);
+    expect(value('sluice_batch_spend_usd', b)).toBeCloseTo(summary.spend, 6);
+    expect(value('sluice_batch_max_cost_usd', b)).toBe(100);
+    // 35 sleeps and the echo job completed on the platform; each failing input failed at least once.
+    expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="COMPLETED"`)).toBe(36);
+    expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="FAILED"`)).toBeGreaterThanOrEqual(5);
+    expect(value('sluice_platform_queue_delay_seconds_count', `endpoint="${ep}"`)).toBeGreaterThanOrEqual(41);
+    expect(value('sluice_platform_endpoint_workers', `endpoint="${ep}",name="metrics",bound="max"`)).toBeDefined();
 
     const queries = [...dashboardQueries(), ...ruleQueries()];
     const wanted = new Map<string, string>();

@@ -61,6 +61,8 @@ export function watchOrchestrations(o: OrchestrationWatchOptions): Orchestration
   const query = <T>(workflowId: string, name: string): Promise<T> =>
     within(wf.getHandle(workflowId).query<T>(name), timeoutMs);
   let said = '';
+  /** Stopped: a round still under way ends quietly (the daemon is closing its client). */
+  let stopped = false;
 
   const batchRound = async (now: number): Promise<void> => {
     const ids = await listIds(o.client, o.runningBatches, maxBatches);
@@ -85,14 +87,20 @@ export function watchOrchestrations(o: OrchestrationWatchOptions): Orchestration
       .then(() => undefined)
       .catch((err: unknown) => {
         const msg = (err as Error).message;
-        if (msg !== said) o.logger.warn({ err: msg }, 'batch and scaler metrics: a round failed');
+        if (!stopped && msg !== said) o.logger.warn({ err: msg }, 'batch and scaler metrics: a round failed');
         said = msg;
       })
       .finally(() => (running = undefined)));
   const timer = intervalMs > 0 ? setInterval(() => void round(), intervalMs) : undefined;
   timer?.unref();
   if (intervalMs > 0) void round();
-  return { round, stop: () => clearInterval(timer) };
+  return {
+    round,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 /** The workflow ids a visibility query lists, each once, at most `limit`. */

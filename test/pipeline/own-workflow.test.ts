@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopProcessGroup } from '../../common/process';
-import { batchWorkflowId, childOfWorkflowId } from '../../contracts/names';
+import { failureMessage, failureType } from '../../client/failures';
+import { FailureType, batchWorkflowId, childOfWorkflowId } from '../../contracts/names';
 import type { TwoBatchesResult } from '../../examples/workflows/two-batches';
 import { inputFile, readJsonl } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
@@ -87,6 +88,25 @@ describe("a user's own workflow composing runBatch twice", () => {
       expect(d.raw.workflowExecutionInfo?.parentExecution?.workflowId).toBe(workflowId);
     }
   }, 180_000);
+
+  it('a bad input fails the call with INVALID_INPUT before any child starts', async () => {
+    const workflowId = `two-batches-bad-${Date.now()}`;
+    const run = s.env.client.workflow.execute('twoBatches', {
+      taskQueue: USER_QUEUE,
+      workflowId,
+      args: [{ endpointId: s.platform.examples.echo!.id, source: 'in.jsonl', workDir: work, groups: 3 }],
+    });
+    const err = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(failureType(err)).toBe(FailureType.INVALID_INPUT);
+    expect(failureMessage(err)).toMatch(/source: must be an absolute path or an s3:\/\/ URL/);
+    await expect(
+      s.env.client.workflow.getHandle(childOfWorkflowId('batch', workflowId, 'first')).describe(),
+    ).rejects.toThrow();
+  }, 60_000);
 
   it('cancelling the user workflow cancels its child batch and the remote jobs in flight', async () => {
     const sleep = s.platform.examples.sleep!.id;

@@ -7,6 +7,7 @@ import {
   BatchWorkflowInput,
   batchIdOf,
   batchWorkflowId,
+  WORKFLOW_TYPES,
   type BatchResultLine,
   type BatchState,
   type BatchWorkflowInputInit,
@@ -169,7 +170,7 @@ export class BatchClient extends OrchestrationClient {
   async list(o: { limit?: number } = {}): Promise<BatchListing[]> {
     const limit = o.limit ?? 100;
     const seen = new Map<string, BatchListing>();
-    for await (const w of this.client.workflow.list({ query: "WorkflowType = 'batchWorkflow'" })) {
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.batch}'` })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
       seen.set(w.workflowId, {
         workflowId: w.workflowId,

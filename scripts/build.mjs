@@ -15,6 +15,7 @@ const dist = join(root, 'dist');
 const ENTRIES = [
   { esm: 'index', cjs: 'client/index' },
   { esm: 'contracts', cjs: 'contracts/index' },
+  { esm: 'workflows', cjs: 'workflows/entry/index' },
 ];
 
 rmSync(dist, { recursive: true, force: true });

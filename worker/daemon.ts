@@ -5,6 +5,7 @@ import { type Client } from '@temporalio/client';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job/activities';
+import { createInputActivities } from '../activities/inputs';
 import { createBatchActivities } from '../activities/batch/activities';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
@@ -183,6 +184,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
+      ...createInputActivities(),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -5,7 +5,7 @@
  */
 import { type Client } from '@temporalio/client';
 import { type BatchState } from '../../contracts';
-import { BATCH_QUERIES } from '../../contracts/names';
+import { BATCH_QUERIES, WORKFLOW_TYPES } from '../../contracts/names';
 
 /** Options of {@link backlogScanner}. */
 export interface BacklogScanOptions {
@@ -42,7 +42,7 @@ export interface BacklogScan {
 }
 
 /** Visibility query of the running batches (the dev server's SQLite visibility supports it, as does Temporal Cloud's). */
-export const RUNNING_BATCHES = "WorkflowType = 'batchWorkflow' AND ExecutionStatus = 'Running'";
+export const RUNNING_BATCHES = `WorkflowType = '${WORKFLOW_TYPES.batch}' AND ExecutionStatus = 'Running'`;
 
 /** A batch's backlog from its state; undefined when it submits nothing more (cancelling, finishing, done). */
 export function backlogOf(source: string, s: BatchState): PulledBacklog | undefined {

@@ -5,7 +5,7 @@ export interface CtrlC {
   readonly pressed: boolean;
   /** Waits `ms`; resolves true at once on Ctrl-C (pressed before or during the wait). */
   pause(ms: number): Promise<boolean>;
-  /** Removes the SIGINT handler (call in `finally`). */
+  /** Removes the SIGINT handler and ends the pauses still running (call in `finally`: none keeps the process up). */
   dispose(): void;
 }
 
@@ -19,11 +19,24 @@ export function onCtrlC(): CtrlC {
     wake();
   };
   process.on('SIGINT', onSigint);
+  const timers = new Set<NodeJS.Timeout>();
+  const elapsed = (ms: number): Promise<false> =>
+    new Promise((r) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        r(false);
+      }, ms);
+      timers.add(t);
+    });
   return {
     get pressed() {
       return state.pressed;
     },
-    pause: (ms) => Promise.race([interrupted, new Promise<false>((r) => setTimeout(() => r(false), ms))]),
-    dispose: () => process.off('SIGINT', onSigint),
+    pause: (ms) => Promise.race([interrupted, elapsed(ms)]),
+    dispose: () => {
+      process.off('SIGINT', onSigint);
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
   };
 }

@@ -13,7 +13,6 @@
 import { Command, CommanderError } from 'commander';
 import { packageInfo } from '../../common/package-root';
 import { ConfigError } from '../../config/errors';
-import { registerBatchCommands } from './batch/commands';
 import { registerComposeCommands } from './compose';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
 import { registerDemoCommand } from './demo';
@@ -22,10 +21,10 @@ import { registerEndpointCommands } from './endpoints';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
 import { registerJobCommands } from './job/commands';
+import { BATCH_GROUP, SCALER_GROUP, type GroupStub } from './groups';
 import { EXIT_CODES_HELP, type ExitState } from './options';
 import { registerPipelineCommands } from './pipeline/commands';
 import { registerPlatformCommands } from './platform';
-import { registerScalerCommands } from './scaler/commands';
 import { registerTemplateCommands } from './templates';
 import { registerWorkerCommand } from './worker';
 
@@ -34,12 +33,24 @@ export { EXIT_CODES as EXIT } from './exit-codes';
 /** The command is named after the package (its `bin`), and shares its version. */
 const PACKAGE = packageInfo();
 
+type Register = (program: Command, exit: ExitState) => void;
+
+/** A group registered in full only when the command line names it (its module loads zod): see groups.ts. */
+interface LazyGroup extends GroupStub {
+  load: () => Promise<Register>;
+}
+const BATCH: LazyGroup = { ...BATCH_GROUP, load: async () => (await import('./batch/commands')).registerBatchCommands };
+const SCALER: LazyGroup = {
+  ...SCALER_GROUP,
+  load: async () => (await import('./scaler/commands')).registerScalerCommands,
+};
+
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER = [
+const REGISTER: (Register | LazyGroup)[] = [
   registerDevCommand,
   registerJobCommands,
-  registerBatchCommands,
-  registerScalerCommands,
+  BATCH,
+  SCALER,
   registerPipelineCommands,
   registerConfigCommand,
   registerEndpointCommands,
@@ -50,8 +61,13 @@ const REGISTER = [
   registerDemoCommand,
 ];
 
-/** The program; `exit` receives the exit code of the action that ran. */
-export function buildProgram(exit: ExitState): Command {
+/**
+ * The program; `exit` receives the exit code of the action that ran. With `command` (the command
+ * line's first word) a lazy group is registered in full only if it is the one named, else as a
+ * stub with its name and summary: `sluice --version`, `--help` and the other commands never load
+ * zod (issue 23: the CLI answers at once). Without it, every group in full (tests walk the tree).
+ */
+export async function buildProgram(exit: ExitState, command?: string): Promise<Command> {
   const program = new Command(PACKAGE.name)
     .description('Durable orchestration for serverless GPU job queues, on Temporal.')
     .version(PACKAGE.version, '-V, --version', 'print the version')
@@ -73,14 +89,19 @@ Environment:
 ${CLIENT_ENV_HELP}
   SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`,
     );
-  for (const register of REGISTER) register(program, exit);
+  for (const entry of REGISTER) {
+    if (typeof entry === 'function') entry(program, exit);
+    else if (command === undefined || entry.names.includes(command)) (await entry.load())(program, exit);
+    else for (const [i, name] of entry.names.entries()) program.command(name, { hidden: i > 0 }).summary(entry.summary);
+  }
   return program;
 }
 
 /** Entry point of the `sluice` command; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const exit: ExitState = { code: EXIT_CODES.ok };
-  const program = buildProgram(exit);
+  // `sluice help batch` names its group second.
+  const program = await buildProgram(exit, (argv[0] === 'help' ? argv[1] : argv[0]) ?? '');
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return EXIT_CODES.usage;

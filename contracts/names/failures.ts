@@ -25,6 +25,8 @@ export const FailureType = {
   JOB_TIMED_OUT: 'JOB_TIMED_OUT',
   /** A job workflow's remote job was cancelled on the service (not by cancelling the workflow); details[0] is the job's result. */
   JOB_CANCELLED: 'JOB_CANCELLED',
+  /** A job or batch a user's workflow runs (sluice/workflows) has an input the schema refuses; the message names the fields. Not retryable. */
+  INVALID_INPUT: 'INVALID_INPUT',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

@@ -254,8 +254,8 @@ describe('sluice batch', () => {
     }
   }, 60_000);
 
-  it('every batch command has --help with its options, an example, --json and the exit codes', () => {
-    const group = buildProgram({ code: 0 }).commands.find((c) => c.name() === 'batch')!;
+  it('every batch command has --help with its options, an example, --json and the exit codes', async () => {
+    const group = (await buildProgram({ code: 0 })).commands.find((c) => c.name() === 'batch')!;
     const help = (name: string): string => {
       let out = '';
       const c = group.commands.find((x) => x.name() === name)!.configureOutput({ writeOut: (t) => (out += t) });

@@ -117,13 +117,13 @@ describe('sluice help and usage', () => {
         walk(sub, p);
       }
     };
-    walk(buildProgram({ code: 0 }), []);
+    walk(await buildProgram({ code: 0 }), []);
     const names = all.map(([n]) => n);
     expect(names).toEqual(expect.arrayContaining([...COMMANDS, ...SCALER_COMMANDS]));
     expect(names).not.toContain('scale');
     expect(names).not.toContain('batch retry-failed');
     // ... yet both are registered: scripts written for the former names go on working.
-    const program = buildProgram({ code: 0 });
+    const program = await buildProgram({ code: 0 });
     expect(program.commands.map((c) => c.name())).toContain('scale');
     expect(program.commands.find((c) => c.name() === 'batch')!.commands.map((c) => c.name())).toContain('retry-failed');
     for (const [name, c] of all) {

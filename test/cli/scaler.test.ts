@@ -428,8 +428,8 @@ describe('sluice scaler', () => {
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
   }, 90_000);
 
-  it('every scaler command has --help with its options, an example, --json and the exit codes', () => {
-    const group = buildProgram({ code: 0 }).commands.find((c) => c.name() === 'scaler')!;
+  it('every scaler command has --help with its options, an example, --json and the exit codes', async () => {
+    const group = (await buildProgram({ code: 0 })).commands.find((c) => c.name() === 'scaler')!;
     const help = (path: string[]): string => {
       let out = '';
       let c = group;
@@ -465,7 +465,7 @@ describe('sluice scaler', () => {
     );
 
     // The former name `scale` is registered hidden with the same subcommands; the program's help shows only `scaler`.
-    const program = buildProgram({ code: 0 });
+    const program = await buildProgram({ code: 0 });
     const alias = program.commands.find((c) => c.name() === 'scale')!;
     expect(alias.commands.map((c) => c.name())).toEqual(group.commands.map((c) => c.name()));
     let top = '';

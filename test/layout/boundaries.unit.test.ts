@@ -48,6 +48,11 @@ const LAYERS: Layer[] = [
     why: 'the library pipelines import: it starts and reads orchestrations, it never runs them',
   },
   { dir: 'client/cli/', rank: 7, why: 'the `sluice` command: the library, plus the two commands that start a daemon' },
+  {
+    dir: 'examples/workflows/',
+    rank: 8,
+    why: "a user's own workflow and worker: they use sluice as its users do (sluice/workflows, the library), above all of it",
+  },
 ];
 
 /** Downward imports the ranks allow and the architecture still refuses. */

@@ -42,9 +42,37 @@ const { BATCH_UPDATES } = require('sluice/contracts');
   await connection.close();
 })();
 `;
+/** A user's workflow importing sluice/workflows (bundled by Temporal's bundler, run by the user's own worker). */
+const USER_WORKFLOW = `import { runJob } from 'sluice/workflows';
+export async function oneJob(endpointId, sluiceTaskQueue) {
+  const result = await runJob('echo', { endpointId, input: { from: 'workflow' } }, { taskQueue: sluiceTaskQueue });
+  return { status: result.status, output: result.output };
+}
+`;
+/** The user's worker on its own task queue: bundles the workflow above, runs it once, prints its result. */
+const USER_WORKER = `import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+const address = process.env.TEMPORAL_ADDRESS;
+const { code } = await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./user-workflow.mjs', import.meta.url)), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+const native = await NativeConnection.connect({ address });
+const worker = await Worker.create({ connection: native, taskQueue: 'user-workflows', workflowBundle: { code } });
+const connection = await Connection.connect({ address });
+const result = await worker.runUntil(new Client({ connection }).workflow.execute('oneJob', { taskQueue: 'user-workflows', workflowId: 'user/one', args: [process.env.ENDPOINT_ID, process.env.SLUICE_TASK_QUEUE] }));
+console.log(JSON.stringify({ ...result, zodBundled: /ZodError|node_modules\\/zod\\//.test(code) }));
+await connection.close();
+await native.close();
+`;
 const TS = `import { Client, Connection } from '@temporalio/client';
 import { SluiceClient, type JobWorkflowResult } from 'sluice';
 import { LIMITS } from 'sluice/contracts';
+import { runBatch, runJob, type RunOptions } from 'sluice/workflows';
+
+export async function mine(endpointId: string, on: RunOptions): Promise<string> {
+  const job = await runJob('one', { endpointId, input: { n: 1 }, options: { retry: { maxAttempts: 2 } } }, on);
+  const batch = await runBatch('many', { endpointId, source: '/data/in.jsonl', outDir: '/data/out' });
+  return \`\${job.status} \${batch.counts.done} \${batch.outDir}\`;
+}
 
 export async function start(endpointId: string): Promise<JobWorkflowResult['status']> {
   const connection = await Connection.connect({ address: 'localhost:7233' });
@@ -157,6 +185,20 @@ describe('the packed package', () => {
       expect(JSON.stringify(line.output)).toContain(from);
       expect(line.contracts).toBe('object');
     }
+    // A user's workflow runs sluice's job workflow as its child through sluice/workflows; its bundle holds no zod.
+    writeFileSync(join(project, 'user-workflow.mjs'), USER_WORKFLOW);
+    writeFileSync(join(project, 'user-worker.mjs'), USER_WORKER);
+    const { stdout } = await run(process.execPath, ['user-worker.mjs'], {
+      cwd: project,
+      env: consumerEnv,
+      timeout: 120_000,
+    });
+    const user = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      status: string;
+      output: unknown;
+      zodBundled: boolean;
+    };
+    expect(user).toMatchObject({ status: 'COMPLETED', output: { from: 'workflow' }, zodBundled: false });
     // The daemon bundled the package's compiled workflows into the cache dir, never into node_modules.
     expect(readdirSync(cacheDir).some((f) => /^workflow-bundle-.*\.js$/.test(f))).toBe(true);
     const files = readdirSync(join(project, 'node_modules', 'sluice'), { recursive: true }).map(String);
@@ -180,7 +222,7 @@ describe('the packed package', () => {
     // A misuse must be refused: the declarations are read, not taken as `any`.
     writeFileSync(
       join(project, 'misuse.ts'),
-      "import { SluiceClient } from 'sluice';\nnew SluiceClient({ client: 1 });\n",
+      "import { SluiceClient } from 'sluice';\nimport { runJob } from 'sluice/workflows';\nnew SluiceClient({ client: 1 });\nvoid runJob('k', { endpointId: 1 });\n",
     );
     writeFileSync(
       join(project, 'tsconfig.json'),
@@ -191,7 +233,7 @@ describe('the packed package', () => {
       (err: { stdout: string }) => err,
     );
     const errors = result.stdout.split('\n').filter((l) => /error TS/.test(l));
-    expect(errors.some((l) => l.startsWith('misuse.ts'))).toBe(true);
+    expect(errors.filter((l) => l.startsWith('misuse.ts')).length).toBe(2);
     // Other packages' own declarations (e.g. @temporalio/common's use of `ms`) are theirs to fix.
     expect(errors.filter((l) => !l.startsWith('misuse.ts') && !/^node_modules\/(?!sluice\/)/.test(l))).toEqual([]);
   }, 120_000);

@@ -1,6 +1,7 @@
 /** The batch orchestration's command group — `sluice batch start|status|watch|pause|resume|cancel|rerun|results|list` — registered on the program by main, one step per subcommand (start and rerun in run-commands.ts). */
 import { type Command, Option } from 'commander';
-import { BATCH_UPDATES } from '../../../contracts';
+import { BATCH_UPDATES } from '../../../contracts/names/batch';
+import { BATCH_GROUP } from '../groups';
 import { BATCH_EXIT_HELP } from './output';
 /** The actions, loaded when a command runs. */
 const actions = () => import('./actions');
@@ -166,8 +167,8 @@ const SUBCOMMANDS = [
 /** Registers `sluice batch` and its subcommands. */
 export function registerBatchCommands(program: Command, exit: ExitState): void {
   const batch = program
-    .command('batch')
-    .summary('run many jobs from a JSONL file, durably: start, watch, pause, resume, cancel, results')
+    .command(BATCH_GROUP.names[0]!)
+    .summary(BATCH_GROUP.summary)
     .description(
       'Batches: each line of a JSONL file is one job on an endpoint, run through the batch workflow with a concurrency window, retries, cost and deadline caps. Ctrl-C while watching leaves the batch running.',
     )

@@ -74,6 +74,12 @@ export async function watchBatch(batch: BatchClient, workflowId: string, o: Batc
   const bar = o.tty && !o.json ? progressBar() : undefined;
   let lastLine = 0;
   let lastJson = '';
+  // The end wakes the loop at once (Temporal's long poll of the result), not at the next poll: a
+  // small batch is not kept waiting up to POLL_MS after it ended (issue 23).
+  const closed = batch.result(workflowId).then(
+    () => false,
+    () => false,
+  );
   try {
     for (;;) {
       const v: BatchView = await batchView(batch, workflowId);
@@ -97,7 +103,7 @@ export async function watchBatch(batch: BatchClient, workflowId: string, o: Batc
         if (!o.json) console.log(`\n${statusTable(v)}`);
         return batchExitCode(v);
       }
-      if (await ctrlC.pause(POLL_MS)) break;
+      if (await Promise.race([ctrlC.pause(POLL_MS), closed])) break;
     }
     bar?.stop();
     console.error(`\nstopped watching; the batch keeps running. Re-attach: sluice batch watch ${workflowId}`);

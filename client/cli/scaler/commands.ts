@@ -7,6 +7,7 @@ import { SCALER_CONTROL_EXIT_HELP, SCALER_EXIT_HELP } from './output';
 import { parseDuration, parseWorkers } from './parse';
 import { registerScheduleCommands } from './schedule-commands';
 import { settingOptions } from './setting-options';
+import { SCALER_GROUP } from '../groups';
 import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
 /** The actions, loaded when a command runs. */
@@ -230,13 +231,10 @@ const SUBCOMMANDS = [
 
 /** Registers `sluice scaler` and its subcommands, and the same group as `scale` (hidden: scripts written for the former name go on working). */
 export function registerScalerCommands(program: Command, exit: ExitState): void {
-  for (const [name, hidden] of [
-    ['scaler', false],
-    ['scale', true],
-  ] as const) {
+  for (const [i, name] of SCALER_GROUP.names.entries()) {
     const scaler = program
-      .command(name, { hidden })
-      .summary("keep an endpoint's workersMin/workersMax right: a scaler per endpoint, overrides, schedules")
+      .command(name, { hidden: i > 0 })
+      .summary(SCALER_GROUP.summary)
       .description(
         'A scaler is a long-running workflow per endpoint: it samples /health every interval, decides the bounds with its policy (target per worker, step limits, stabilization window, cooldown, spend cap, fallback) and writes workersMin/workersMax through saveEndpoint only when they change. Stopping it restores the bounds it found. See docs/scaler.md.',
       )

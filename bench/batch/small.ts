@@ -1,0 +1,218 @@
+/**
+ * bench/batch/small.ts: a small batch as a user runs it, `sluice batch start FILE --endpoint E
+ * --concurrency C` (the compiled CLI, a process) until it exits with the result, against a plain
+ * non-durable loop of the npm `runpod-sdk` client (`endpoint.runSync`) at the same concurrency, on
+ * the same platform (its default rate limits, as `sluice dev` runs it) with `--workers` warm echo
+ * workers, Temporal on a SQLite file and the daemon a `sluice worker` process with its defaults.
+ * Where the time goes, from the platform's job records: before the first submission (process
+ * start, connecting, starting the workflow, opening the batch), the span from the first submission
+ * to the last completion, and after the last completion (writing the outcome files, noticing the
+ * end, the process exit). Goal (issue 23): the batch at most the loop's time.
+ *
+ *   npx tsx bench/batch/small.ts [--inputs 900] [--concurrency 32] [--workers 3] [--rounds 3] [--json]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import runpodSdk from 'runpod-sdk';
+import { startPlatform, type Platform } from '../../platform';
+import { temporalEnv } from '../../test/helpers/orchestrator';
+
+const { values } = parseArgs({
+  options: {
+    inputs: { type: 'string', default: '900' },
+    concurrency: { type: 'string', default: '32' },
+    workers: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    json: { type: 'boolean' },
+    detail: { type: 'boolean' },
+  },
+});
+const INPUTS = Number(values.inputs);
+const CONCURRENCY = Number(values.concurrency);
+const WORKERS = Number(values.workers);
+const ROUNDS = Number(values.rounds);
+const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
+
+/** One run's wall time and its phases (ms), from the platform's records of the jobs it created. */
+interface Phases {
+  wallMs: number;
+  beforeFirstSubmitMs: number;
+  submitToLastDoneMs: number;
+  afterLastDoneMs: number;
+  /** The batch only: from the command's start to the workflow's start, and from its close to the command's exit. */
+  workflowStartedMs?: number;
+  afterWorkflowClosedMs?: number;
+}
+
+function phases(platform: Platform, endpointId: string, t0: number, t1: number): Phases {
+  const jobs = platform.engine.jobs.ofEndpoint(endpointId).filter((j) => j.submittedAt >= t0);
+  if (jobs.length !== INPUTS) throw new Error(`${jobs.length} jobs for ${INPUTS} inputs`);
+  const first = Math.min(...jobs.map((j) => j.submittedAt));
+  const last = Math.max(...jobs.map((j) => j.completedAt ?? Infinity));
+  return {
+    wallMs: t1 - t0,
+    beforeFirstSubmitMs: first - t0,
+    submitToLastDoneMs: last - first,
+    afterLastDoneMs: t1 - last,
+  };
+}
+
+async function plainLoop(platform: Platform, endpointId: string): Promise<Phases> {
+  const t0 = Date.now();
+  const ep = runpodSdk(platform.apiKey, { baseUrl: `${platform.url}/v2` }).endpoint(endpointId)!;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < INPUTS) {
+        const i = next++;
+        const r = await ep.runSync({ input: { i } }, 60_000);
+        if (r.status !== 'COMPLETED') throw new Error(`plain loop: job ${i} ended ${r.status}`);
+      }
+    }),
+  );
+  return phases(platform, endpointId, t0, Date.now());
+}
+
+/** Runs the CLI to its exit; resolves with its exit code and output. */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, out }));
+  });
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const medians = (runs: Phases[]): Phases => ({
+  wallMs: median(runs.map((r) => r.wallMs)),
+  beforeFirstSubmitMs: median(runs.map((r) => r.beforeFirstSubmitMs)),
+  submitToLastDoneMs: median(runs.map((r) => r.submitToLastDoneMs)),
+  afterLastDoneMs: median(runs.map((r) => r.afterLastDoneMs)),
+  ...(runs[0]?.workflowStartedMs !== undefined
+    ? {
+        workflowStartedMs: median(runs.map((r) => r.workflowStartedMs!)),
+        afterWorkflowClosedMs: median(runs.map((r) => r.afterWorkflowClosedMs!)),
+      }
+    : {}),
+});
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-small-'));
+  const env = await temporalEnv(join(dir, 'temporal.sqlite'));
+  const platform = await startPlatform({
+    port: 0,
+    dataDir: join(dir, 'platform'),
+    apiKey: 'bench',
+    logger: pino({ level: 'silent' }),
+    pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
+  });
+  const stackEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SLUICE|TEMPORAL)_/.test(k))),
+    TEMPORAL_ADDRESS: env.address,
+    SLUICE_QUEUE_URL: `${platform.url}/v2`,
+    SLUICE_GRAPHQL_URL: `${platform.url}/graphql`,
+    SLUICE_API_KEY: platform.apiKey,
+    SLUICE_RESULTS_DIR: join(dir, 'results'),
+    SLUICE_BATCH_ROOTS: dir,
+    SLUICE_LOG_LEVEL: 'warn',
+    SLUICE_LOG_PRETTY: '0',
+  };
+  const daemon = spawn(process.execPath, [bin, 'worker'], {
+    env: { ...stackEnv, SLUICE_DAEMON_PORT: '0', SLUICE_TEMPORAL_METRICS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let out = '';
+    daemon.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    daemon.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    for (let i = 0; !out.includes('sluice worker running'); i++) {
+      if (i > 600 || daemon.exitCode !== null) throw new Error(`daemon did not start: ${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const echo = platform.registry.saveEndpoint({
+      ...platform.examples.echo!,
+      workersMin: WORKERS,
+      workersMax: WORKERS,
+    });
+    while (platform.pool.workerCounts(echo.id).idle < WORKERS) await new Promise((r) => setTimeout(r, 100));
+    const file = join(dir, 'in.jsonl');
+    writeFileSync(file, Array.from({ length: INPUTS }, (_, i) => `{"i":${i}}\n`).join(''));
+    const batchRun = async (round: number): Promise<Phases> => {
+      const t0 = Date.now();
+      const args = ['batch', 'start', file, '--endpoint', echo.id, '--concurrency', String(CONCURRENCY)];
+      const r = await cli([...args, '--id', `small-${round}-${t0}`, '--out', join(dir, `out-${round}`)], stackEnv);
+      const t1 = Date.now();
+      if (r.code !== 0) throw new Error(`sluice batch start exited ${r.code}:\n${r.out}`);
+      const p = phases(platform, echo.id, t0, t1);
+      // The workflow's own marks: when it started and when it closed (its history's first and last events).
+      const events = (await env.client.workflow.getHandle(`batch/small-${round}-${t0}`).fetchHistory()).events ?? [];
+      const at = (e: (typeof events)[number] | undefined) =>
+        Number(e?.eventTime?.seconds ?? 0) * 1000 + Math.round((e?.eventTime?.nanos ?? 0) / 1e6);
+      if (values.detail)
+        console.error(
+          events
+            .map((e) => `${at(e) - t0} ${Object.keys(e).find((k) => k.endsWith('Attributes')) ?? e.eventType}`)
+            .join('\n'),
+        );
+      return { ...p, workflowStartedMs: at(events[0]) - t0, afterWorkflowClosedMs: t1 - at(events.at(-1)) };
+    };
+    // Warm-up: the daemon's workflow bundle, the workers, Temporal's caches.
+    await plainLoop(platform, echo.id);
+    await batchRun(0);
+    const plain: Phases[] = [];
+    const batch: Phases[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      plain.push(await plainLoop(platform, echo.id));
+      batch.push(await batchRun(round));
+    }
+    const result = {
+      inputs: INPUTS,
+      concurrency: CONCURRENCY,
+      workers: WORKERS,
+      rounds: ROUNDS,
+      plain: medians(plain),
+      batch: medians(batch),
+      runs: { plain, batch },
+    };
+    if (values.json) console.log(JSON.stringify(result, null, 2));
+    else {
+      console.log(
+        `${INPUTS} echo inputs, concurrency ${CONCURRENCY}, ${WORKERS} warm workers; medians of ${ROUNDS} rounds (ms)`,
+      );
+      console.log('run                       wall  before 1st submit  1st submit->last done  after last done');
+      for (const [name, p] of [
+        ['runpod-sdk runSync loop', result.plain],
+        ['sluice batch start', result.batch],
+      ] as const)
+        console.log(
+          `${name.padEnd(24)} ${String(p.wallMs).padStart(6)} ${String(p.beforeFirstSubmitMs).padStart(18)} ${String(p.submitToLastDoneMs).padStart(22)} ${String(p.afterLastDoneMs).padStart(16)}`,
+        );
+      const b = result.batch;
+      console.log(
+        `sluice batch start: workflow started ${b.workflowStartedMs} ms after the command, the command exited ${b.afterWorkflowClosedMs} ms after the workflow closed`,
+      );
+      console.log(`batch / loop wall time: ${(result.batch.wallMs / result.plain.wallMs).toFixed(2)}x (goal <= 1)`);
+    }
+  } finally {
+    daemon.kill('SIGTERM');
+    await new Promise((r) => (daemon.exitCode !== null ? r(undefined) : daemon.once('exit', r)));
+    await platform.close();
+    await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

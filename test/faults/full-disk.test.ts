@@ -2,8 +2,9 @@
  * A full disk under the local results directory mid-batch: a small tmpfs (a real filesystem that
  * answers ENOSPC) holds the daemon's results store and the batch's outcome files; a filler file
  * takes its last bytes. The daemon's log names the path and ENOSPC, nothing is lost, and the batch
- * ends exactly once per input when the filler is removed. Mounting needs root (CAP_SYS_ADMIN):
- * without it the test is skipped and says why (RLIMIT_FSIZE would give EFBIG, not ENOSPC).
+ * ends exactly once per input when the filler is removed. Mounting needs root (CAP_SYS_ADMIN), or
+ * `sudo` without a password: without either the test is skipped and says why (a real filesystem
+ * that fills up is the point; RLIMIT_FSIZE would give EFBIG, not ENOSPC).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, closeSync, writeSync, rmSync, statfsSync } from 'node:fs';
@@ -22,12 +23,24 @@ import { startSluice, type SluiceProcess } from './servers';
 const N = 120;
 const ms = (i: number) => 200 + (i % 10) * 10;
 
-/** Mounts a tmpfs of `size` on `dir`; the error text when that is not possible here. */
-function mountTmpfs(dir: string, size: string): string | undefined {
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { encoding: 'utf8' });
-  return r.status === 0 ? undefined : (r.stderr || r.error?.message || `mount exited ${r.status}`).trim();
+/** `cmd args` as root: directly when root, else through `sudo -n` (no password asked); the error text when it fails. */
+function asRoot(cmd: string, args: string[]): string | undefined {
+  const root = process.getuid?.() === 0;
+  const r = spawnSync(root ? cmd : 'sudo', root ? args : ['-n', cmd, ...args], { encoding: 'utf8' });
+  return r.status === 0 ? undefined : (r.stderr || r.error?.message || `${cmd} exited ${r.status}`).trim();
 }
-const umount = (dir: string): void => void spawnSync('umount', ['-l', dir]);
+
+/** Mounts a tmpfs of `size` on `dir`, owned by this user; the error text when that is not possible here. */
+const mountTmpfs = (dir: string, size: string): string | undefined =>
+  asRoot('mount', [
+    '-t',
+    'tmpfs',
+    '-o',
+    `size=${size},mode=0700,uid=${process.getuid?.()},gid=${process.getgid?.()}`,
+    'tmpfs',
+    dir,
+  ]);
+const umount = (dir: string): void => void asRoot('umount', ['-l', dir]);
 
 /** Whether this machine lets the test mount a tmpfs (probed once, at load). */
 const probe = mkdtempSync(join(tmpdir(), 'sluice-tmpfs-probe-'));

@@ -153,6 +153,10 @@ describe.skipIf(cannotMount)(
           const log = daemon!.out().slice(logFrom);
           return /ENOSPC/.test(log) && log.includes(disk);
         }, 60_000);
+        // And `sluice batch status` (the view it prints) shows the step failing, and why.
+        const failing = await eventually(async () => (await batch.view(id)).stepError, 60_000);
+        expect(failing!.message).toContain('ENOSPC');
+        expect(failing!.message).toContain(disk);
         rmSync(filler);
 
         const summary = await batch.result(id);

@@ -32,17 +32,22 @@ export async function writing<T>(file: string, fn: () => Promise<T>): Promise<T>
   }
 }
 
+/** Errors of a filesystem (or quota, or file size limit) that has no room left. */
+const FULL = ['ENOSPC', 'EDQUOT', 'EFBIG'];
+
 /**
- * Appends `buf` whole or not at all: a write that stops part-way (the disk filled up) is cut off
- * again, as the half line left would glue onto the next append and make the log unreadable. With
- * no space left no other appender can have written after it, so the part is the file's tail.
+ * Appends `buf` whole or not at all: a write that stops part-way because the disk filled up is cut
+ * off again, as the retry would append those lines a second time and the half line left would glue
+ * onto the next append and make the log unreadable. With no room left no other appender can have
+ * written after it, so the part is the file's tail (other errors leave the file as it is).
  */
 export async function appendWhole(fh: FileHandle, buf: Buffer): Promise<void> {
   let done = 0;
   try {
     while (done < buf.length) done += (await fh.write(buf, done)).bytesWritten;
   } catch (err) {
-    if (done > 0) await fh.truncate((await fh.stat()).size - done).catch(() => undefined);
+    const full = FULL.includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
+    if (full && done > 0) await fh.truncate((await fh.stat()).size - done).catch(() => undefined);
     throw err;
   }
 }

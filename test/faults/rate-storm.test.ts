@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BatchState } from '../../contracts';
 import { stopProcessGroup } from '../../common/process';
-import { inputFile, resultsOf } from '../batch/helpers';
+import { batchStack, inputFile, resultsOf } from '../batch/helpers';
 import { eventually } from '../helpers/platform';
-import { batchStack } from '../batch/helpers';
 import { daemonCounter } from './helpers';
 
 const LIMITS = { limits: { run: { perWindow: 20, concurrent: 200 } }, windowMs: 1000 };

@@ -77,7 +77,7 @@ describe('a batch through a restart of the Temporal server', () => {
         expect(r.output, `index ${r.index}`).toEqual({ slept: ms(r.index) });
         expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
       }
-      const { byInput, keyShared } = platformJobsByInput({ platform } as never, sleep.id);
+      const { byInput, keyShared } = platformJobsByInput({ platform }, sleep.id);
       expect(keyShared).toBe(0);
       expect(byInput.size).toBe(N);
       for (const [i, jobs] of byInput)

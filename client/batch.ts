@@ -38,6 +38,12 @@ export interface BatchView {
   workflowStatus: string;
   state?: BatchState;
   failure?: string;
+  /**
+   * A step (or another activity of the batch) failing and being retried right now, as Temporal
+   * reports its pending activity: a store that is down, a full disk. The state query cannot say
+   * it (the workflow only learns of the step's end).
+   */
+  stepError?: { activity: string; attempt: number; message: string };
 }
 
 /** One batch as {@link BatchClient.list} finds it (its latest run). */
@@ -103,6 +109,13 @@ export class BatchClient extends OrchestrationClient {
     const h = this.handle(id);
     const d = await h.describe();
     const view: BatchView = { workflowId: h.workflowId, workflowStatus: d.status.name };
+    const failing = d.raw.pendingActivities?.find((a) => a.lastFailure?.message);
+    if (failing)
+      view.stepError = {
+        activity: failing.activityType?.name ?? 'activity',
+        attempt: failing.attempt ?? 0,
+        message: failing.lastFailure!.message!,
+      };
     try {
       view.state = await h.query(batchStateQuery);
     } catch {

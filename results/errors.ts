@@ -13,7 +13,9 @@ export type StoreErrorCode =
   | 'MISSING_CONFIG'
   | 'UNSUPPORTED'
   /** A batch rerun found no results.jsonl of the run it reruns. */
-  | 'NO_RESULTS';
+  | 'NO_RESULTS'
+  /** The local store's filesystem is full (ENOSPC, EDQUOT): retried, the message names the file. */
+  | 'NO_SPACE';
 
 /** A results failure with a stable code (other I/O and network errors pass through as they are). */
 export class StoreError extends Error {
@@ -21,8 +23,9 @@ export class StoreError extends Error {
   constructor(
     readonly code: StoreErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

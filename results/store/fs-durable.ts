@@ -3,8 +3,9 @@
  * before it is renamed or linked into place, the folder fsync'd when an entry appears, and folders
  * known to exist remembered (each filesystem call is a thread-pool round trip).
  */
-import { mkdir, open, unlink } from 'node:fs/promises';
+import { mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { StoreError } from '../errors';
 import { count, type StoreStats } from './object-store';
 
 /** Temporary files of the store (`<name>.<pid>.<seq>.tmp`): never listed. */
@@ -13,6 +14,43 @@ let tmpSeq = 0;
 
 export const isCode = (err: unknown, code: string): boolean =>
   (err as NodeJS.ErrnoException | undefined)?.code === code;
+
+/**
+ * Runs a write of `file`; a full filesystem (ENOSPC, or EDQUOT: a quota) becomes a
+ * {@link StoreError} `NO_SPACE` naming the file (the errno of `write(2)` names no path), so the
+ * daemon's log and the failed activity say where space is missing. Other errors pass as they are.
+ */
+export async function writing<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== 'ENOSPC' && code !== 'EDQUOT') throw err;
+    throw new StoreError('NO_SPACE', `no space left on device (${code}) writing ${file}: free some space there`, {
+      cause: err,
+    });
+  }
+}
+
+/** Errors of a filesystem (or quota, or file size limit) that has no room left. */
+const FULL = ['ENOSPC', 'EDQUOT', 'EFBIG'];
+
+/**
+ * Appends `buf` whole or not at all: a write that stops part-way because the disk filled up is cut
+ * off again, as the retry would append those lines a second time and the half line left would glue
+ * onto the next append and make the log unreadable. With no room left no other appender can have
+ * written after it, so the part is the file's tail (other errors leave the file as it is).
+ */
+export async function appendWhole(fh: FileHandle, buf: Buffer): Promise<void> {
+  let done = 0;
+  try {
+    while (done < buf.length) done += (await fh.write(buf, done)).bytesWritten;
+  } catch (err) {
+    const full = FULL.includes((err as NodeJS.ErrnoException | undefined)?.code ?? '');
+    if (full && done > 0) await fh.truncate((await fh.stat()).size - done).catch(() => undefined);
+    throw err;
+  }
+}
 
 /** Most folders and logs remembered as existing (a long-lived daemon writes under ever new run folders). */
 const REMEMBERED = 10_000;

@@ -7,7 +7,7 @@ import { constants, type Stats } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
-import { DurableFiles, isCode, remember } from './fs-durable';
+import { appendWhole, DurableFiles, isCode, remember, writing } from './fs-durable';
 import { keysUnder } from './fs-keys';
 import {
   checkKey,
@@ -46,6 +46,10 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
 
   async create(key: string, value: unknown): Promise<boolean> {
     const file = this.path(key);
+    return writing(file, () => this.createFile(file, value));
+  }
+
+  private async createFile(file: string, value: unknown): Promise<boolean> {
     const { tmp } = await this.files.temp(file, [JSON.stringify(value ?? null)]);
     try {
       count(this.stats, 'link');
@@ -68,6 +72,10 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
   async append(key: string, values: unknown[]): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
+    await writing(file, () => this.appendFile(file, values));
+  }
+
+  private async appendFile(file: string, values: unknown[]): Promise<void> {
     let fh: FileHandle | undefined;
     let created = false;
     if (this.logs.has(file)) {
@@ -93,7 +101,7 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
       const buf = Buffer.from(jsonLines(values));
       count(this.stats, 'write', buf.length);
-      for (let done = 0; done < buf.length;) done += (await fh.write(buf, done)).bytesWritten;
+      await appendWhole(fh, buf);
       count(this.stats, 'fsync');
       await fh.sync();
     } finally {
@@ -170,11 +178,13 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
   private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
     const file = this.path(key);
-    const { tmp, bytes } = await this.files.temp(file, chunks);
-    count(this.stats, 'rename');
-    await rename(tmp, file);
-    await this.files.syncDir(dirname(file));
-    return { store: this.kind, key, bytes };
+    return writing(file, async () => {
+      const { tmp, bytes } = await this.files.temp(file, chunks);
+      count(this.stats, 'rename');
+      await rename(tmp, file);
+      await this.files.syncDir(dirname(file));
+      return { store: this.kind, key, bytes };
+    });
   }
 
   protected override async read(key: string): Promise<string | undefined> {

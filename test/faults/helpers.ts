@@ -20,6 +20,8 @@ export interface FaultCase {
 export interface PlatformLog {
   faults: Record<string, number>;
   messages: Record<string, number>;
+  /** Each fault applied to a request, in order: its kind and the request's URL. */
+  faultUrls: { fault: string; url: string }[];
 }
 
 /**
@@ -27,14 +29,15 @@ export interface PlatformLog {
  * counts what the platform logged, so a test can tell the faults did happen.
  */
 export async function faultyStack(c: FaultCase): Promise<FaultyStack> {
-  const log: PlatformLog = { faults: {}, messages: {} };
+  const log: PlatformLog = { faults: {}, messages: {}, faultUrls: [] };
   const count = (r: Record<string, number>, k: string): void => void (r[k] = (r[k] ?? 0) + 1);
   const logger = pino(
     { level: 'debug' },
     {
       write(line: string) {
-        const o = JSON.parse(line) as { msg?: string; fault?: string };
+        const o = JSON.parse(line) as { msg?: string; fault?: string; url?: string };
         if (o.fault) count(log.faults, o.fault);
+        if (o.fault && o.url) log.faultUrls.push({ fault: o.fault, url: o.url });
         if (o.msg) count(log.messages, o.msg);
       },
     },
@@ -62,7 +65,7 @@ export async function echoEndpoint(s: Stack, workers = 4): Promise<string> {
  * by their input's `i`; and how many share an idempotency key.
  */
 export function platformJobsByInput(
-  s: Stack,
+  s: Pick<Stack, 'platform'>,
   endpointId: string,
 ): { byInput: Map<number, string[]>; keyShared: number } {
   const byInput = new Map<number, string[]>();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { request } from 'undici';
-import { hasExited, stopProcessGroup } from '../../common/process';
+import { hasExited, signalGroup, stopProcessGroup } from '../../common/process';
 import { minioBinary } from '../../common/tools';
 import { spawnWatched } from '../../common/watchdog';
 
@@ -20,11 +20,15 @@ export interface S3Server {
   env: Record<string, string>;
   /** `s3://<bucket>/<prefix>` */
   url(prefix?: string): string;
-  /** The server's process group (its supervisor's pid). */
-  pgid: number;
+  /** The server's process group (its supervisor's pid; a new one after `restart`). */
+  readonly pgid: number;
   dataDir: string;
   /** Another bucket on the same server. */
   createBucket(name: string): Promise<void>;
+  /** SIGKILLs the server's process group (its data stays); resolves once it exited. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same data dir, port and credentials; resolves once it is ready. */
+  restart(): Promise<void>;
   /** Stops the whole process group and removes its data. */
   stop(): Promise<void>;
 }
@@ -42,10 +46,8 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-s3-'));
   const accessKeyId = `sluice${randomBytes(4).toString('hex')}`;
   const secretAccessKey = randomBytes(16).toString('hex');
-  const proc = spawnWatched(
-    minioBinary(),
-    ['server', '--address', '127.0.0.1:0', '--quiet', '--json', join(dataDir, 'drive')],
-    {
+  const spawnAt = (address: string): ChildProcess =>
+    spawnWatched(minioBinary(), ['server', '--address', address, '--quiet', '--json', join(dataDir, 'drive')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       graceMs: 3000,
       env: {
@@ -56,8 +58,8 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
         MINIO_UPDATE: 'off',
         MINIO_CI_CD: '1',
       },
-    },
-  );
+    });
+  let proc = spawnAt('127.0.0.1:0');
   const stop = async (): Promise<void> => {
     await stopProcessGroup(proc, 3000);
     rmSync(dataDir, { recursive: true, force: true });
@@ -92,10 +94,22 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
       accessKeyId,
       secretAccessKey,
       env,
-      pgid: proc.pid!,
+      get pgid() {
+        return proc.pid!;
+      },
       dataDir,
       createBucket,
       stop,
+      async kill() {
+        const gone = new Promise((r) => (hasExited(proc) ? r(undefined) : proc.once('exit', r)));
+        signalGroup(proc, 'SIGKILL');
+        await gone;
+      },
+      async restart() {
+        proc = spawnAt(endpoint.replace('http://', ''));
+        await listening(proc, o.readyMs ?? 30_000);
+        await ready(endpoint, proc, o.readyMs ?? 30_000);
+      },
       url: (prefix = '') => `s3://${bucket}/${prefix}`,
     };
   } catch (err) {

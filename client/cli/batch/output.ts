@@ -84,6 +84,8 @@ export function statusTable(v: BatchView, now = Date.now()): string {
     ['workflow', v.workflowStatus],
   ];
   if (v.failure) rows.push(['failure', v.failure]);
+  const e = v.stepError;
+  if (e) rows.push(['failing', `${e.activity} attempt ${e.attempt} (retried): ${e.message}`]);
   if (s) {
     const c = s.counts;
     const by = Object.entries(c.byStatus)

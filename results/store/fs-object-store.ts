@@ -7,7 +7,7 @@ import { constants, type Stats } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
-import { DurableFiles, isCode, remember } from './fs-durable';
+import { DurableFiles, FILE_MODE, isCode, remember } from './fs-durable';
 import { keysUnder } from './fs-keys';
 import {
   checkKey,
@@ -82,7 +82,11 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       await this.files.ensureDir(dirname(file));
       count(this.stats, 'open');
       try {
-        fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
+        fh = await open(
+          file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+          FILE_MODE,
+        );
         created = true;
       } catch (err) {
         if (!isCode(err, 'EEXIST')) throw err;

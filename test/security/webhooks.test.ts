@@ -4,12 +4,14 @@
  * expired URL is refused, an oversized body is refused before it is read, and the body is only a
  * hint: the outcome is what `/status` says.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS, type JobWorkflowState } from '../../contracts';
-import { JOB_QUERIES, outputKey } from '../../contracts/names';
+import { BatchClient } from '../../client/batch';
+import { JOB_QUERIES, outputKey, runKey } from '../../contracts/names';
 import { WEBHOOK_SECRET_KEY } from '../../worker/webhook-secret';
 import { WebhookUrls } from '../../worker/webhook-url';
 import { call, eventually } from '../helpers/platform';
@@ -19,7 +21,7 @@ type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
 describe('webhooks that prove what they carry (real daemon and results store)', () => {
   let s: Stack;
-  /** Every job webhook URL the daemon built, by workflow id. */
+  /** Every job webhook URL the daemon built, by workflow id; every batch submission's, by `<workflow id>#<index>`. */
   const urls = new Map<string, string>();
   beforeAll(async () => {
     s = await orchestratorStack();
@@ -28,6 +30,12 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
     hub.webhookUrl = (run, ...rest) => {
       const url = build(run, ...rest);
       urls.set(run.workflowId, url);
+      return url;
+    };
+    const buildBatch = hub.batchWebhookUrl.bind(hub);
+    hub.batchWebhookUrl = (run, endpointId, index, ...rest) => {
+      const url = buildBatch(run, endpointId, index, ...rest);
+      urls.set(`${run.workflowId}#${index}`, url);
       return url;
     };
   });
@@ -73,6 +81,36 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
     expect({ text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs }).toEqual(before);
     expect(await s.sluice.output(await s.sluice.result(id))).toEqual(input);
     expect((await handle.describe()).status.name).toBe('COMPLETED');
+  });
+
+  it("a batch's submissions each get their own URL, and a replay after the batch changes nothing stored", async () => {
+    const echo = s.platform.examples.echo!.id;
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-hooks-'));
+    const source = join(dir, 'in.jsonl');
+    writeFileSync(source, [0, 1, 2, 3].map((n) => JSON.stringify({ n })).join('\n') + '\n');
+    const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir, resultsUrl: s.resultsUrl });
+    const id = await batch.start({ endpointId: echo, source, outDir: join(dir, 'out') });
+    await batch.result(id);
+    const own = [0, 1, 2, 3].map((i) => urls.get(`${id}#${i}`));
+    expect(new Set(own).size).toBe(4);
+    const results = readFileSync(join(dir, 'out', 'results.jsonl'), 'utf8');
+    const line = results
+      .split('\n')
+      .map((l) => JSON.parse(l || '{}') as { index?: number; remoteJobIds?: string[] })
+      .find((l) => l.index === 0)!;
+    const record = await status(echo, line.remoteJobIds![0]!);
+    const run = { workflowId: id, runId: (await s.env.client.workflow.getHandle(id).describe()).runId };
+    const inbox = join(s.resultsDir, runKey(run), 'inbox');
+    const sizes = (): number[] => readdirSync(inbox).map((f) => statSync(join(inbox, f)).size);
+    // The first replay is `replay` when this daemon heard the job's webhook (a job a poll found is
+    // looked up again, and the ledger ignores it: no longer in flight); any later one surely is.
+    expect((await post(own[0]!, record)).status).toBe(200);
+    const before = sizes();
+    const again = await post(own[0]!, { ...record, output: { n: 'tampered' } });
+    expect(again).toEqual({ status: 200, body: { result: 'replay' } });
+    expect(sizes()).toEqual(before);
+    expect(readFileSync(join(dir, 'out', 'results.jsonl'), 'utf8')).toBe(results);
+    await batch.close();
   });
 
   it('a forged signature, an expired URL and a URL of the earlier form are refused with a JSON reason', async () => {

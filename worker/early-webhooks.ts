@@ -2,6 +2,7 @@
  * The webhooks that came before their wait was known to this daemon, kept (bounded in entries and
  * bytes, oldest dropped first) until the wait registers here or takes them by activity id.
  */
+import { type Logger } from 'pino';
 import { MB, type RemoteOutcome } from '../contracts';
 
 /** Options of {@link EarlyWebhooks}. */
@@ -95,4 +96,24 @@ export class EarlyWebhooks {
     this.delete(k);
     this.o.onDrop?.(e, bound);
   }
+}
+
+/** An `onDrop` that counts every drop and says so in a warn line at most once a minute (a flood must not flood the log). */
+export function loggedDrops(
+  logger: Logger,
+  metrics: { earlyWebhookDropped?(bound: 'entries' | 'bytes'): void },
+): NonNullable<EarlyWebhooksOptions['onDrop']> {
+  let dropped = 0;
+  let loggedAt = 0;
+  return (e, bound) => {
+    metrics.earlyWebhookDropped?.(bound);
+    dropped++;
+    if (Date.now() - loggedAt < 60_000) return;
+    loggedAt = Date.now();
+    logger.warn(
+      { workflowId: e.workflowId, activityId: e.activityId, bound, dropped },
+      `early-webhook table full (${bound}): the oldest are dropped; their waits find the outcome by /status polls`,
+    );
+    dropped = 0;
+  };
 }

@@ -2,17 +2,20 @@
 import { type Client } from '@temporalio/client';
 import { type Logger } from 'pino';
 import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '../contracts';
-import { awaitActivityId, submitJournalKey } from '../contracts/names';
+import { awaitActivityId } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../results/completion-hub';
 import { toOutcome } from '../results/outcome';
 import { type ObjectStore } from '../results/store/object-store';
 import { type ActivityMetrics } from '../common/metrics';
 import { type InboxReceiver } from '../results/batch/inbox';
-import { isPlatformApiError, type QueueClient } from '../platform-api';
+import { type QueueClient } from '../platform-api';
 import { type WebhookHealth } from '../results/webhook-health';
-import { EarlyWebhooks, type EarlyWebhook, type EarlyWebhooksOptions } from './early-webhooks';
+import { EarlyWebhooks, loggedDrops, type EarlyWebhook, type EarlyWebhooksOptions } from './early-webhooks';
 import { HeldWaits } from './held-waits';
 import { WebhookUrls, type WebhookRefusal, type WebhookTarget } from './webhook-url';
+import { trustedRecord, type WebhookAnswer } from './webhook-trust';
+
+export type { WebhookAnswer } from './webhook-trust';
 
 /** Options of {@link WebhookHub}; durations in ms. */
 export interface WebhookHubOptions {
@@ -53,14 +56,6 @@ export interface WebhookHubOptions {
   steadyEveryMs?: number;
   /** Bounds of the table of webhooks that came before their wait (worker/early-webhooks.ts). */
   early?: Omit<EarlyWebhooksOptions, 'onDrop'>;
-}
-
-/** What became of a webhook call whose URL verified: the answer the receiver gives. */
-export interface WebhookAnswer {
-  status: 200 | 403 | 503;
-  /** `accepted`, or why it changed nothing. */
-  result: 'accepted' | 'replay' | 'not_finished' | 'gone' | 'other_job' | 'status_unavailable';
-  message?: string;
 }
 
 /** How many handled webhooks a daemon remembers, so a replay of one is answered without a `/status` call. */
@@ -105,23 +100,7 @@ export class WebhookHub implements CompletionHub {
       steadyEveryMs: o.steadyEveryMs ?? 1000,
       ...(o.health ? { health: o.health } : {}),
     });
-    // Every drop is counted; the log says so at most once a minute (a flood must not flood the log).
-    let dropped = 0;
-    let loggedAt = 0;
-    this.early = new EarlyWebhooks({
-      ...o.early,
-      onDrop: (e, bound) => {
-        o.metrics.earlyWebhookDropped?.(bound);
-        dropped++;
-        if (Date.now() - loggedAt < 60_000) return;
-        loggedAt = Date.now();
-        o.logger.warn(
-          { workflowId: e.workflowId, activityId: e.activityId, bound, dropped },
-          `early-webhook table full (${bound}): the oldest are dropped; their waits find the outcome by /status polls`,
-        );
-        dropped = 0;
-      },
-    });
+    this.early = new EarlyWebhooks({ ...o.early, onDrop: loggedDrops(o.logger, o.metrics) });
     this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
     this.timer.unref();
@@ -160,24 +139,11 @@ export class WebhookHub implements CompletionHub {
    */
   async onWebhook(target: WebhookTarget, hint: JobRecord): Promise<WebhookAnswer> {
     const { run } = target;
-    if (!isTerminal(hint.status)) return { status: 200, result: 'not_finished' };
     if (this.handled.has(key(run.workflowId, hint.id, hint.retries ?? 0))) return { status: 200, result: 'replay' };
-    this.o.health?.received(hint.id, target.kind === 'batch' ? run.workflowId : undefined);
-    if (target.kind === 'job') {
-      const journal = (await this.o.store.find(submitJournalKey(run, target.attempt))) as
-        { remoteJobId?: string } | undefined;
-      if (journal?.remoteJobId !== undefined && journal.remoteJobId !== hint.id)
-        return { status: 403, result: 'other_job', message: `this webhook URL is not job ${hint.id}'s` };
-    }
-    let record: JobRecord;
-    try {
-      record = await this.o.queue.status(target.endpointId, hint.id);
-    } catch (err) {
-      if (isPlatformApiError(err, 'NOT_FOUND')) return { status: 200, result: 'gone' };
-      this.o.logger.warn({ jobId: hint.id, err: (err as Error).message }, 'webhook: /status of the job failed');
-      return { status: 503, result: 'status_unavailable', message: "the job's /status could not be read: try again" };
-    }
-    if (!isTerminal(record.status)) return { status: 200, result: 'not_finished' };
+    if (isTerminal(hint.status)) this.o.health?.received(hint.id, target.kind === 'batch' ? run.workflowId : undefined);
+    const trusted = await trustedRecord(target, hint, this.o);
+    if ('answer' in trusted) return trusted.answer;
+    const { record } = trusted;
     const retries = typeof record.retries === 'number' ? record.retries : 0;
     const k = key(run.workflowId, record.id, retries);
     if (this.handled.has(k)) return { status: 200, result: 'replay' };

@@ -1,6 +1,8 @@
 /** The early-webhook table: bounded in entries and bytes, oldest dropped first (and said), entries kept their time. */
 import { describe, expect, it } from 'vitest';
-import { EarlyWebhooks, type EarlyWebhook } from '../../worker/early-webhooks';
+import pino from 'pino';
+import { DaemonMetrics } from '../../worker/metrics';
+import { EarlyWebhooks, loggedDrops, type EarlyWebhook } from '../../worker/early-webhooks';
 
 const entry = (id: string, at = 0, output: unknown = 'x'): EarlyWebhook => ({
   outcome: { remoteJobId: id, status: 'COMPLETED', observedAt: at, via: 'webhook', output },
@@ -69,5 +71,19 @@ describe('early webhooks', () => {
     expect(t.expire(1500).map(([k]) => k)).toEqual(['new']);
     expect(t.get('old')).toBeUndefined();
     expect(dropped).toEqual([]);
+  });
+
+  it("the daemon's drops: each counted in sluice_early_webhooks_dropped_total, one warn line for a burst", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (l: string) => lines.push(l) });
+    const metrics = new DaemonMetrics();
+    const t = new EarlyWebhooks({ maxEntries: 2, onDrop: loggedDrops(logger, metrics) });
+    for (let n = 0; n < 7; n++) t.set(`k${n}`, entry(`j${n}`));
+    expect(await metrics.registry.metrics()).toMatch(/sluice_early_webhooks_dropped_total\{bound="entries"\} 5/);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      bound: 'entries',
+      msg: expect.stringMatching(/early-webhook table full/),
+    });
   });
 });

@@ -119,6 +119,14 @@ export class WebhookHub implements CompletionHub {
     return this.urls.verify(segments);
   }
 
+  /**
+   * A verified call whose body could not be taken (over the cap): a job workflow's waits held
+   * here are polled at once instead of at their next fallback poll (a batch polls its late jobs).
+   */
+  bodyRefused(target: WebhookTarget): void {
+    if (target.kind === 'job') this.held.pollSoon(target.run.workflowId);
+  }
+
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
     const k = key(reg.workflowId, reg.remoteJobId, reg.retries);
     const early = this.early.get(k);

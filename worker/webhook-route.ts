@@ -80,7 +80,10 @@ export async function webhookRoute(
     if (!(err instanceof BodyRefused)) throw err;
     metrics.webhook(err.status === 413 ? 'too_large' : 'bad_request');
     const error = err.status === 413 ? err.message : `webhook body is not a job record: ${err.message.slice(0, 200)}`;
-    if (err.status === 413) return refuseAndClose(res, 413, { error, code: 'WEBHOOK_TOO_LARGE' });
+    if (err.status === 413) {
+      hub.bodyRefused(verified.target);
+      return refuseAndClose(res, 413, { error, code: 'WEBHOOK_TOO_LARGE' });
+    }
     return sendJson(res, 400, { error, code: 'WEBHOOK_BAD_BODY' });
   }
   const answer = await hub.onWebhook(verified.target, record);

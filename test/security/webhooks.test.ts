@@ -14,7 +14,8 @@ import { BatchClient } from '../../client/batch';
 import { JOB_QUERIES, outputKey, runKey } from '../../contracts/names';
 import { WEBHOOK_SECRET_KEY } from '../../worker/webhook-secret';
 import { WebhookUrls } from '../../worker/webhook-url';
-import { call, eventually } from '../helpers/platform';
+import { addEndpoint, call, eventually } from '../helpers/platform';
+import { tsxCommand } from '../helpers/tsx-command';
 import { orchestratorStack } from '../helpers/orchestrator';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
@@ -182,6 +183,23 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
     expect(grown.answer).toMatch(/^HTTP\/1\.1 413/);
     expect(grown.sent).toBeLessThan(2 * LIMITS.webhookBodyBytes);
   });
+
+  it('a job whose output is over the cap still completes: its webhook is refused 413, its wait polled /status at once', async () => {
+    const endpointId = addEndpoint(s.platform, {
+      name: 'big-output',
+      command: tsxCommand(join(__dirname, 'fixtures', 'big-output-worker.ts')),
+      workersMin: 1,
+      workersMax: 1,
+    }).id;
+    const id = await s.sluice.start({ endpointId, input: { mb: 25 } });
+    const r = await s.sluice.result(id);
+    expect(r.status).toBe('COMPLETED');
+    expect(((await s.sluice.output(r)) as string).length).toBe(25 * 1024 * 1024);
+    const refused = (await s.daemon.metrics.registry.getSingleMetric('sluice_webhooks_total')!.get()).values.find(
+      (v) => v.labels.result === 'too_large',
+    );
+    expect(refused?.value).toBeGreaterThanOrEqual(1);
+  }, 120_000);
 });
 
 /**

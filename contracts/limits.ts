@@ -49,6 +49,12 @@ export const LIMITS = {
   overLimitDrainMs: 10 * SECOND,
   /** Longest `Idempotency-Key` header of `/run` and `/runsync`, in characters. */
   idempotencyKeyMaxLength: 255,
+  /**
+   * Largest webhook body the daemon reads: the spec's largest payload (`/runsync`, 20 MB) plus a
+   * 4 MB margin for the record around the output. Larger bodies are refused with 413 unread (the
+   * job's outcome is then found by its `/status` poll).
+   */
+  webhookBodyBytes: 24 * MB,
 } as const;
 
 /** Queue operations that carry a rate limit (spec: "Rate limits"). */

@@ -22,10 +22,13 @@ export interface AwaitRegistration extends RunScope {
  * activities when the service calls it (or when its fallback poll sees the job finish).
  */
 export interface CompletionHub {
-  /** The URL the service calls when a job of the run finishes. */
-  webhookUrl(run: RunScope, inlineLimit: number): string;
-  /** The URL the service calls when a job of a batch run finishes (the record goes to the batch inbox). */
-  batchWebhookUrl(run: RunScope): string;
+  /**
+   * The URL the service calls when the remote job of the run's `attempt` on `endpointId` finishes;
+   * it expires after the job's ttl (`ttlMs`, default the spec's) and its result's retention.
+   */
+  webhookUrl(run: RunScope, endpointId: string, attempt: number, inlineLimit: number, ttlMs?: number): string;
+  /** The URL the service calls when the job of a batch run's input `index`, `attempt` finishes (the record goes to the batch inbox). */
+  batchWebhookUrl(run: RunScope, endpointId: string, index: number, attempt: number, ttlMs?: number): string;
   /**
    * Registers a waiting activity. Returns the outcome if the webhook came first (then nothing
    * stays registered); otherwise the hub completes the activity later by its task token.

@@ -56,9 +56,12 @@ export async function toOutcome(
   };
   if (record.output !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(record.output));
-    if (bytes > ctx.inlineLimit)
-      outcome.outputRef = await ctx.store.put(outputKey(ctx, record.id, ctx.retries), record.output);
-    else outcome.output = record.output;
+    if (bytes > ctx.inlineLimit) {
+      // Written once: a later call for the same job (a replayed webhook, a poll after it) keeps what is stored.
+      const key = outputKey(ctx, record.id, ctx.retries);
+      const created = await ctx.store.create(key, record.output);
+      outcome.outputRef = created ? { store: ctx.store.kind, key, bytes } : await ctx.store.ref(key);
+    } else outcome.output = record.output;
   }
   Object.assign(outcome, runEndOf(record, 8192));
   ctx.metrics?.remoteJobFinished(outcome.status, ctx.via);

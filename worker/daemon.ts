@@ -7,6 +7,7 @@ import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job/activities';
 import { createInputActivities } from '../activities/inputs';
 import { createBatchActivities } from '../activities/batch/activities';
+import { countedQueue } from '../activities/service-calls';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
 import { RUNNING_BATCHES, backlogScanner } from '../activities/scaler/backlog';
@@ -151,7 +152,8 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     publicUrl: config.SLUICE_PUBLIC_URL ?? url,
     client,
     store,
-    queue,
+    // Counted like the activities' calls: a webhook's /status and the fallback polls are HTTP calls too.
+    queue: countedQueue(queue, metrics),
     logger,
     metrics,
     inbox,

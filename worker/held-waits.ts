@@ -86,6 +86,11 @@ export class HeldWaits {
     }
   }
 
+  /** Makes the waits of `workflowId` due for a poll now (their webhook came but could not be taken). */
+  pollSoon(workflowId: string): void {
+    for (const p of this.pending.values()) if (p.workflowId === workflowId) p.nextPollAt = 0;
+  }
+
   /** Heartbeats the waits due for it and polls the ones whose webhook is late (all of them steadily once webhooks stopped). */
   tick(now: number): void {
     const h = this.o.health;

@@ -1,9 +1,10 @@
+/** The daemon's HTTP server: webhooks, health, readiness, metrics and the codec endpoint, with timeouts on every connection. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { type Logger } from 'pino';
-import { JobRecord, LIMITS, jsonDeeperThan } from '../contracts';
 import { type DaemonMetrics } from './metrics';
 import { type WebhookHub } from './webhook-hub';
+import { sendJson as send, webhookRoute } from './webhook-route';
 
 /** What the daemon's HTTP server serves. */
 export interface DaemonHttpDeps {
@@ -17,82 +18,83 @@ export interface DaemonHttpDeps {
   temporalMetricsUrl?: string;
   /** The codec endpoint (worker/codec-route.ts), when SLUICE_CODEC_ENDPOINT is on. */
   codec?: (req: IncomingMessage, res: ServerResponse, action: string) => Promise<void>;
+  /** Timeouts of the server's connections. */
+  http?: DaemonHttpOptions;
 }
 
-const WEBHOOK_BODY_LIMIT = 64 * 1024 * 1024;
-
-const send = (res: ServerResponse, status: number, body: unknown, type = 'application/json'): void => {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-};
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > WEBHOOK_BODY_LIMIT) throw new Error('body too large');
-    chunks.push(c);
-  }
-  const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  // Handed on to Temporal, which writes it out again: a value nested deeper than the platform's limit is refused.
-  if (jsonDeeperThan(value, LIMITS.jsonDepth))
-    throw new Error(`body nests arrays and objects more than ${LIMITS.jsonDepth} levels deep`);
-  return value;
+/** Timeouts of the daemon's HTTP server (webhooks, health, metrics, codec), ms. */
+export interface DaemonHttpOptions {
+  /**
+   * From a connection's first byte to the end of a request's headers.
+   * @default 20000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * To receive a whole request (the largest webhook body, 24 MB, at about 200 kB/s).
+   * @default 120000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a kept-alive connection may stay idle between requests.
+   * @default 65000
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * A connection silent this long (no byte either way) is closed, whatever it is doing.
+   * @default 120000
+   */
+  idleTimeoutMs?: number;
 }
 
 /**
- * The daemon's HTTP face: `POST /hooks/<wf>/<limit>/<sig>` (job webhooks), `/healthz`,
- * `/readyz`, `/metrics`, and `/codec/{encode,decode}` when the codec endpoint is on.
+ * The daemon's HTTP face: `POST /hooks/v2/<claims>/<sig>` (job webhooks: ./webhook-route.ts),
+ * `/healthz`, `/readyz`, `/metrics`, and `/codec/{encode,decode}` when the codec endpoint is on.
+ * Every connection is timed (DaemonHttpOptions): a client trickling its headers or body is dropped.
  */
 export function createDaemonServer(d: DaemonHttpDeps): Server {
-  return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const parts = path.split('/').filter(Boolean);
-    const handle = async (): Promise<void> => {
-      if (req.method === 'POST' && parts[0] === 'hooks' && parts.length === 4) {
-        const hub = d.hub();
-        const target = hub?.verify(parts[1]!, parts[2]!, parts[3]!);
-        if (!hub || !target) {
-          d.metrics.webhook('forbidden');
-          return send(res, 404, { error: 'unknown webhook' });
-        }
-        let record;
-        try {
-          record = JobRecord.parse(await readJson(req));
-        } catch (err) {
-          d.metrics.webhook('bad_request');
-          return send(res, 400, { error: `webhook body is not a job record: ${(err as Error).message.slice(0, 200)}` });
-        }
-        await hub.onWebhook(target, record);
-        d.metrics.webhook('accepted');
-        return send(res, 200, {});
+  const headersTimeout = d.http?.headersTimeoutMs ?? 20_000;
+  const requestTimeout = d.http?.requestTimeoutMs ?? 120_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: d.http?.keepAliveTimeoutMs ?? 65_000,
+      // How often the two timeouts above are checked (Node's default is 30 s): well under the shorter.
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.min(headersTimeout, requestTimeout) / 4)),
+    },
+    (req, res) => {
+      route(d, req, res).catch((err: unknown) => {
+        d.logger.error({ err }, 'daemon request failed');
+        d.metrics.webhook('error');
+        if (!res.headersSent) send(res, 500, { error: 'internal error' });
+      });
+    },
+  );
+  server.setTimeout(d.http?.idleTimeoutMs ?? 120_000, (socket) => socket.destroy());
+  return server;
+}
+
+async function route(d: DaemonHttpDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0]!;
+  const parts = path.split('/').filter(Boolean);
+  if (req.method === 'POST' && parts[0] === 'hooks') return webhookRoute(d.hub(), d.metrics, req, res, parts.slice(1));
+  if (d.codec && parts[0] === 'codec' && parts.length === 2) return d.codec(req, res, parts[1]!);
+  if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
+  if (req.method === 'GET' && path === '/readyz')
+    return d.ready()
+      ? send(res, 200, { ready: true, ...d.detail?.() })
+      : send(res, 503, { ready: false, ...d.detail?.() });
+  if (req.method === 'GET' && path === '/metrics') {
+    let text = await d.metrics.registry.metrics();
+    if (d.temporalMetricsUrl) {
+      try {
+        const r = await request(d.temporalMetricsUrl, { headersTimeout: 2000, bodyTimeout: 2000 });
+        text += `\n${await r.body.text()}`;
+      } catch (err) {
+        d.logger.debug({ err: (err as Error).message }, 'temporal metrics unavailable');
       }
-      if (d.codec && parts[0] === 'codec' && parts.length === 2) return d.codec(req, res, parts[1]!);
-      if (req.method === 'GET' && path === '/healthz') return send(res, 200, { ok: true });
-      if (req.method === 'GET' && path === '/readyz')
-        return d.ready()
-          ? send(res, 200, { ready: true, ...d.detail?.() })
-          : send(res, 503, { ready: false, ...d.detail?.() });
-      if (req.method === 'GET' && path === '/metrics') {
-        let text = await d.metrics.registry.metrics();
-        if (d.temporalMetricsUrl) {
-          try {
-            const r = await request(d.temporalMetricsUrl, { headersTimeout: 2000, bodyTimeout: 2000 });
-            text += `\n${await r.body.text()}`;
-          } catch (err) {
-            d.logger.debug({ err: (err as Error).message }, 'temporal metrics unavailable');
-          }
-        }
-        return send(res, 200, text, d.metrics.registry.contentType);
-      }
-      send(res, 404, { error: `no route for ${req.method ?? ''} ${path}` });
-    };
-    handle().catch((err: unknown) => {
-      d.logger.error({ err }, 'daemon request failed');
-      d.metrics.webhook('error');
-      if (!res.headersSent) send(res, 500, { error: 'internal error' });
-    });
-  });
+    }
+    return send(res, 200, text, d.metrics.registry.contentType);
+  }
+  send(res, 404, { error: `no route for ${req.method ?? ''} ${path}` });
 }

@@ -40,6 +40,12 @@ export class DaemonMetrics implements ActivityMetrics {
 
   /** The results store's own counters, read at scrape time (see {@link observeStore}). */
   private store?: StoreStats;
+  private readonly earlyDropped = new Counter({
+    name: 'sluice_early_webhooks_dropped_total',
+    help: 'Webhooks that came before their wait, dropped to keep the early-webhook table within its bounds',
+    labelNames: ['bound'],
+    registers: [this.registry],
+  });
   private readonly storeRequests = new Counter({
     name: 'sluice_store_requests_total',
     help: 'Requests of the results store to its backend (S3 commands, or filesystem calls), by operation',
@@ -121,8 +127,13 @@ export class DaemonMetrics implements ActivityMetrics {
     this.jobs.inc({ status, via });
   }
 
-  webhook(result: 'accepted' | 'forbidden' | 'bad_request' | 'error'): void {
+  /** A webhook call and what became of it (accepted, or why it changed nothing: worker/http-server.ts). */
+  webhook(result: string): void {
     this.webhooks.inc({ result });
+  }
+
+  earlyWebhookDropped(bound: 'entries' | 'bytes'): void {
+    this.earlyDropped.inc({ bound });
   }
 
   notice(via: string, seconds: number): void {

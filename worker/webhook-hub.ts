@@ -10,8 +10,12 @@ import { type ActivityMetrics } from '../common/metrics';
 import { type InboxReceiver } from '../results/batch/inbox';
 import { type QueueClient } from '../platform-api';
 import { type WebhookHealth } from '../results/webhook-health';
+import { EarlyWebhooks, loggedDrops, type EarlyWebhook, type EarlyWebhooksOptions } from './early-webhooks';
 import { HeldWaits } from './held-waits';
-import { WebhookUrls, type WebhookTarget } from './webhook-url';
+import { WebhookUrls, type WebhookRefusal, type WebhookTarget } from './webhook-url';
+import { trustedRecord, type WebhookAnswer } from './webhook-trust';
+
+export type { WebhookAnswer } from './webhook-trust';
 
 /** Options of {@link WebhookHub}; durations in ms. */
 export interface WebhookHubOptions {
@@ -22,7 +26,10 @@ export interface WebhookHubOptions {
   store: ObjectStore;
   queue: Pick<QueueClient, 'status'>;
   logger: Logger;
-  metrics: ActivityMetrics & { notice(via: string, seconds: number): void };
+  metrics: ActivityMetrics & {
+    notice(via: string, seconds: number): void;
+    earlyWebhookDropped?(bound: 'entries' | 'bytes'): void;
+  };
   /** Where webhooks of batch jobs go until the batch's next step takes them. */
   inbox?: InboxReceiver;
   /**
@@ -47,17 +54,12 @@ export interface WebhookHubOptions {
    * @default 1000
    */
   steadyEveryMs?: number;
+  /** Bounds of the table of webhooks that came before their wait (worker/early-webhooks.ts). */
+  early?: Omit<EarlyWebhooksOptions, 'onDrop'>;
 }
 
-/** A webhook that came before its wait was registered here: kept for a local registration, and offered again by activity id (the wait may start on another daemon). */
-interface Early {
-  outcome: RemoteOutcome;
-  at: number;
-  workflowId: string;
-  activityId: string;
-  nextTryAt: number;
-  busy: boolean;
-}
+/** How many handled webhooks a daemon remembers, so a replay of one is answered without a `/status` call. */
+const REMEMBERED = 10_000;
 
 /** How long an early webhook is offered again by activity id to a wait held by another daemon, ms. */
 const EARLY_OFFER_MS = 120_000;
@@ -65,15 +67,23 @@ const EARLY_OFFER_MS = 120_000;
 const key = (workflowId: string, remoteJobId: string, retries: number): string =>
   `${workflowId}\u0000${remoteJobId}#${retries}`;
 
+/** Adds `k` to a bounded set (the oldest forgotten first). */
+const remember = (set: Set<string>, k: string): void => {
+  if (set.size >= REMEMBERED) set.delete(set.values().next().value!);
+  set.add(k);
+};
+
 /**
- * Completes webhook-mode waits. The webhook URL of a job carries its workflow id and an HMAC of
- * it, so only the service that got the URL can complete the job. A waiting activity is
- * completed by task token when it is registered here, by activity id when another daemon holds
- * it; a webhook that beats its activity is kept until the activity registers.
+ * Completes webhook-mode waits. A job's webhook URL is signed (worker/webhook-url.ts); its body is
+ * only a hint: the outcome is the one `/status` gives (docs/orchestrator.md, "Webhooks"). A waiting
+ * activity is completed by task token when it is registered here, by activity id when another
+ * daemon holds it; a webhook that beats its activity is kept until the activity registers.
  */
 export class WebhookHub implements CompletionHub {
   private readonly held: HeldWaits;
-  private readonly early = new Map<string, Early>();
+  private readonly early: EarlyWebhooks;
+  /** Keys of the jobs whose webhook this daemon handled lately (a replay changes nothing). */
+  private readonly handled = new Set<string>();
   private readonly urls: WebhookUrls;
   private readonly timer: NodeJS.Timeout;
 
@@ -90,22 +100,31 @@ export class WebhookHub implements CompletionHub {
       steadyEveryMs: o.steadyEveryMs ?? 1000,
       ...(o.health ? { health: o.health } : {}),
     });
+    this.early = new EarlyWebhooks({ ...o.early, onDrop: loggedDrops(o.logger, o.metrics) });
     this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
     this.timer.unref();
   }
 
-  webhookUrl(run: RunScope, inlineLimit: number): string {
-    return this.urls.job(run, inlineLimit);
+  webhookUrl(run: RunScope, endpointId: string, attempt: number, inlineLimit: number, ttlMs?: number): string {
+    return this.urls.job(run, endpointId, attempt, inlineLimit, ttlMs);
   }
 
-  batchWebhookUrl(run: RunScope): string {
-    return this.urls.batch(run);
+  batchWebhookUrl(run: RunScope, endpointId: string, index: number, attempt: number, ttlMs?: number): string {
+    return this.urls.batch(run, endpointId, index, attempt, ttlMs);
   }
 
-  /** The run of a webhook path (and whether it is a batch's), or undefined when its signature is wrong. */
-  verify(encodedScope: string, inlineLimit: string, signature: string): WebhookTarget | undefined {
-    return this.urls.verify(encodedScope, inlineLimit, signature);
+  /** What the path segments after `/hooks/` speak for, or why they are refused. */
+  verify(segments: string[]): { target: WebhookTarget } | { refused: WebhookRefusal } {
+    return this.urls.verify(segments);
+  }
+
+  /**
+   * A verified call whose body could not be taken (over the cap): a job workflow's waits held
+   * here are polled at once instead of at their next fallback poll (a batch polls its late jobs).
+   */
+  bodyRefused(target: WebhookTarget): void {
+    if (target.kind === 'job') this.held.pollSoon(target.run.workflowId);
   }
 
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
@@ -121,20 +140,38 @@ export class WebhookHub implements CompletionHub {
     return undefined;
   }
 
-  /** A webhook call from the service: the finished job's record. */
-  async onWebhook(target: { run: RunScope; inlineLimit: number; batch?: boolean }, record: JobRecord): Promise<void> {
-    const { run, inlineLimit } = target;
-    const { workflowId } = run;
-    if (!isTerminal(record.status)) return;
-    this.o.health?.received(record.id, target.batch ? workflowId : undefined);
-    if (target.batch) {
-      await this.o.inbox?.put(run, record);
-      this.o.metrics.notice('webhook', 0);
-      return;
-    }
-    const started = Date.now();
+  /**
+   * A webhook call from the service whose URL verified. The body (`hint`) says which job finished;
+   * the outcome is what `/status` says of it. A job already handled here, not finished, gone, or
+   * not the URL's own job changes nothing.
+   */
+  async onWebhook(target: WebhookTarget, hint: JobRecord): Promise<WebhookAnswer> {
+    const { run } = target;
+    if (this.handled.has(key(run.workflowId, hint.id, hint.retries ?? 0))) return { status: 200, result: 'replay' };
+    if (isTerminal(hint.status)) this.o.health?.received(hint.id, target.kind === 'batch' ? run.workflowId : undefined);
+    const trusted = await trustedRecord(target, hint, this.o);
+    if ('answer' in trusted) return trusted.answer;
+    const { record } = trusted;
     const retries = typeof record.retries === 'number' ? record.retries : 0;
-    const k = key(workflowId, record.id, retries);
+    const k = key(run.workflowId, record.id, retries);
+    if (this.handled.has(k)) return { status: 200, result: 'replay' };
+    remember(this.handled, k);
+    const started = Date.now();
+    try {
+      if (target.kind === 'batch') await this.o.inbox?.put(run, record);
+      else await this.complete(target, record, retries, k);
+    } catch (err) {
+      this.handled.delete(k); // not handled: the service's next try is no replay
+      throw err;
+    }
+    this.o.metrics.notice('webhook', (Date.now() - started) / 1000);
+    return { status: 200, result: 'accepted' };
+  }
+
+  /** Completes the wait of a finished job (held here, or by activity id), or keeps the outcome for a wait to come. */
+  private async complete(target: WebhookTarget, record: JobRecord, retries: number, k: string): Promise<void> {
+    const started = Date.now();
+    const { run, inlineLimit } = target;
     // A big output is stored first; an activity registering meanwhile is found among the held waits below.
     const outcome = await toOutcome(record, {
       ...run,
@@ -145,24 +182,20 @@ export class WebhookHub implements CompletionHub {
       metrics: this.o.metrics,
     });
     const p = this.held.take(k);
-    if (p) {
-      await this.held.complete(p, outcome);
-    } else {
-      // Kept first (synchronously), so an activity registering meanwhile finds it.
-      const e: Early = {
-        outcome,
-        at: started,
-        workflowId,
-        activityId: awaitActivityId(record.id, retries),
-        nextTryAt: 0,
-        busy: false,
-      };
-      this.early.set(k, e);
-      // Not started yet, or already done: the entry serves the activity if it registers here, and is
-      // offered again by activity id for a while, in case it starts on another daemon.
-      await this.offer(k, e);
-    }
-    this.o.metrics.notice('webhook', (Date.now() - started) / 1000);
+    if (p) return this.held.complete(p, outcome);
+    // Kept first (synchronously), so an activity registering meanwhile finds it.
+    const e: EarlyWebhook = {
+      outcome,
+      at: started,
+      workflowId: run.workflowId,
+      activityId: awaitActivityId(record.id, retries),
+      nextTryAt: 0,
+      busy: false,
+    };
+    this.early.set(k, e);
+    // Not started yet, or already done: the entry serves the activity if it registers here, and is
+    // offered again by activity id for a while, in case it starts on another daemon.
+    await this.offer(k, e);
   }
 
   close(): void {
@@ -189,9 +222,8 @@ export class WebhookHub implements CompletionHub {
   private tick(): void {
     const now = Date.now();
     this.held.tick(now);
-    for (const [k, e] of this.early) {
-      if (now - e.at > 3_600_000) this.early.delete(k);
-      else if (!e.busy && now - e.at < EARLY_OFFER_MS && now >= e.nextTryAt) void this.offer(k, e);
+    for (const [k, e] of this.early.expire(now)) {
+      if (!e.busy && now - e.at < EARLY_OFFER_MS && now >= e.nextTryAt) void this.offer(k, e);
     }
   }
 
@@ -200,7 +232,7 @@ export class WebhookHub implements CompletionHub {
    * A wait that registered here meanwhile is settled with it: dropped when the offer completed it,
    * completed by its task token when the offer came too soon.
    */
-  private async offer(k: string, e: Early): Promise<void> {
+  private async offer(k: string, e: EarlyWebhook): Promise<void> {
     e.busy = true;
     try {
       await this.o.client.activity.complete({ workflowId: e.workflowId, activityId: e.activityId }, e.outcome);

@@ -63,7 +63,11 @@ const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
 export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const queue = countedQueue(deps.queue, metrics);
-  const webhookUrl = deps.hub && deps.inbox ? (req: StepRequest) => deps.hub!.batchWebhookUrl(req.run) : undefined;
+  const webhookUrl =
+    deps.hub && deps.inbox
+      ? (req: StepRequest, i: number, a: number, ttlMs?: number) =>
+          deps.hub!.batchWebhookUrl(req.run, req.endpointId, i, a, ttlMs)
+      : undefined;
   const inFlight = new InFlightJobs();
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */

@@ -26,8 +26,8 @@ export interface StepDeps {
   queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
   store: ObjectStore;
   inbox?: BatchInbox;
-  /** The webhook URL of a batch run's jobs (absent: polling only). */
-  webhookUrl?: (req: StepRequest) => string;
+  /** The webhook URL of a batch run's submission of input `i`, attempt `a` (absent: polling only). */
+  webhookUrl?: (req: StepRequest, i: number, a: number, ttlMs?: number) => string;
   /** The price of one worker-hour of an endpoint, when known. */
   price?: (endpointId: string) => Promise<number | undefined>;
   /** The daemon's batches with input left, by endpoint and priority (a lower one yields). */

@@ -22,6 +22,9 @@ export interface Journaled {
 /** What a submission came to: the job, a refusal for good, or nothing (over the rate: try later). */
 export type Submitted = Journaled | { error: string } | undefined;
 
+/** The signed webhook URL of the submission of input `i`, attempt `a` (`ttlMs`: the job's ttl policy). */
+export type SubmissionWebhook = (i: number, a: number, ttlMs?: number) => string;
+
 /** Submissions in flight at once within a step. */
 const PARALLEL = 16;
 
@@ -46,7 +49,7 @@ export class Submitter {
     private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
     private readonly store: ObjectStore,
     private readonly req: StepRequest,
-    private readonly webhook: string | undefined,
+    private readonly webhook: SubmissionWebhook | undefined,
     known: Journaled[],
   ) {
     this.key = batchKeys.submitJournal(req.run, req.seq);
@@ -59,7 +62,7 @@ export class Submitter {
     queue: Pick<QueueClient, 'run' | 'retry'>,
     store: ObjectStore,
     req: StepRequest,
-    webhook: string | undefined,
+    webhook: SubmissionWebhook | undefined,
   ): Promise<Submitter> {
     const known = (await store.lines(batchKeys.submitJournal(req.run, req.seq))) as Journaled[];
     return new Submitter(queue, store, req, webhook, known);
@@ -76,7 +79,8 @@ export class Submitter {
     if (seen) return seen;
     if (this.limited || this.yieldIf?.()) return undefined;
     try {
-      const ack = await this.queue.run(this.req.endpointId, this.webhook ? { ...body, webhook: this.webhook } : body, {
+      const sent = this.webhook ? { ...body, webhook: this.webhook(i, a, body.policy?.ttl) } : body;
+      const ack = await this.queue.run(this.req.endpointId, sent, {
         idempotencyKey: idempotencyKey(this.scope, i, a),
         ...this.budgetOptions(),
         ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),

@@ -66,7 +66,8 @@ async function submitJob(io: JobIo, a: SubmitArgs): Promise<SubmitResult> {
   const body: JobSubmission = a.line ? await lineBody(a.line, io.roots) : { input: a.input };
   if (a.policy) body.policy = a.policy;
   if (a.s3Config) body.s3Config = a.s3Config;
-  if (a.webhook && io.hub) body.webhook = io.hub.webhookUrl(a, a.inlineLimit);
+  if (a.webhook && io.hub)
+    body.webhook = io.hub.webhookUrl(a, a.endpointId, a.attempt, a.inlineLimit, body.policy?.ttl);
   const result = await submitOnce(io, a, body);
   // Written once: a concurrent attempt of this activity that journaled first is the answer.
   if (!(await io.store.create(journal, result))) return (await io.store.get(journal)) as SubmitResult;

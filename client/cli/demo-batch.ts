@@ -31,9 +31,9 @@ export async function runDemoBatch(
 ): Promise<boolean> {
   const id = `demo-${Date.now()}`;
   const dir = join(o.dataDir, 'demo', id);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const source = join(dir, 'inputs.jsonl');
-  writeFileSync(source, demoBatchLines(dir).join('\n') + '\n');
+  writeFileSync(source, demoBatchLines(dir).join('\n') + '\n', { mode: 0o600 });
   const outDir = join(o.dataDir, 'batches', id);
   const workflowId = await batch.start({
     id,

@@ -8,6 +8,13 @@ import { dirname } from 'node:path';
 import { StoreError } from '../errors';
 import { count, type StoreStats } from './object-store';
 
+/**
+ * Modes of what the store creates: private to the daemon's user (outputs, journals and the
+ * generated webhook secret live here). Folders that already exist keep theirs.
+ */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
 /** Temporary files of the store (`<name>.<pid>.<seq>.tmp`): never listed. */
 export const TMP = /\.\d+\.\d+\.tmp$/;
 let tmpSeq = 0;
@@ -73,12 +80,12 @@ export class DurableFiles {
     await this.ensureDir(dirname(file));
     const tmp = `${file}.${process.pid}.${tmpSeq++}.tmp`;
     count(this.stats, 'open');
-    const fh = await open(tmp, 'w').catch(async (err: unknown) => {
+    const fh = await open(tmp, 'w', FILE_MODE).catch(async (err: unknown) => {
       if (!isCode(err, 'ENOENT')) throw err;
       // The folder was removed meanwhile: create it again.
       this.dirs.delete(dirname(file));
       await this.ensureDir(dirname(file));
-      return open(tmp, 'w');
+      return open(tmp, 'w', FILE_MODE);
     });
     let bytes = 0;
     try {
@@ -103,7 +110,7 @@ export class DurableFiles {
   async ensureDir(dir: string): Promise<void> {
     if (this.dirs.has(dir)) return;
     count(this.stats, 'mkdir');
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
     remember(this.dirs, dir);
   }
 

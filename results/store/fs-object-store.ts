@@ -7,7 +7,7 @@ import { constants, type Stats } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
-import { appendWhole, DurableFiles, isCode, remember, writing } from './fs-durable';
+import { appendWhole, DurableFiles, FILE_MODE, isCode, remember, writing } from './fs-durable';
 import { keysUnder } from './fs-keys';
 import {
   checkKey,
@@ -90,7 +90,11 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       await this.files.ensureDir(dirname(file));
       count(this.stats, 'open');
       try {
-        fh = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL);
+        fh = await open(
+          file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+          FILE_MODE,
+        );
         created = true;
       } catch (err) {
         if (!isCode(err, 'EEXIST')) throw err;

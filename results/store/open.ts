@@ -103,6 +103,7 @@ export function openResultsStore(url: string, o: OpenStoreOptions = {}): ObjectS
     );
   if (url === '') throw new StoreError('INVALID_URL', 'the results store URL is empty');
   const dir = resolve(url.startsWith('file://') ? fileURLToPath(url) : url);
-  mkdirSync(dir, { recursive: true });
+  // Made private when new (outputs, journals, the generated webhook secret); an existing folder keeps its mode.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   return new FsObjectStore(dir);
 }

@@ -50,9 +50,11 @@ describe('job workflow: happy paths (real Temporal dev server, platform, workers
     const m = await get('/metrics');
     expect(m.text).toMatch(/sluice_http_calls_total\{operation="run",outcome="ok"\} \d+/);
     expect(m.text).toMatch(/sluice_remote_jobs_total/);
-    expect((await fetch(`${s.daemon.url}/hooks/x/1/forged`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${s.daemon.url}/hooks/x/1/forged`, { method: 'POST', body: '{}' })).status).toBe(410);
+    expect((await fetch(`${s.daemon.url}/hooks/v2/x/forged`, { method: 'POST', body: '{}' })).status).toBe(403);
     // A record nested deeper than the platform's JSON limit is refused, not handed on to Temporal.
-    const hook = new URL(s.daemon.hub.webhookUrl({ workflowId: 'wf-deep', runId: 'run-deep' }, 1000)).pathname;
+    const run = { workflowId: 'wf-deep', runId: 'run-deep' };
+    const hook = new URL(s.daemon.hub.webhookUrl(run, 'ep', 1, 1000)).pathname;
     const deep = `{"id": "j", "status": "COMPLETED", "output": ${'['.repeat(5000)}1${']'.repeat(5000)}}`;
     const refused = await fetch(`${s.daemon.url}${hook}`, { method: 'POST', body: deep });
     expect(refused.status).toBe(400);

@@ -1,7 +1,8 @@
 /** `temporal server start-dev` for `sluice dev`: its state in the data dir, stopped with its parent, and checked to be the server that answers. */
 import { type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { stopProcessGroup } from '../../../common/process';
@@ -94,6 +95,10 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
   const logStart = statSync(logFile).size;
   const marker = markerNamespace(dbFile);
   let child: ChildProcess;
+  // SQLite creates the database, its WAL and shm files with the server's umask: 077 makes them 0600
+  // (the child inherits the umask at spawn); those of an older version are made so here.
+  for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+  const umask = isMainThread ? process.umask(0o077) : undefined;
   try {
     child = spawnWatched(
       temporalBinary(),
@@ -122,6 +127,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
       { stdio: ['ignore', log, log] },
     );
   } finally {
+    if (umask !== undefined) process.umask(umask);
     closeSync(log);
   }
   let exited: string | undefined;

@@ -6,6 +6,7 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import { type Logger } from 'pino';
 import { createJobActivities } from '../activities/job/activities';
 import { createBatchActivities } from '../activities/batch/activities';
+import { createPipelineActivities } from '../activities/pipeline/activities';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
 import { backlogScanner } from '../activities/scaler/backlog';
@@ -178,6 +179,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
+      ...createPipelineActivities({ store, roots }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -89,7 +89,8 @@ export const PipelineState = z.strictObject({
   name: z.string(),
   phase: z.enum(['running', 'paused', 'cancelling', 'finishing', 'done']),
   counts: z.strictObject({
-    /** Inputs read from the file so far, in flight (read, not ended), ended. */
+    /** Inputs in the file (non-blank lines); then read so far, in flight (read, not ended), ended. */
+    total: z.number().int().optional(),
     read: z.number().int(),
     inFlight: z.number().int(),
     done: z.number().int(),

@@ -44,6 +44,13 @@ export async function specOf(store: ObjectStore, run: RunScope): Promise<Pipelin
   return s;
 }
 
+/**
+ * The order in which a batch writes its outcome segments: by step number, and a finish's `-rest-`
+ * segments after the finish's own (`000000043.jsonl`, then `000000043-rest-000000.jsonl`), which
+ * plain key order would put first.
+ */
+const stem = (key: string): string => key.replace(/\.jsonl$/, '');
+
 /** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
 async function planOf(store: ObjectStore, req: PipelineStepRequest, beat: () => void): Promise<string[][]> {
   const key = pipelineKeys.plan(req.run, req.seq);
@@ -55,7 +62,8 @@ async function planOf(store: ObjectStore, req: PipelineStepRequest, beat: () => 
     segments = await Promise.all(
       req.stages.map(async (s) =>
         (await segmentKeys(store, batchKeys.outcomesPrefix(s.run)))
-          .filter((k) => s.after === undefined || k > s.after)
+          .filter((k) => s.after === undefined || stem(k) > stem(s.after))
+          .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
           .slice(0, MAX_SEGMENTS),
       ),
     );

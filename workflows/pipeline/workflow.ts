@@ -12,6 +12,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  log,
   proxyActivities,
   setHandler,
   startChild,
@@ -65,16 +66,18 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput, carry?: Pip
   });
 
   r.phase = 'finishing';
-  const fin = await finishing.finishPipeline({
-    run,
-    seq: r.seq++,
-    source: input.source,
-    outDir: input.outDir,
-    cursor: r.cursor,
-    eof: r.eof,
-    reason: r.stopped ?? 'not submitted',
-    state: { ...pipelineState(r), phase: 'done', endedAt: Date.now() },
-  });
+  const fin = await CancellationScope.nonCancellable(() =>
+    finishing.finishPipeline({
+      run,
+      seq: r.seq++,
+      source: input.source,
+      outDir: input.outDir,
+      cursor: r.cursor,
+      eof: r.eof,
+      reason: r.stopped ?? 'not submitted',
+      state: { ...pipelineState(r), phase: 'done', endedAt: Date.now() },
+    }),
+  );
   if (fin.notSubmitted > 0) r.byStatus.NOT_SUBMITTED = (r.byStatus.NOT_SUBMITTED ?? 0) + fin.notSubmitted;
   if (fin.badInput > 0) r.byStatus.BAD_INPUT = (r.byStatus.BAD_INPUT ?? 0) + fin.badInput;
   r.done += fin.notSubmitted + fin.badInput;
@@ -145,7 +148,10 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
         r.stages.map((s) =>
           getExternalWorkflowHandle(s.run.workflowId)
             .cancel()
-            .catch(() => undefined),
+            // A stage whose batch has already ended: nothing to cancel.
+            .catch((err: unknown) =>
+              log.info('pipeline: stage not cancelled', { stage: s.run.workflowId, err: String(err) }),
+            ),
         ),
       );
     }

@@ -192,6 +192,11 @@ export class PipelineClient extends OrchestrationClient {
     return JSON.parse(Buffer.from(data).toString()) as PipelineWorkflowInput;
   }
 
+  /** True when a pipeline with this id exists. */
+  async exists(id: string): Promise<boolean> {
+    return this.workflowExists(pipelineWorkflowId(id));
+  }
+
   private async withStages(s: PipelineState): Promise<PipelineState> {
     const batches = await Promise.all(s.stages.map((st) => this.batches.state(st.batchId).catch(() => undefined)));
     return { ...s, stages: s.stages.map((st, k) => (batches[k] ? { ...st, batch: batches[k] } : st)) };

@@ -2,7 +2,9 @@
  * The start of a pipeline's run: the input is checked and counted, the definition kept for the
  * steps, and each stage's batch input made: an open feed under `<out>/stages/<name>/`, read as
  * bodies (a row carries the stage's policy), with the stage's batch options and the pipeline's
- * deadline and cost cap.
+ * deadline. The pipeline's `maxCost` is not passed on: a stage stopped by its own cost cap would
+ * hold its inputs (its feed stays open while the pipeline reads) until the file is read; a cap over
+ * the sum of the stages is still to come (docs/pipelines.md).
  */
 import { pipelineKeys, stageDirs } from '../../contracts/names';
 import { BatchWorkflowInput, type RunScope } from '../../contracts';
@@ -44,7 +46,6 @@ export async function openPipeline(store: ObjectStore, req: PipelineOpenRequest)
         ...(s.keyPath !== undefined ? { keyPath: s.keyPath } : {}),
         ...(s.keyLimit !== undefined ? { keyLimit: s.keyLimit } : {}),
         ...(def.deadline !== undefined ? { deadline: def.deadline } : {}),
-        ...(def.maxCost !== undefined ? { maxCost: def.maxCost } : {}),
       },
     });
   });

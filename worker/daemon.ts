@@ -179,7 +179,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       }),
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
-      ...createPipelineActivities({ store, roots }),
+      ...createPipelineActivities({ store, roots, queue }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -8,7 +8,9 @@ import { FailureType } from '../../contracts/names';
 import { isS3Location } from '../../results/batch/locations';
 import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type ObjectStore } from '../../results/store/object-store';
-import { fatal } from '../errors';
+import { fatal, toFailure } from '../errors';
+import { isPlatformApiError } from '../../platform-api';
+import { type QueueMethods } from '../service-calls';
 import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult } from './finish';
 import { openPipeline, type PipelineOpened, type PipelineOpenRequest } from './open';
 import { pipelineStep } from './step';
@@ -20,6 +22,8 @@ export type { PipelineOpened, PipelineOpenRequest } from './open';
 
 export interface PipelineActivityDeps {
   store: ObjectStore;
+  /** The service: each stage's endpoint is checked when the pipeline opens. */
+  queue?: Pick<QueueMethods, 'health'>;
   /** Where pipelines may read and write (SLUICE_BATCH_ROOTS, as batches); without it, anywhere the daemon can reach. */
   roots?: BatchRoots;
 }
@@ -36,6 +40,16 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** Checks the input, keeps the definition for the steps; returns the number of inputs and the stages' batch inputs. */
     async openPipeline(req: PipelineOpenRequest): Promise<PipelineOpened> {
       check(req);
+      // A stage on an endpoint that does not exist would hold its inputs for ever: refused here, as a batch's.
+      for (const endpointId of new Set(req.endpoints)) {
+        try {
+          await deps.queue?.health(endpointId);
+        } catch (err) {
+          if (isPlatformApiError(err, 'NOT_FOUND'))
+            throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+          throw toFailure(err);
+        }
+      }
       const opened = await openPipeline(store, req);
       if (!opened) {
         const where = isS3Location(req.source) ? 'input object' : 'input file';

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/platform';
+import { failureMessage } from '../../client/failures';
 import { inputFile, mixedEndpoint, platformJobs, readJsonl } from '../batch/helpers';
 import { pipelineResults, pipelineStack } from './helpers';
 
@@ -78,6 +79,29 @@ describe('pipeline failures and controls', () => {
       error: expect.stringMatching(/stage "double", field "input"/),
     });
     expect(platformJobs(ctx.s, ep)).toHaveLength(2);
+  }, 60_000);
+
+  it('a stage on an endpoint that does not exist fails the pipeline at its start (nothing runs)', async () => {
+    const ep = mixedEndpoint(ctx.s, 'pipe-known', 1);
+    const { file, dir } = inputFile([{ n: 1 }]);
+    const id = await ctx.pipeline.start({
+      definition: {
+        name: 'missing',
+        stages: [
+          { name: 'one', endpoint: ep, input: "{ 'n': $.input.n }" },
+          { name: 'two', endpoint: 'no-such-endpoint', input: "{ 'n': $.one.output.n }" },
+        ],
+      },
+      source: file,
+      outDir: join(dir, 'out'),
+    });
+    const err = await ctx.pipeline.result(id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(failureMessage(err)).toMatch(/endpoint no-such-endpoint not found/);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(0);
   }, 60_000);
 
   it('a later stage runs while an earlier one still does (seen in the status)', async () => {

@@ -7,7 +7,7 @@ import { type PipelineResultLine, type PipelineState, type RunScope } from '../.
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { segmentLines, writeCounted } from '../../results/batch/outcomes';
 import { type ObjectStore } from '../../results/store/object-store';
-import { specOf } from './step';
+import { specOf } from './plan';
 import { type Cursor } from './types';
 
 export interface PipelineFinishRequest {

@@ -10,7 +10,7 @@ import { pipelineKeys, stageDirs } from '../../contracts/names';
 import { BatchWorkflowInput, type RunScope } from '../../contracts';
 import { batchInput } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
-import { type PipelineSpec } from './step';
+import { type PipelineSpec } from './plan';
 
 export interface PipelineOpenRequest extends PipelineSpec {
   run: RunScope;

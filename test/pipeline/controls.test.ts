@@ -14,7 +14,7 @@ import { pipelineResults, pipelineStack } from './helpers';
 describe('pipeline failures and controls', () => {
   const ctx = pipelineStack();
 
-  it('failed jobs are retried, then dead-lettered with their stage; an expression error ends its input at its stage', async () => {
+  it('failed jobs are retried, then dead-lettered with their stage (the original line and the stage)', async () => {
     const ep = mixedEndpoint(ctx.s, 'pipe-fail', 2);
     const N = 12;
     const lines = Array.from({ length: N }, (_, i) =>

@@ -7,33 +7,19 @@
 import {
   CancellationScope,
   CancelledFailure,
-  ParentClosePolicy,
   allHandlersFinished,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
-  log,
   proxyActivities,
   setHandler,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
-import { stageBatchId } from '../../contracts/names';
 import type { PipelineState, PipelineWorkflowInput, RunScope } from '../../contracts';
 import type { PipelineActivities } from '../../activities/pipeline/activities';
-import { batchWorkflow, feedSignal } from '../batch/workflow';
+import { cancelStages, closeDrained, feedStage, startStages } from './stages';
 import { pausePipelineUpdate, pipelineStateQuery, resumePipelineUpdate } from './messages';
-import {
-  applyStep,
-  carryOf,
-  inFlight,
-  newCarry,
-  pipelineState,
-  stageDrained,
-  type PipelineCarry,
-  type PipelineRun,
-} from './run';
+import { applyStep, carryOf, inFlight, newCarry, pipelineState, type PipelineCarry, type PipelineRun } from './run';
 
 export { pausePipelineUpdate, pipelineStateQuery, resumePipelineUpdate } from './messages';
 
@@ -98,21 +84,7 @@ async function open(r: PipelineRun, run: RunScope): Promise<void> {
     endpoints: input.endpoints,
   });
   r.total = opened.total;
-  for (const [k, batchInput] of opened.stages.entries()) {
-    // Abandoned on close: the pipeline ends its stages itself (closing their feeds, or cancelling them).
-    const child = await startChild(batchWorkflow, {
-      workflowId: stageBatchId(r.workflowId, input.definition.stages[k]!.name),
-      args: [batchInput],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
-    r.stages.push({
-      run: { workflowId: child.workflowId, runId: child.firstExecutionRunId },
-      feed: { line: 0, offset: 0 },
-      fed: 0,
-      active: 0,
-      closed: false,
-    });
-  }
+  await startStages(r, opened.stages);
 }
 
 function handleMessages(r: PipelineRun): { requested: boolean } {
@@ -143,17 +115,7 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
       r.stopped = 'the pipeline was cancelled';
       r.phase = 'cancelling';
       cancelSent = true;
-      // Each stage's batch cancels its jobs in flight and writes every row it holds as its outcome.
-      await Promise.all(
-        r.stages.map((s) =>
-          getExternalWorkflowHandle(s.run.workflowId)
-            .cancel()
-            // A stage whose batch has already ended: nothing to cancel.
-            .catch((err: unknown) =>
-              log.info('pipeline: stage not cancelled', { stage: s.run.workflowId, err: String(err) }),
-            ),
-        ),
-      );
+      await cancelStages(r);
     }
     if (r.stopped === undefined && def.deadline !== undefined && Date.now() >= def.deadline) r.stopped = 'deadline';
     await closeDrained(r);
@@ -186,28 +148,8 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
     steps++;
     await Promise.all(
       r.stages.map(async (s, k) => {
-        if (s.feed.offset !== before[k]) await feed(s);
+        if (s.feed.offset !== before[k]) await feedStage(s);
       }),
     );
   }
-}
-
-/** Closes the feed of every stage no input can enter any more (its batch ends once it has every outcome). */
-async function closeDrained(r: PipelineRun): Promise<void> {
-  await Promise.all(
-    r.stages.map(async (s, k) => {
-      if (s.closed || !stageDrained(r, k)) return;
-      s.closed = true;
-      await feed(s);
-    }),
-  );
-}
-
-/** Tells a stage's batch how far its feed goes. */
-async function feed(s: PipelineCarry['stages'][number]): Promise<void> {
-  await getExternalWorkflowHandle(s.run.workflowId).signal(feedSignal, {
-    lines: s.feed.line,
-    bytes: s.feed.offset,
-    closed: s.closed,
-  });
 }

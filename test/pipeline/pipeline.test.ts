@@ -1,6 +1,7 @@
 /**
  * Pipelines end to end on the real stack: three stages with a fan-out and a `when`, every input's
- * line exactly once, the fan-out gathered in order, each stage's jobs counted by the platform.
+ * line exactly once, the fan-out gathered in order, each stage's jobs counted by the platform,
+ * across continue-as-new.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +79,8 @@ describe('pipeline workflow', () => {
       expect(r.stages.join).toMatchObject({ status: 'COMPLETED', attempts: 1, jobIds: [expect.any(String)] });
     }
     expect(summary).toMatchObject({ phase: 'done', counts: { done: N, inFlight: 0 } });
+    // stepsPerRun 4: it continued as new several times without losing an input.
+    expect(summary.runs).toBeGreaterThan(1);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: went, SKIPPED: N - 1 - went, BAD_INPUT: 1 });
     // One remote job per element of split, per input that went on in join and in final.
     expect(platformJobs(ctx.s, split)).toHaveLength(elements);

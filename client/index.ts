@@ -2,7 +2,7 @@
  * The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/.
  * Files: sluice.ts (SluiceClient, one member per orchestration), base.ts (what the clients share),
  * job.ts (JobClient), batch.ts (BatchClient), batch-rerun.ts (re-running a batch's failed inputs),
- * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules), endpoints.ts (an endpoint
+ * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules), pipeline.ts (PipelineClient), endpoints.ts (an endpoint
  * by name or id), failures.ts (a workflow failure's type and message), tracing.ts (OpenTelemetry client interceptors).
  */
 export { SluiceClient, type SluiceClientOptions } from './sluice';
@@ -11,6 +11,13 @@ export { BatchClient, type BatchClientOptions, type BatchStart, type BatchView }
 export { BatchRerunError, type BatchRerun, type BatchRerunRefusal, type RerunFailedOptions } from './batch-rerun';
 export { ScalerClient, type ScalerClientOptions, type ScalerView } from './scaler';
 export { ScalerSchedules, ScalerScheduleError } from './scaler-schedules';
+export {
+  PipelineClient,
+  PipelineDefinitionError,
+  type PipelineListing,
+  type PipelineStart,
+  type PipelineView,
+} from './pipeline';
 export { failureMessage, failureType } from './failures';
 export { resolveEndpoint } from './endpoints';
 /** Traces: `new Client({ connection, interceptors: clientTracing().interceptors })` (docs/operations.md). */

@@ -110,6 +110,13 @@ export const BatchWorkflowInput = z.strictObject({
       includeCancelled: z.boolean().default(false),
     })
     .optional(),
+  /**
+   * The source is an open feed (a folder of segments ending with `/`, results/batch/feed.ts) that
+   * may still grow: the batch reads what the `batchFeed` signal says is there, and ends only once
+   * it says the feed is closed and every line of it has its outcome (a pipeline's stage).
+   * @default false
+   */
+  feed: z.boolean().optional(),
   options: BatchOptions.default(BatchOptions.parse({})),
 });
 export type BatchWorkflowInput = z.infer<typeof BatchWorkflowInput>;
@@ -197,6 +204,13 @@ export const BatchState = z.strictObject({
     .optional(),
 });
 export type BatchState = z.infer<typeof BatchState>;
+
+/** How far an open feed goes (`batchFeed` signal): its lines and bytes so far, and whether more may come. */
+export interface BatchFeed {
+  lines: number;
+  bytes: number;
+  closed: boolean;
+}
 
 /** Live changes of a running batch (`configure` update). */
 export const BatchConfigure = z.strictObject({

@@ -8,6 +8,7 @@ import { createJobActivities } from '../activities/job/activities';
 import { createInputActivities } from '../activities/inputs';
 import { createBatchActivities } from '../activities/batch/activities';
 import { countedQueue } from '../activities/service-calls';
+import { createPipelineActivities } from '../activities/pipeline/activities';
 import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
 import { createScaleWindowActivities } from '../activities/scaler/window';
 import { RUNNING_BATCHES, backlogScanner } from '../activities/scaler/backlog';
@@ -187,6 +188,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
       ...createInputActivities(),
+      ...createPipelineActivities({ store, roots, queue }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

@@ -1,6 +1,13 @@
 /** Workflows of sluice, bundled for the Temporal worker. Deterministic code only. */
 export { jobWorkflow, stateQuery } from './job';
-export { batchWorkflow, batchStateQuery, pauseUpdate, resumeUpdate, configureUpdate } from './batch/workflow';
+export {
+  batchWorkflow,
+  batchStateQuery,
+  pauseUpdate,
+  resumeUpdate,
+  configureUpdate,
+  feedSignal,
+} from './batch/workflow';
 export {
   scalerWorkflow,
   scalerStateQuery,
@@ -14,3 +21,4 @@ export {
   backlogSignal,
 } from './scaler/workflow';
 export { scaleWindowWorkflow } from './scaler/window';
+export { pipelineWorkflow, pipelineStateQuery, pausePipelineUpdate, resumePipelineUpdate } from './pipeline/workflow';

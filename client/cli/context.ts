@@ -6,6 +6,7 @@ import { temporalConnectOptions } from '../../config/temporal';
 import { payloadDataConverter } from '../../config/payload-keys';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
+import { PipelineClient } from '../pipeline';
 import { ScalerClient } from '../scaler';
 import { clientTracing } from '../tracing';
 import { UsageError } from './errors';
@@ -19,6 +20,8 @@ export interface CliContext {
   batch: BatchClient;
   /** The scale commands' client (scalers and schedules), on the same connection. */
   scaler: ScalerClient;
+  /** The pipeline commands' client, on the same connection. */
+  pipeline: PipelineClient;
   /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
   close(): Promise<void>;
@@ -59,14 +62,16 @@ export async function connectCli(
   const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
   const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   const scaling = new ScalerClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
+  const pipeline = new PipelineClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   return {
     settings,
     ...(graphql ? { graphql } : {}),
     sluice,
     batch,
     scaler: scaling,
+    pipeline,
     close: async () => {
-      await Promise.all([sluice.close(), batch.close(), scaling.close()]);
+      await Promise.all([sluice.close(), batch.close(), scaling.close(), pipeline.close()]);
       await queue?.close();
       await graphql?.close();
       await connection.close();

@@ -21,6 +21,9 @@ export const BATCH_UPDATES = {
   configure: 'configure',
 } as const;
 
+/** The batch workflow's signals: `feed` tells a batch whose source is an open feed how far it goes. */
+export const BATCH_SIGNALS = { feed: 'batchFeed' } as const;
+
 /**
  * What one input ended as, beside the remote job statuses: a line that is no job (`BAD_INPUT`), a
  * job the service forgot (`JOB_EXPIRED`), an input never sent because the batch stopped submitting
@@ -46,7 +49,8 @@ export const RETRIED_IF_CANCELLED = ['CANCELLED', 'NOT_SUBMITTED'] as const;
 /**
  * Why a batch is not submitting right now (the status says it). `rate-budget`: the endpoint's shared
  * submission budget held its last step; `priority`: it yields to a higher-priority batch on the endpoint;
- * `no-webhooks`: webhooks stopped reaching the daemon (check `SLUICE_PUBLIC_URL`), its jobs are polled.
+ * `no-webhooks`: webhooks stopped reaching the daemon (check `SLUICE_PUBLIC_URL`), its jobs are polled;
+ * `feed`: an open source (a pipeline's stage) is read to its end and waits for more.
  */
 export const WAIT_REASONS = [
   'window-full',
@@ -59,6 +63,7 @@ export const WAIT_REASONS = [
   'retry-backoff',
   'input-done',
   'no-webhooks',
+  'feed',
 ] as const;
 
 /**

@@ -5,3 +5,4 @@ export * from './job';
 export * from './results';
 export * from './batch';
 export * from './scaler';
+export * from './pipeline';

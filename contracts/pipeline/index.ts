@@ -4,3 +4,4 @@ export * from './errors';
 export * from './expressions';
 export * from './json-value';
 export * from './validate';
+export * from './run';

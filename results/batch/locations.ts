@@ -11,6 +11,7 @@ import { type ObjectStore } from '../store/object-store';
 import { readLinePage, type LineCursor, type PagedLine } from '../store/line-pages';
 import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../store/open';
 import { countChunks, countLines, readLineAt, readLines } from './input';
+import { feedReader, isFeedLocation } from './feed';
 
 /** True for `s3://` locations (else a local path). */
 export const isS3Location = (location: string): boolean => location.startsWith('s3://');
@@ -53,8 +54,10 @@ export function s3Object(location: string, o: OpenStoreOptions = {}): { store: O
   return { store: cached(`s3://${bucket}`, o), key: prefix };
 }
 
-/** The input at `location` (a path, or `s3://bucket/key`; AWS variables from `o.env`, default the process's). */
+/** The input at `location` (a path, `s3://bucket/key`, or a feed folder ending with `/`; AWS variables from `o.env`, default the process's). */
 export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInput {
+  // An open input (a pipeline's stage feed): a folder of segments read as one file (./feed.ts).
+  if (isFeedLocation(location)) return { location, ...feedReader(outputStore(location, o)) };
   if (!isS3Location(location)) {
     return {
       location,

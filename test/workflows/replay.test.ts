@@ -1,4 +1,4 @@
-/** Recorded workflow histories (job, batch, scaling and scale-window) replay against today's workflow code: a non-deterministic change fails here. */
+/** Recorded workflow histories (job, batch, scaling, scale-window and pipeline) replay against today's workflow code: a non-deterministic change fails here. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -62,7 +62,13 @@ describe("workflow replay (recorded histories, the daemon's workflow bundle)", (
     );
   });
 
-  it.each(['job', 'batch', 'scaler', 'scale-window'])(
+  it('has the histories of a pipeline and its stages, batches on an open feed (scripts/record-pipeline-histories.ts)', () => {
+    expect(filesOf('pipeline').map((f) => f.replace(/\.json$/, ''))).toEqual(
+      expect.arrayContaining(['fan-out-when', 'fan-out-when.stage-parts', 'fan-out-when.stage-joined']),
+    );
+  });
+
+  it.each(['job', 'batch', 'scaler', 'scale-window', 'pipeline'])(
     'replays every %s history without a determinism error',
     async (kind) => {
       // Replay errors are reported below, per history; the SDK need not log them as well.

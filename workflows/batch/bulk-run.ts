@@ -1,5 +1,5 @@
 /** The bulk mode's run as the workflow holds it: its ledger, controls and progress, and what it carries on. Pure. */
-import type { BatchCounts, BatchState, BatchWorkflowInput, WaitReason } from '../../contracts';
+import type { BatchCounts, BatchFeed, BatchState, BatchWorkflowInput, WaitReason } from '../../contracts';
 import { initialControls, spendOf, type Controls } from './controls';
 import { newLedger, type LedgerData } from './ledger';
 
@@ -11,6 +11,8 @@ export interface BatchCarry {
   runs: number;
   total: number;
   pricePerHour?: number;
+  /** An open source (`input.feed`): how far the feed goes, as the last `batchFeed` signal said. */
+  feed?: BatchFeed;
 }
 
 /** One run of a bulk batch: the carry, and what this run alone knows. */
@@ -44,6 +46,8 @@ export function bulkRun(input: BatchWorkflowInput, workflowId: string, carry: Ba
     held: [],
     stepping: false,
   };
+  const feed = carry?.feed ?? (input.feed ? { lines: 0, bytes: 0, closed: false } : undefined);
+  if (feed) r.feed = feed;
   const price = carry?.pricePerHour ?? o.pricePerHour;
   if (price !== undefined) r.pricePerHour = price;
   return r;
@@ -60,4 +64,26 @@ export const carryOf = (r: BulkRun): BatchCarry => ({
   runs: r.runs,
   total: r.total,
   ...(r.pricePerHour !== undefined ? { pricePerHour: r.pricePerHour } : {}),
+  ...(r.feed ? { feed: r.feed } : {}),
 });
+
+/** An open feed: takes what a `batchFeed` signal says (never moving back); the lines so far are the total. */
+export function feedTo(r: BulkRun, f: BatchFeed): void {
+  if (!r.feed) return;
+  r.feed = {
+    lines: Math.max(r.feed.lines, f.lines),
+    bytes: Math.max(r.feed.bytes, f.bytes),
+    closed: r.feed.closed || f.closed,
+  };
+  r.total = r.feed.lines;
+}
+
+/**
+ * An open feed's reading: nothing to read past what the feed is known to hold (the ledger's `eof`),
+ * and true while more may still come (not closed, or closed past the cursor).
+ */
+export function feedOpen(r: BulkRun): boolean {
+  if (!r.feed) return false;
+  r.ledger.eof = r.ledger.cursor.offset >= r.feed.bytes;
+  return !(r.feed.closed && r.ledger.eof);
+}

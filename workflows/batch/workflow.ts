@@ -19,15 +19,15 @@ import type { BatchConfigure, BatchState, BatchWorkflowInput, RunScope } from '.
 import type { BatchActivities } from '../../activities/batch/activities';
 import { abandonWaiting, syncCounts } from './ledger';
 import { applyStep } from './ledger-step';
-import { bulkRun, bulkSpend, carryOf, type BatchCarry, type BulkRun } from './bulk-run';
+import { bulkRun, bulkSpend, carryOf, feedOpen, feedTo, type BatchCarry, type BulkRun } from './bulk-run';
 import { bulkState } from './state';
 import { configure, submitBlockers } from './controls';
 import { finishRun, openRun, unsentReason } from './finish';
 import { planStep, type StepPlan } from './plan';
 import { perJobBatch } from './per-job';
-import { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
+import { batchStateQuery, configureUpdate, feedSignal, pauseUpdate, resumeUpdate } from './messages';
 
-export { batchStateQuery, configureUpdate, pauseUpdate, resumeUpdate } from './messages';
+export { batchStateQuery, configureUpdate, feedSignal, pauseUpdate, resumeUpdate } from './messages';
 export type { BatchCarry } from './bulk-run';
 
 // A step heartbeats at least every 5 s (per line while submitting, on a timer while it waits), so a
@@ -85,6 +85,7 @@ function handleMessages(r: BulkRun): { requested: boolean } {
     await stepEnded();
     return state();
   });
+  setHandler(feedSignal, (f) => feedTo(r, f));
   const cancel = { requested: false };
   CancellationScope.current().cancelRequested.catch(() => {
     cancel.requested = true;
@@ -101,9 +102,18 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
   let historyBytes = 0;
   for (;;) {
     const now = Date.now();
+    // An open feed (a pipeline's stage): its lines so far are the input; more may come.
+    const open = feedOpen(r);
     const canSubmit = !controls.cancelling && submitBlockers(controls, bulkSpend(r), now).length === 0;
     const moreToSubmit = canSubmit && (!ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0);
     if (!moreToSubmit && ledger.inFlight.length === 0 && ledger.finals.length === 0) {
+      if (open && !controls.cancelling) {
+        // Caught up with the feed: wait for it to grow or close (or for a control).
+        const before = JSON.stringify([r.feed, controls]);
+        r.waiting = controls.paused ? ['paused'] : ['feed'];
+        await condition(() => JSON.stringify([r.feed, controls]) !== before);
+        continue;
+      }
       const inputLeft = !ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0;
       if (!controls.paused || controls.cancelling || !inputLeft) return;
       // Paused with nothing in flight: wait for a message instead of stepping.

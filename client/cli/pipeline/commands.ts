@@ -1,19 +1,29 @@
-/** The pipeline orchestration's command group — `sluice pipeline validate` for now — registered on the program by main. */
-import { type Command } from 'commander';
-import { jsonOption, lazyAction, withExit, type ExitState } from '../options';
+/** The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|results|list` — registered on the program by main. */
+import { type Command, Option } from 'commander';
+import { BATCH_UPDATES } from '../../../contracts';
+import { PIPELINE_EXIT_HELP } from './output';
+import { intervalOption } from '../batch/parse';
+import { dataDirOption, jsonOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
-/** The action, loaded when the command runs. */
+/** The actions, loaded when a command runs. */
 const validating = () => import('./validate');
+const starting = () => import('./start');
+const actions = () => import('./actions');
+
+const ID_ARGUMENT = ['<id>', 'the pipeline: pipeline/<id> or <id>'] as const;
 
 /** Registers `sluice pipeline` and its subcommands. */
 export function registerPipelineCommands(program: Command, exit: ExitState): void {
   const pipeline = program
     .command('pipeline')
-    .summary('run every input through several endpoints, stage after stage: validate a definition')
+    .summary('run every input through several endpoints, stage after stage: validate, start, watch, control, results')
     .description(
       'Pipelines: every line of a JSONL file flows through stages, each a job on an endpoint, with JSONata expressions mapping one stage to the next (docs/pipelines.md).',
     )
-    .addHelpText('after', '\nExamples:\n  sluice pipeline validate examples/pipelines/docs.yaml');
+    .addHelpText(
+      'after',
+      `\nExamples:\n  sluice pipeline validate examples/pipelines/docs.yaml\n  sluice pipeline start examples/pipelines/docs.yaml docs.jsonl --out out/docs\n  sluice pipeline status pipeline/<id>\n\n${PIPELINE_EXIT_HELP}\n130: interrupted while watching (the pipeline keeps running).`,
+    );
 
   pipeline
     .command('validate')
@@ -40,6 +50,153 @@ Exit code: 0 valid; 2 invalid (or the file cannot be read).`,
       withExit(
         exit,
         lazyAction(validating, (m) => (file: string, o: { json?: boolean }) => m.validateCommand(file, o)),
+      ),
+    );
+  registerRunCommands(pipeline, exit);
+}
+
+/** `start`, `status`, `watch`, `pause`, `resume`, `cancel`, `results`, `list`. */
+function registerRunCommands(pipeline: Command, exit: ExitState): void {
+  pipeline
+    .command('start')
+    .summary('start a pipeline over a JSONL file and watch it (Ctrl-C stops watching, not the pipeline)')
+    .argument('<file>', 'the definition: a .yaml, .yml or .json file (validated first: exit 2 with every error)')
+    .argument('<inputs>', 'the JSONL input, one JSON object per line (a path or s3://bucket/key)')
+    .option(
+      '--out <dir>',
+      'where results.jsonl, stages/, dead-letter.jsonl and summary.json go (default <data dir>/pipelines/<id>)',
+    )
+    .option('--id <id>', 'the pipeline id: pipeline/<id> (default a random UUID; used once)')
+    .option('--detach', 'print the id and exit 0 without watching')
+    .addOption(
+      new Option('--json', 'with --detach {workflowId, outDir}; else JSON lines of the view, the last one final'),
+    )
+    .addOption(intervalOption())
+    .addOption(dataDirOption())
+    .addHelpText(
+      'after',
+      `\nEach stage runs as a batch (batch/pipeline/<id>/<stage>); its endpoint may be a name or an id.
+
+Examples:
+  sluice pipeline start examples/pipelines/docs.yaml docs.jsonl --out out/docs
+  sluice pipeline start pipeline.yaml in.jsonl --id nightly --detach
+
+${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
+    )
+    .action(
+      withExit(
+        exit,
+        lazyAction(starting, (m) => m.startCommand),
+      ),
+    );
+
+  for (const [name, summary] of [
+    ['status', 'inputs done and in flight, and per stage: inputs there, jobs done, in flight, rate, ETA, spend'],
+    ['watch', 'show a pipeline live until it ends, a line per stage'],
+  ] as const) {
+    const c = pipeline
+      .command(name)
+      .summary(summary)
+      .argument(...ID_ARGUMENT)
+      .addOption(new Option('--json', 'the view: workflowId, workflowStatus, state (each stage with its batch state)'))
+      .addOption(dataDirOption())
+      .addHelpText('after', `\nExample:\n  sluice pipeline ${name} pipeline/nightly\n\n${PIPELINE_EXIT_HELP}`);
+    if (name === 'watch') c.addOption(intervalOption());
+    if (name === 'watch')
+      c.action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.watch),
+        ),
+      );
+    else
+      c.action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.status),
+        ),
+      );
+  }
+
+  for (const pausing of [true, false]) {
+    // The batch commands' names (the pipeline forwards them to every stage's batch).
+    const name = pausing ? BATCH_UPDATES.pause : BATCH_UPDATES.resume;
+    pipeline
+      .command(name)
+      .summary(pausing ? 'stop reading inputs and pause every stage (jobs in flight finish)' : 'go on after a pause')
+      .argument(...ID_ARGUMENT)
+      .addOption(new Option('--json', 'the PipelineState after the change'))
+      .addOption(dataDirOption())
+      .addHelpText(
+        'after',
+        `\nExample:\n  sluice pipeline ${name} pipeline/nightly\n\nExit code: 0 done, 1 the pipeline had already ended, 2 usage (no such pipeline).`,
+      )
+      .action(
+        withExit(
+          exit,
+          lazyAction(actions, (m) => m.control(pausing)),
+        ),
+      );
+  }
+
+  pipeline
+    .command('cancel')
+    .summary(
+      'cancel the pipeline: every stage cancels its jobs in flight; inputs not ended are CANCELLED or NOT_SUBMITTED',
+    )
+    .argument(...ID_ARGUMENT)
+    .addOption(new Option('--json', 'the view after the cancel'))
+    .addOption(dataDirOption())
+    .addHelpText(
+      'after',
+      `\nWaits until the pipeline has ended and written its files.\n\nExample:\n  sluice pipeline cancel pipeline/nightly\n\nExit code: 0 cancelled, 1 it had already ended, 2 usage (no such pipeline).`,
+    )
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.cancel),
+      ),
+    );
+
+  pipeline
+    .command('results')
+    .summary("each input's result line, as JSON lines (exit 4 while the pipeline runs)")
+    .argument(...ID_ARGUMENT)
+    .option('--failed', 'only inputs that did not complete (FAILED, BAD_INPUT, NOT_SUBMITTED, CANCELLED)')
+    .option('--stage <name>', 'only inputs that stopped at this stage')
+    .addOption(new Option('--json', 'the same JSON lines'))
+    .addOption(dataDirOption())
+    .addHelpText(
+      'after',
+      `\nOne line per input: {"index", "status", "stage", "output" | "error", "stages": {<name>: {status, attempts, jobIds, ...}}}.
+
+Examples:
+  sluice pipeline results pipeline/nightly > results.jsonl
+  sluice pipeline results nightly --failed --stage fields
+
+${PIPELINE_EXIT_HELP}`,
+    )
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.results),
+      ),
+    );
+
+  pipeline
+    .command('list')
+    .summary('pipelines: id, status, start and end')
+    .addOption(new Option('--limit <n>', 'pipelines at most').argParser(parsePositiveInt).default(50))
+    .addOption(new Option('--json', 'a JSON array of {workflowId, pipelineId, status, startTime, closeTime}'))
+    .addOption(dataDirOption())
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sluice pipeline list\n  sluice pipeline list --json\n\nExit code: 0, 2 usage.',
+    )
+    .action(
+      withExit(
+        exit,
+        lazyAction(actions, (m) => m.list),
       ),
     );
 }

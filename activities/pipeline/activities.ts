@@ -1,0 +1,75 @@
+/**
+ * The pipeline activities, bound to the results store: open (check the input, keep the
+ * definition), step (./step.ts: the stages' outcomes into the next stages' feeds and the results)
+ * and finish (./finish.ts: the output files). Expressions are evaluated here, never in the workflow.
+ */
+import { Context } from '@temporalio/activity';
+import { FailureType } from '../../contracts/names';
+import { isS3Location } from '../../results/batch/locations';
+import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
+import { type ObjectStore } from '../../results/store/object-store';
+import { fatal, toFailure } from '../errors';
+import { isPlatformApiError } from '../../platform-api';
+import { type QueueMethods } from '../service-calls';
+import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult } from './finish';
+import { openPipeline, type PipelineOpened, type PipelineOpenRequest } from './open';
+import { pipelineStep } from './step';
+import { type PipelineStepRequest, type PipelineStepResult } from './types';
+
+export type { PipelineStepRequest, PipelineStepResult, StageCursor, Cursor } from './types';
+export type { PipelineFinishRequest, PipelineFinishResult } from './finish';
+export type { PipelineOpened, PipelineOpenRequest } from './open';
+
+export interface PipelineActivityDeps {
+  store: ObjectStore;
+  /** The service: each stage's endpoint is checked when the pipeline opens. */
+  queue?: Pick<QueueMethods, 'health'>;
+  /** Where pipelines may read and write (SLUICE_BATCH_ROOTS, as batches); without it, anywhere the daemon can reach. */
+  roots?: BatchRoots;
+}
+
+const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
+
+export function createPipelineActivities(deps: PipelineActivityDeps) {
+  const { store, roots } = deps;
+  const check = (req: { source: string; outDir?: string }): void => {
+    const refusal = roots && batchLocationRefusal({ source: req.source, outDir: req.outDir }, roots);
+    if (refusal) throw fatal(FailureType.BAD_REQUEST, refusal, { source: req.source, outDir: req.outDir });
+  };
+  return {
+    /** Checks the input, keeps the definition for the steps; returns the number of inputs and the stages' batch inputs. */
+    async openPipeline(req: PipelineOpenRequest): Promise<PipelineOpened> {
+      check(req);
+      // A stage on an endpoint that does not exist would hold its inputs for ever: refused here, as a batch's.
+      for (const endpointId of new Set(req.endpoints)) {
+        try {
+          await deps.queue?.health(endpointId);
+        } catch (err) {
+          if (isPlatformApiError(err, 'NOT_FOUND'))
+            throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+          throw toFailure(err);
+        }
+      }
+      const opened = await openPipeline(store, req);
+      if (!opened) {
+        const where = isS3Location(req.source) ? 'input object' : 'input file';
+        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
+          source: req.source,
+        });
+      }
+      return opened;
+    },
+    /** One step of the pipeline (activities/pipeline/step.ts). */
+    async pipelineStep(req: PipelineStepRequest): Promise<PipelineStepResult> {
+      check(req);
+      return pipelineStep(store, req, beat({ seq: req.seq }));
+    },
+    /** Writes the output files. */
+    async finishPipeline(req: PipelineFinishRequest): Promise<PipelineFinishResult> {
+      check(req);
+      return finishPipeline(store, req, beat({ finishing: true }));
+    },
+  };
+}
+
+export type PipelineActivities = ReturnType<typeof createPipelineActivities>;

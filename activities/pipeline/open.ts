@@ -1,0 +1,53 @@
+/**
+ * The start of a pipeline's run: the input is checked and counted, the definition kept for the
+ * steps, and each stage's batch input made: an open feed under `<out>/stages/<name>/`, read as
+ * bodies (a row carries the stage's policy), with the stage's batch options and the pipeline's
+ * deadline. The pipeline's `maxCost` is not passed on: a stage stopped by its own cost cap would
+ * hold its inputs (its feed stays open while the pipeline reads) until the file is read; a cap over
+ * the sum of the stages is still to come (docs/pipelines.md).
+ */
+import { pipelineKeys, stageDirs } from '../../contracts/names';
+import { BatchWorkflowInput, type RunScope } from '../../contracts';
+import { batchInput } from '../../results/batch/locations';
+import { type ObjectStore } from '../../results/store/object-store';
+import { type PipelineSpec } from './plan';
+
+export interface PipelineOpenRequest extends PipelineSpec {
+  run: RunScope;
+  source: string;
+  outDir: string;
+}
+
+export interface PipelineOpened {
+  total: number;
+  /** The input of each stage's batch workflow, in order. */
+  stages: BatchWorkflowInput[];
+}
+
+/** Opens the run; false when there is no input. */
+export async function openPipeline(store: ObjectStore, req: PipelineOpenRequest): Promise<PipelineOpened | false> {
+  const input = batchInput(req.source);
+  if (!(await input.exists())) return false;
+  await store.put(pipelineKeys.definition(req.run), { definition: req.definition, endpoints: req.endpoints });
+  const def = req.definition;
+  const stages = def.stages.map((s, k) => {
+    const dirs = stageDirs(req.outDir, s.name);
+    return BatchWorkflowInput.parse({
+      endpointId: req.endpoints[k],
+      source: dirs.feed,
+      outDir: dirs.out,
+      feed: true,
+      options: {
+        concurrency: s.concurrency,
+        priority: s.priority,
+        retry: s.retry,
+        completion: s.completion,
+        inputFormat: 'body',
+        ...(s.keyPath !== undefined ? { keyPath: s.keyPath } : {}),
+        ...(s.keyLimit !== undefined ? { keyLimit: s.keyLimit } : {}),
+        ...(def.deadline !== undefined ? { deadline: def.deadline } : {}),
+      },
+    });
+  });
+  return { total: (await input.count()).lines, stages };
+}

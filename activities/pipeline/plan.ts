@@ -1,0 +1,66 @@
+/**
+ * What a pipeline step works from: the run's definition (kept in the results store when it opened)
+ * and the outcome segments of each stage's batch it takes, found once and kept, so that a retried
+ * step takes exactly the same ones and writes exactly the same feed rows.
+ */
+import { batchKeys, pipelineKeys } from '../../contracts/names';
+import { type RunScope } from '../../contracts';
+import { type PipelineDefinition } from '../../contracts/pipeline';
+import { segmentKeys } from '../../results/batch/outcomes';
+import { type ObjectStore } from '../../results/store/object-store';
+import { type PipelineStepRequest } from './types';
+
+/** Outcome segments per stage one step takes at most: bounds its work. */
+const MAX_SEGMENTS = 20;
+const POLL_MS = 200;
+
+/** What a run of a pipeline runs: its definition and each stage's endpoint (written by `openPipeline`). */
+export interface PipelineSpec {
+  definition: PipelineDefinition;
+  endpoints: string[];
+}
+
+const specs = new Map<string, PipelineSpec>();
+
+/** The run's definition, read once per run and process. */
+export async function specOf(store: ObjectStore, run: RunScope): Promise<PipelineSpec> {
+  const key = pipelineKeys.definition(run);
+  let s = specs.get(key);
+  if (!s) {
+    s = (await store.get(key)) as PipelineSpec;
+    if (specs.size > 100) specs.clear();
+    specs.set(key, s);
+  }
+  return s;
+}
+
+/**
+ * The order in which a batch writes its outcome segments: by step number, and a finish's `-rest-`
+ * segments after the finish's own (`000000043.jsonl`, then `000000043-rest-000000.jsonl`), which
+ * plain key order would put first.
+ */
+const stem = (key: string): string => key.replace(/\.jsonl$/, '');
+
+/** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
+export async function planOf(store: ObjectStore, req: PipelineStepRequest, beat: () => void): Promise<string[][]> {
+  const key = pipelineKeys.plan(req.run, req.seq);
+  const kept = (await store.find(key)) as { segments: string[][] } | undefined;
+  if (kept) return kept.segments;
+  const started = Date.now();
+  let segments: string[][];
+  for (;;) {
+    segments = await Promise.all(
+      req.stages.map(async (s) =>
+        (await segmentKeys(store, batchKeys.outcomesPrefix(s.run)))
+          .filter((k) => s.after === undefined || stem(k) > stem(s.after))
+          .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
+          .slice(0, MAX_SEGMENTS),
+      ),
+    );
+    if (req.read || segments.some((s) => s.length > 0) || Date.now() - started >= req.waitMs) break;
+    beat();
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  if (await store.create(key, { segments })) return segments;
+  return ((await store.get(key)) as { segments: string[][] }).segments;
+}

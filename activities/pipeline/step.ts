@@ -1,0 +1,149 @@
+/**
+ * One step of a pipeline: takes the new outcome segments of every stage's batch (the same ones if
+ * the step is retried: its plan is kept), settles them into the inputs' contexts, moves each input
+ * whose stage is done into the next stage's feed or to its end, reads new inputs into the first
+ * stage, and writes the feed segments, contexts, stage outcomes and result lines it produced.
+ */
+import { pipelineKeys, stageDirs } from '../../contracts/names';
+import { type BatchResultLine, type PipelineResultLine, type StageOutcome } from '../../contracts';
+import { appendFeedSegment, feedLineReader } from '../../results/batch/feed';
+import { batchInput, outputStore } from '../../results/batch/locations';
+import { type ObjectStore } from '../../results/store/object-store';
+import { advance, settle, stageEnding, type Ending } from './advance';
+import { planOf, specOf } from './plan';
+import {
+  stageOutcomeOf,
+  type FeedRow,
+  type InputContext,
+  type PipelineStepRequest,
+  type PipelineStepResult,
+} from './types';
+
+/** Runs one step (see the module's comment). */
+export async function pipelineStep(
+  store: ObjectStore,
+  req: PipelineStepRequest,
+  beat: () => void,
+): Promise<PipelineStepResult> {
+  const { definition: def } = await specOf(store, req.run);
+  const plan = await planOf(store, req, beat);
+  const n = def.stages.length;
+  const contexts = new Map<number, InputContext>();
+  const rows: FeedRow[][] = def.stages.map(() => []);
+  const entered = new Array<number>(n).fill(0);
+  const left = new Array<number>(n).fill(0);
+  const stageLines: unknown[][] = def.stages.map(() => []);
+  const results: PipelineResultLine[] = [];
+  const dead: unknown[] = [];
+  const ended: PipelineStepResult['ended'] = {};
+
+  const end = (ctx: InputContext, e: Ending): void => {
+    const line: PipelineResultLine = { index: ctx.index, ...e, stages: withoutOutputs(ctx), endedAt: Date.now() };
+    results.push(line);
+    if (e.status === 'FAILED') dead.push({ index: ctx.index, stage: e.stage, input: ctx.line });
+    ended[e.status] = (ended[e.status] ?? 0) + 1;
+    contexts.delete(ctx.index);
+  };
+  const go = async (ctx: InputContext, k: number): Promise<void> => {
+    contexts.set(ctx.index, ctx);
+    const a = await advance(def, ctx, k, req.stopped);
+    if ('end' in a) return end(ctx, a.end);
+    rows[a.stage]!.push(...a.rows);
+    entered[a.stage]!++;
+  };
+  const load = async (i: number): Promise<InputContext | undefined> =>
+    contexts.get(i) ?? ((await store.find(pipelineKeys.context(req.run, i))) as InputContext | undefined);
+
+  for (let k = 0; k < n; k++) {
+    const name = def.stages[k]!.name;
+    const feedLine = feedLineReader(outputStore(stageDirs(req.outDir, name).feed));
+    for (const key of plan[k] ?? []) {
+      beat();
+      for (const l of (await store.lines(key)) as BatchResultLine[]) {
+        const [i, e] = (JSON.parse(await feedLine(l.index)) as FeedRow).p;
+        const ctx = await load(i);
+        if (!ctx) throw new Error(`pipeline: no context of input ${i} for row ${l.index} of stage ${name}`);
+        const o = stageOutcomeOf(l);
+        stageLines[k]!.push({ index: i, ...(e >= 0 ? { element: e } : {}), ...o });
+        contexts.set(i, ctx);
+        if (!settle(ctx, name, e, o)) continue;
+        left[k]!++;
+        const ending = stageEnding(ctx, name);
+        if (ending) end(ctx, ending);
+        else await go(ctx, k + 1);
+      }
+    }
+  }
+
+  let read: PipelineStepResult['read'];
+  if (req.read) {
+    const page = await batchInput(req.source).readLines(req.read.from, req.read.max);
+    for (const l of page.lines) {
+      const line = parseInput(l.text);
+      const ctx: InputContext = { index: l.i, line: null, at: 0, s: {} };
+      if ('bad' in line) end(ctx, { status: 'BAD_INPUT', error: `line ${l.i + 1}: ${line.bad}` });
+      else await go({ ...ctx, line: line.value }, 0);
+    }
+    read = { cursor: page.cursor, eof: page.eof, lines: page.lines.length };
+  }
+
+  // Writes: every one replaces a whole value named by this step, so a retried step writes the same.
+  const feeds = await Promise.all(
+    def.stages.map((s, k) =>
+      appendFeedSegment(outputStore(stageDirs(req.outDir, s.name).feed), req.stages[k]!.feed, rows[k]!),
+    ),
+  );
+  const writes: Promise<unknown>[] = [];
+  def.stages.forEach((s, k) => {
+    if (stageLines[k]!.length > 0)
+      writes.push(store.putLines(pipelineKeys.stageOutcomes(req.run, s.name, req.seq), stageLines[k]!));
+  });
+  if (results.length > 0) writes.push(store.putLines(pipelineKeys.results(req.run, req.seq), results));
+  if (dead.length > 0) writes.push(store.putLines(pipelineKeys.deadLetter(req.run, req.seq), dead));
+  await Promise.all(writes);
+  await inBatches([...contexts.values()], 32, (c) => store.put(pipelineKeys.context(req.run, c.index), c));
+
+  return {
+    stages: def.stages.map((_, k) => {
+      const after = plan[k]!.length > 0 ? plan[k]![plan[k]!.length - 1] : req.stages[k]!.after;
+      return {
+        feed: feeds[k]!,
+        ...(after !== undefined ? { after } : {}),
+        entered: entered[k]!,
+        left: left[k]!,
+        fed: rows[k]!.length,
+      };
+    }),
+    ...(read ? { read } : {}),
+    ended,
+  };
+}
+
+/** An input line: a JSON object, or why it is none. */
+function parseInput(text: string): { value: InputContext['line'] } | { bad: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    return { bad: `not valid JSON: ${(err as Error).message.slice(0, 200)}` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { bad: `not a JSON object (${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v})` };
+  return { value: v as InputContext['line'] };
+}
+
+/** Each stage's outcome without its output (results.jsonl; stages/<name>.jsonl has the outputs). */
+function withoutOutputs(ctx: InputContext): PipelineResultLine['stages'] {
+  const strip = (o: StageOutcome | null): StageOutcome | null => {
+    if (!o) return o;
+    const { output: _output, ...rest } = o;
+    return rest as StageOutcome;
+  };
+  return Object.fromEntries(
+    Object.entries(ctx.s).map(([k, v]) => [k, Array.isArray(v) ? v.map(strip) : (strip(v) as StageOutcome)]),
+  );
+}
+
+async function inBatches<T>(items: T[], size: number, fn: (t: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+}

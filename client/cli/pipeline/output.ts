@@ -1,0 +1,55 @@
+/** How the pipeline commands show pipelines to people: exit codes, the status table, a progress line per stage. */
+import { type PipelineState } from '../../../contracts';
+import { type PipelineClient, type PipelineView } from '../../pipeline';
+import { EXIT_CODES } from '../exit-codes';
+import { duration, etaText, rateText } from '../batch/output';
+
+/** Exit codes of the pipeline commands, for their help and docs. */
+export const PIPELINE_EXIT_HELP =
+  'Exit code: 0 the pipeline completed and every input COMPLETED or was SKIPPED by a when; 1 it completed with some inputs FAILED, BAD_INPUT or NOT_SUBMITTED, or the workflow failed; 2 usage (no such pipeline); 3 cancelled; 4 still running.';
+
+/** The pipeline's view; a completed pipeline's state comes from its result when no daemon answers. */
+export async function pipelineView(pipeline: PipelineClient, id: string): Promise<PipelineView> {
+  const v = await pipeline.view(id);
+  if (!v.state && v.workflowStatus === 'COMPLETED') v.state = await pipeline.result(id).catch(() => undefined);
+  return v;
+}
+
+/** 4 while it runs, 3 cancelled, 0 only if every input COMPLETED or was SKIPPED, else 1. */
+export function pipelineExitCode(v: PipelineView): number {
+  if (v.workflowStatus === 'RUNNING') return EXIT_CODES.running;
+  if (v.workflowStatus === 'CANCELLED') return EXIT_CODES.cancelled;
+  const c = v.state?.counts;
+  const fine = (c?.byStatus.COMPLETED ?? 0) + (c?.byStatus.SKIPPED ?? 0);
+  if (v.workflowStatus === 'COMPLETED' && c && fine === c.done) return EXIT_CODES.ok;
+  return EXIT_CODES.failed;
+}
+
+const byStatusText = (by: Record<string, number | undefined>): string =>
+  Object.entries(by)
+    .filter(([, n]) => n)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ') || 'none yet';
+
+/** One line per stage: jobs done of fed, in flight, failed, rate, ETA, spend, and why it waits. */
+export function stageLines(s: PipelineState, now = Date.now()): string[] {
+  return s.stages.map((st) => {
+    const b = st.batch;
+    const jobs = b
+      ? `${b.counts.done}/${st.fed} jobs, ${b.counts.inFlight} in flight, ${b.counts.done - (b.counts.byStatus.COMPLETED ?? 0)} not completed, ${rateText(b.completeRate)}/s, ETA ${etaText(b, now)}, $${b.spend.toFixed(4)}${b.waiting.length ? ` (${b.waiting.join(', ')})` : ''}`
+      : `${st.fed} jobs fed`;
+    return `  ${st.name.padEnd(16)} ${String(st.active).padStart(6)} inputs here  ${jobs}${st.closed ? '  [feed closed]' : ''}`;
+  });
+}
+
+/** The pipeline's progress: the inputs, then a line per stage. */
+export function progressText(s: PipelineState, now = Date.now()): string {
+  const total = s.counts.total !== undefined ? `/${s.counts.total}` : '';
+  const head = `${s.pipelineId} (${s.name}) ${s.phase}: ${s.counts.done}${total} inputs done, ${s.counts.inFlight} in flight [${byStatusText(s.counts.byStatus)}], ${duration((s.endedAt ?? now) - s.startedAt)}`;
+  return [head, ...stageLines(s, now)].join('\n');
+}
+
+export function statusText(v: PipelineView): string {
+  if (!v.state) return `${v.workflowId}: ${v.workflowStatus} (no state: no daemon answers; see its summary.json)`;
+  return `${v.workflowId}: ${v.workflowStatus}\n${progressText(v.state)}\n  results in ${v.state.outDir}`;
+}

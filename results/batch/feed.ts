@@ -1,0 +1,126 @@
+/**
+ * An open batch input (a *feed*): a folder (local or `s3://` prefix, its location ends with `/`) of
+ * JSONL segments that a writer appends one whole segment at a time, read as one virtual file: each
+ * segment is named by the byte offset and line index where it starts, so a batch's cursor
+ * (`{ line, offset }`) and line positions (`o`, `l`) mean what they mean in a file.
+ */
+import { type LineCursor, type PagedLine } from '../store/line-pages';
+import { allKeys, jsonLines, type ObjectStore } from '../store/object-store';
+
+/** True for a feed location: a folder, written with its trailing `/`. */
+export const isFeedLocation = (location: string): boolean => location.endsWith('/');
+
+interface Segment {
+  key: string;
+  /** Byte offset and line index of its first line in the feed. */
+  offset: number;
+  line: number;
+}
+
+const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
+
+/** The segment's key: its start, zero-padded so that key order is feed order. */
+export const feedSegmentKey = (at: LineCursor): string =>
+  `${String(at.offset).padStart(15, '0')}-${String(at.line).padStart(12, '0')}.jsonl`;
+
+/** The feed's segments in order. */
+async function segments(store: ObjectStore): Promise<Segment[]> {
+  const out: Segment[] = [];
+  for (const key of await allKeys(store, '')) {
+    const m = SEGMENT.exec(key);
+    if (m) out.push({ key, offset: Number(m[1]), line: Number(m[2]) });
+  }
+  return out.sort((a, b) => a.offset - b.offset);
+}
+
+/** The segment holding byte `offset` (the last one starting at or before it). */
+const segmentAt = (segs: Segment[], offset: number): number => {
+  let k = -1;
+  for (let j = 0; j < segs.length && segs[j]!.offset <= offset; j++) k = j;
+  return k;
+};
+
+/**
+ * Writes `rows` as the segment that starts at `at` (the feed's end as the writer knows it);
+ * returns the feed's new end. Writing the same segment again replaces it whole (a retried writer).
+ */
+export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows: unknown[]): Promise<LineCursor> {
+  if (rows.length === 0) return at;
+  await store.putLines(feedSegmentKey(at), rows);
+  return { line: at.line + rows.length, offset: at.offset + Buffer.byteLength(jsonLines(rows)) };
+}
+
+/** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
+export function feedReader(store: ObjectStore) {
+  const text = async (s: Segment): Promise<Buffer> => store.readRange(s.key, 0, await store.size(s.key));
+  return {
+    exists: async (): Promise<boolean> => true,
+    async count(): Promise<{ lines: number; bytes: number }> {
+      const segs = await segments(store);
+      let lines = 0;
+      let bytes = 0;
+      for (const s of segs) {
+        const buf = await text(s);
+        lines += buf.toString('utf8').split('\n').length - 1;
+        bytes += buf.length;
+      }
+      return { lines, bytes };
+    },
+    async readLines(
+      from: LineCursor,
+      max: number,
+      keep?: (index: number) => boolean,
+    ): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }> {
+      const segs = await segments(store);
+      const lines: PagedLine[] = [];
+      let cursor = from;
+      for (let k = Math.max(0, segmentAt(segs, from.offset)); k < segs.length && lines.length < max; k++) {
+        const s = segs[k]!;
+        const buf = await text(s);
+        let pos = Math.max(0, cursor.offset - s.offset);
+        let line = cursor.offset > s.offset ? cursor.line : s.line;
+        while (pos < buf.length && lines.length < max) {
+          const nl = buf.indexOf(10, pos);
+          if (nl < 0) break;
+          if (!keep || keep(line))
+            lines.push({ i: line, o: s.offset + pos, l: nl - pos, text: buf.toString('utf8', pos, nl) });
+          line++;
+          pos = nl + 1;
+        }
+        cursor = { line, offset: s.offset + pos };
+      }
+      const last = segs[segs.length - 1];
+      const end = last ? last.offset + (await store.size(last.key)) : 0;
+      return { lines, cursor, eof: cursor.offset >= end };
+    },
+    async readLineAt(offset: number, length: number): Promise<string> {
+      const segs = await segments(store);
+      const s = segs[segmentAt(segs, offset)];
+      if (!s) throw new Error(`the feed has no line at byte ${offset}`);
+      return (await store.readRange(s.key, offset - s.offset, length)).toString('utf8');
+    },
+  };
+}
+
+/** Reads the feed's lines by index (the batch's input index), one segment at a time, kept for the reader's life. */
+export function feedLineReader(store: ObjectStore): (index: number) => Promise<string> {
+  let segs: Segment[] = [];
+  const texts = new Map<string, string[]>();
+  return async (index) => {
+    const lastAt = (): Segment | undefined => [...segs].reverse().find((x) => x.line <= index);
+    let s = lastAt();
+    if (!s || !texts.has(s.key) || index - s.line >= texts.get(s.key)!.length) {
+      segs = await segments(store);
+      s = lastAt();
+    }
+    if (!s) throw new Error(`the feed has no line ${index}`);
+    let lines = texts.get(s.key);
+    if (!lines) {
+      lines = (await store.readRange(s.key, 0, await store.size(s.key))).toString('utf8').split('\n');
+      texts.set(s.key, lines);
+    }
+    const text = lines[index - s.line];
+    if (text === undefined || text === '') throw new Error(`the feed has no line ${index}`);
+    return text;
+  };
+}

@@ -1,0 +1,40 @@
+/** An open batch input (a feed of segments) reads like one file: cursors, line positions, its end. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appendFeedSegment } from '../../results/batch/feed';
+import { batchInput, outputStore } from '../../results/batch/locations';
+
+describe('feed input', () => {
+  it('reads segments appended over time as one file, by cursor, and one line by its position', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-feed-')) + '/';
+    const store = outputStore(dir);
+    const input = batchInput(dir);
+    expect(await input.readLines({ line: 0, offset: 0 }, 10)).toEqual({
+      lines: [],
+      cursor: { line: 0, offset: 0 },
+      eof: true,
+    });
+    let end = await appendFeedSegment(store, { line: 0, offset: 0 }, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+    const first = await input.readLines({ line: 0, offset: 0 }, 2);
+    expect(first.lines.map((l) => JSON.parse(l.text))).toEqual([{ n: 0 }, { n: 1 }]);
+    expect(first.eof).toBe(false);
+    const second = await input.readLines(first.cursor, 10);
+    expect(second.lines.map((l) => [l.i, JSON.parse(l.text)])).toEqual([[2, { n: 2 }]]);
+    expect(second).toMatchObject({ cursor: end, eof: true });
+    end = await appendFeedSegment(store, end, [{ n: 3 }, { n: 4 }]);
+    const third = await input.readLines(second.cursor, 10);
+    expect(third.lines.map((l) => [l.i, JSON.parse(l.text)])).toEqual([
+      [3, { n: 3 }],
+      [4, { n: 4 }],
+    ]);
+    expect(third).toMatchObject({ cursor: end, eof: true });
+    // Reading across segments from the start, and one line by its offset and length.
+    const all = await input.readLines({ line: 0, offset: 0 }, 100);
+    expect(all.lines.map((l) => l.i)).toEqual([0, 1, 2, 3, 4]);
+    const l4 = all.lines[4]!;
+    expect(JSON.parse(await input.readLineAt(l4.o, l4.l))).toEqual({ n: 4 });
+    expect(await input.count()).toEqual({ lines: 5, bytes: end.offset });
+  });
+});

@@ -15,7 +15,12 @@ export function sampleScaler(ctx: ConsoleContext, v: ScalerView): void {
   const s = v.state;
   if (!s) return;
   const l = s.load;
-  ctx.series.record(`scaler/${s.endpointId}`, ctx.now(), {
+  const key = `scaler/${s.endpointId}`;
+  // A first look: the decision log holds the bounds over the recent past.
+  if (ctx.series.samples(key).length === 0)
+    for (const d of s.decisions)
+      ctx.series.record(key, d.at, { workersMin: d.bounds.workersMin, workersMax: d.bounds.workersMax });
+  ctx.series.record(key, ctx.now(), {
     workersMin: s.bounds?.workersMin ?? null,
     workersMax: s.bounds?.workersMax ?? null,
     queued: l?.inQueue ?? null,

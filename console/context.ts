@@ -9,8 +9,8 @@ import { type ConsoleSources } from './sources';
 export interface ConsoleContext {
   sources: ConsoleSources;
   series: SeriesBook;
-  /** Ended batches' views by workflow id and close time: read once. */
-  ended: Map<string, BatchView>;
+  /** Ended batches' views, by workflow id and close time (for good) or by id (for a while). */
+  ended: Map<string, { view: BatchView; at: number }>;
   now: () => number;
 }
 
@@ -34,18 +34,29 @@ export function sampleBatch(ctx: ConsoleContext, s: BatchState): void {
   });
 }
 
+/** How long an ended batch's view is kept by its id alone (a rerun started elsewhere shows after this). */
+export const ENDED_TTL_MS = 15_000;
+
 /**
- * A batch's status (as `sluice batch status` reads it); an ended one is read once and kept (a
- * closed batch is not queried again on each refresh).
+ * A batch's status (as `sluice batch status` reads it). An ended one is kept (its query replays its
+ * history): by `closeKey` (id and close time, from the list) for good, by id for {@link ENDED_TTL_MS}.
  */
 export async function batchViewOf(ctx: ConsoleContext, id: string, closeKey?: string): Promise<BatchView> {
-  const cached = closeKey ? ctx.ended.get(closeKey) : undefined;
-  if (cached) return cached;
+  const byId = ctx.ended.get(`id:${id}`);
+  const cached =
+    (closeKey ? ctx.ended.get(closeKey) : undefined) ?? (byId && byId.at > ctx.now() - ENDED_TTL_MS ? byId : undefined);
+  if (cached) return cached.view;
   const v = await batchStatus(ctx.sources.batch, id);
   if (v.state) sampleBatch(ctx, v.state);
-  if (closeKey && v.workflowStatus !== 'RUNNING') {
-    ctx.ended.set(closeKey, v);
-    if (ctx.ended.size > 2000) ctx.ended.delete(ctx.ended.keys().next().value!);
+  if (v.workflowStatus !== 'RUNNING') {
+    if (closeKey) ctx.ended.set(closeKey, { view: v, at: ctx.now() });
+    ctx.ended.set(`id:${id}`, { view: v, at: ctx.now() });
+    while (ctx.ended.size > 2000) ctx.ended.delete(ctx.ended.keys().next().value!);
   }
   return v;
+}
+
+/** Forgets what is kept of a batch (an action changed it). */
+export function forgetBatch(ctx: ConsoleContext, id: string): void {
+  ctx.ended.delete(`id:${id}`);
 }

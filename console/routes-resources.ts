@@ -16,19 +16,28 @@ async function scalerView(ctx: ConsoleContext, endpointId: string): Promise<Scal
   return v;
 }
 
-async function endpointRows(ctx: ConsoleContext): Promise<EndpointRow[] | undefined> {
-  const { graphql, queue } = ctx.sources;
-  if (!graphql) return undefined;
-  const list = (await graphql.listEndpoints()).endpoints;
-  return Promise.all(
-    list.map(async (endpoint): Promise<EndpointRow> => {
-      if (!queue) return { endpoint, error: 'no queue URL configured' };
-      return queue.health(endpoint.id).then(
-        (health) => ({ endpoint, health }),
-        (err: Error) => ({ endpoint, error: err.message }),
-      );
-    }),
+/** An endpoint with its `/health` (or why there is none). */
+async function withHealth(ctx: ConsoleContext, endpoint: EndpointRow['endpoint']): Promise<EndpointRow> {
+  const { queue } = ctx.sources;
+  if (!queue) return { endpoint, error: 'no queue URL configured' };
+  return queue.health(endpoint.id).then(
+    (health) => ({ endpoint, health }),
+    (err: Error) => ({ endpoint, error: err.message }),
   );
+}
+
+/** Every endpoint of the service with its health; undefined without a service. */
+async function endpointRows(ctx: ConsoleContext): Promise<EndpointRow[] | undefined> {
+  if (!ctx.sources.graphql) return undefined;
+  const list = (await ctx.sources.graphql.listEndpoints()).endpoints;
+  return Promise.all(list.map((e) => withHealth(ctx, e)));
+}
+
+/** One endpoint (by id or name) with its health. */
+async function endpointRow(ctx: ConsoleContext, id: string): Promise<EndpointRow | undefined> {
+  const list = ctx.sources.graphql ? (await ctx.sources.graphql.listEndpoints()).endpoints : [];
+  const e = list.find((x) => x.id === id) ?? list.find((x) => x.name === id);
+  return e ? withHealth(ctx, e) : undefined;
 }
 
 /** The endpoint's recent job workflows, with the times of those that ended (their results). */
@@ -92,8 +101,7 @@ export function registerResourceRoutes(app: Hono, ctx: ConsoleContext): void {
     return c.html(scalerLive(endpointId, await scalerView(ctx, endpointId), ctx.series));
   });
   app.get('/endpoints', async (c) => c.html(endpointListPage(await endpointRows(ctx))));
-  const endpoint = async (id: string): Promise<EndpointRow | undefined> =>
-    (await endpointRows(ctx))?.find((r) => r.endpoint.id === id || r.endpoint.name === id);
+  const endpoint = (id: string) => endpointRow(ctx, id);
   app.get('/endpoints/:id', async (c) => {
     const row = await endpoint(c.req.param('id'));
     if (!row) return c.notFound();

@@ -3,7 +3,7 @@
  * pause, resume, cancel and rerun, a scaler's pause, resume, override and clear-override; the same
  * library calls (and Temporal updates) the CLI sends. POSTs pass the same-origin check (app.ts).
  */
-import { type ConsoleContext } from '../context';
+import { forgetBatch, type ConsoleContext } from '../context';
 import { h, page, type Html } from '../html';
 
 /** One action: what it says before, what it does, the fields it asks for. */
@@ -47,7 +47,10 @@ export const BATCH_ACTIONS: Record<string, ActionSpec> = {
     label: 'Rerun failed inputs',
     explain:
       'A new run of this batch re-runs the inputs that ended FAILED, TIMED_OUT or JOB_EXPIRED (as `sluice batch rerun`).',
-    run: (ctx, id) => ctx.sources.batch.rerunFailed(id),
+    run: (ctx, id) => {
+      forgetBatch(ctx, id);
+      return ctx.sources.batch.rerunFailed(id);
+    },
   },
 };
 

@@ -4,7 +4,7 @@ import { type ConsoleSettings } from '../../config/console';
 import { type ConsoleServer } from '../../console';
 import { CLIENT_ENV_HELP } from './config';
 import { type CliContext } from './context';
-import { dataDirOption, parsePort, withExit, type ExitState } from './options';
+import { dataDirOption, jsonOption, parsePort, withExit, type ExitState } from './options';
 import { untilSignal } from './platform';
 
 /** The console's variables, for the help of every command that serves it. */
@@ -43,13 +43,17 @@ export async function consoleSettings(o: { host?: string; port?: number }): Prom
   return out;
 }
 
-async function consoleCommand(o: { dataDir: string; host?: string; port?: number }): Promise<number> {
+async function consoleCommand(o: { dataDir: string; host?: string; port?: number; json?: boolean }): Promise<number> {
   const settings = await consoleSettings(o);
   const { connectCli } = await import('./context');
   const cli = await connectCli(o.dataDir);
   try {
     const server = await serveConsole(cli, settings);
-    console.log(`sluice console  ${server.url}${settings.token ? '  (sign in with SLUICE_CONSOLE_TOKEN)' : ''}`);
+    console.log(
+      o.json
+        ? JSON.stringify({ url: server.url, token: Boolean(settings.token) })
+        : `sluice console  ${server.url}${settings.token ? '  (sign in with SLUICE_CONSOLE_TOKEN)' : ''}`,
+    );
     await untilSignal();
     await server.close();
     return 0;
@@ -69,6 +73,7 @@ export function registerConsoleCommand(program: Command, exit: ExitState): void 
     .option('--host <host>', 'where it listens (SLUICE_CONSOLE_HOST, default 127.0.0.1)')
     .option('--port <n>', 'its port (SLUICE_CONSOLE_PORT, default 8289; 0: any free port)', parsePort)
     .addOption(dataDirOption())
+    .addOption(jsonOption())
     .addHelpText(
       'after',
       `
@@ -79,6 +84,7 @@ ${CLIENT_ENV_HELP}
 
 Examples:
   sluice console                       # http://127.0.0.1:8289
+  sluice console --port 0 --json       # {"url":"http://127.0.0.1:41234","token":false}
   SLUICE_CONSOLE_TOKEN_FILE=~/.sluice-console-token sluice console --host 0.0.0.0`,
     )
     .action(withExit(exit, consoleCommand));

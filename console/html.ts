@@ -4,6 +4,7 @@
  */
 import { html, raw } from 'hono/html';
 import { type HtmlEscapedString } from 'hono/utils/html';
+import { type ChartData } from './series';
 
 /** A fragment of escaped HTML. */
 export type Html = HtmlEscapedString;
@@ -109,10 +110,6 @@ export function table(head: string[], rows: (Html | string | number | undefined)
 }
 
 /** A chart placeholder: console.js draws it with uPlot from the JSON it carries (series: [label, color]). */
-export function chart(
-  id: string,
-  label: string,
-  data: { x: number[]; series: { label: string; values: (number | null)[] }[] },
-): Html {
+export function chart(id: string, label: string, data: ChartData): Html {
   return h`<figure class="chart"><figcaption>${label}</figcaption><div class="uplot-target" id="${id}" data-chart="${JSON.stringify(data)}"></div></figure>`;
 }

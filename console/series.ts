@@ -10,6 +10,12 @@ export interface Sample {
   values: Record<string, number | null>;
 }
 
+/** What a chart draws: x in epoch seconds, one series per name (`step`: it holds until the next value). */
+export interface ChartData {
+  x: number[];
+  series: { label: string; values: (number | null)[]; step?: boolean }[];
+}
+
 /** Options of {@link SeriesBook}. */
 export interface SeriesBookOptions {
   /** Samples kept per key. @default 720 (12 minutes at one a second) */
@@ -47,12 +53,16 @@ export class SeriesBook {
     return this.rings.get(key) ?? [];
   }
 
-  /** The samples as chart data: x in epoch seconds, one series per name. */
-  chartData(key: string, names: string[]): { x: number[]; series: { label: string; values: (number | null)[] }[] } {
+  /** The samples as chart data; the names in `stepped` hold their value until the next sample. */
+  chartData(key: string, names: string[], stepped: string[] = []): ChartData {
     const s = this.samples(key);
     return {
       x: s.map((p) => Math.round(p.at / 1000)),
-      series: names.map((label) => ({ label, values: s.map((p) => p.values[label] ?? null) })),
+      series: names.map((label) => ({
+        label,
+        values: s.map((p) => p.values[label] ?? null),
+        ...(stepped.includes(label) ? { step: true } : {}),
+      })),
     };
   }
 }

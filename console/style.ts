@@ -42,7 +42,8 @@ input { font:inherit; padding:.2rem .4rem; }
 
 /**
  * Draws every `[data-chart]` element with uPlot, once, including those htmx swaps in later (a
- * MutationObserver, so no htmx event name is relied on). Data: { x: epoch s[], series: [{label, values}] }.
+ * MutationObserver, so no htmx event name is relied on). Data: { x: epoch s[], series: [{label, values, step?}] }
+ * (`step`: a value that holds until the next one, as bounds do).
  */
 export const CONSOLE_JS = `
 (function () {
@@ -53,7 +54,9 @@ export const CONSOLE_JS = `
     var d = JSON.parse(el.dataset.chart);
     if (!d.x.length) { el.textContent = 'no samples yet'; return; }
     var series = [{}].concat(d.series.map(function (s, i) {
-      return { label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true };
+      var out = { label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true };
+      if (s.step) out.paths = uPlot.paths.stepped({ align: 1 });
+      return out;
     }));
     var width = Math.max(320, Math.min(el.parentElement.clientWidth || 600, 900));
     new uPlot({ width: width, height: 220, series: series, scales: { x: { time: true } } },

@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       console.log('when         done  browser: load  failures shown  |  list      batch     live      failures');
       for (const r of rows)
         console.log(
-          `${r.label.padEnd(9)} ${String(r.done).padStart(7)}  ${String(r.server.list).padStart(5)}  ${String(r.server.batch).padStart(5)}  ${String(r.server.live).padStart(4)}  ${String(r.server.failures).padStart(8)}  |  ${String(r.browser.load).padStart(12)}  ${String(r.browser.failuresShown).padStart(14)}`,
+          `${r.label.padEnd(9)} ${String(r.done).padStart(7)}  ${String(r.browser.load).padStart(13)}  ${String(r.browser.failuresShown).padStart(14)}  |  ${r.server.list!.padEnd(9)} ${r.server.batch!.padEnd(9)} ${r.server.live!.padEnd(9)} ${r.server.failures}`,
         );
     }
   } finally {

@@ -102,7 +102,7 @@ ${facts([
   ['writes', `${num(s.writes)}${s.lastWriteAt ? `, last ${time(s.lastWriteAt)}` : ''}`],
   ['ticks', num(s.ticks)],
 ])}
-${chart('scaler-chart', 'Bounds and load over time (sampled while this console watches)', series.chartData(`scaler/${endpointId}`, SCALER_SERIES))}
+${chart('scaler-chart', 'Bounds and load over time (sampled while this console watches)', series.chartData(`scaler/${endpointId}`, SCALER_SERIES, ['workersMin', 'workersMax']))}
 <h2>Decisions</h2>
 ${table(
   ['time (UTC)', 'kind', 'reason', 'bounds', 'target', 'written'],

@@ -35,14 +35,17 @@ export class SeriesBook {
     this.maxKeys = o.keys ?? 200;
   }
 
-  /** Records a sample unless the last one of `key` is less than a second older. */
+  /** Records a sample; within a second of the last one of `key`, it replaces that one's values (the latest wins). */
   record(key: string, at: number, values: Record<string, number | null>): void {
     let ring = this.rings.get(key);
     if (ring) this.rings.delete(key);
     else ring = [];
     this.rings.set(key, ring); // most recently recorded last
     const last = ring.at(-1);
-    if (last && at - last.at < 1000) return;
+    if (last && at - last.at < 1000) {
+      last.values = values;
+      return;
+    }
     ring.push({ at, values });
     if (ring.length > this.capacity) ring.splice(0, ring.length - this.capacity);
     while (this.rings.size > this.maxKeys) this.rings.delete(this.rings.keys().next().value!);

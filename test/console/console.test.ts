@@ -155,6 +155,11 @@ describe('the web console in a browser', () => {
     const { decision } = await decisionWhen(scaler, sleepy, (d) => d.write && d.bounds.workersMax >= 4, PATIENCE);
     await page.goto(`${url}/scalers/${sleepy}`);
     await expect.poll(() => page.locator('#scaler-live').innerText(), { timeout: PATIENCE }).toContain(decision.reason);
+    // The chart gathers a sample per refresh (every 2 s): wait for a few, so the screenshot shows a line.
+    const samples = async () =>
+      (JSON.parse((await page.locator('#scaler-chart').getAttribute('data-chart')) ?? '{}') as { x: number[] }).x
+        .length;
+    await expect.poll(samples, { timeout: PATIENCE }).toBeGreaterThanOrEqual(4);
     await shot('scaler');
     await page.goto(`${url}/scalers`);
     await page.locator(`a:text-is("${sleepy}")`).waitFor();

@@ -188,6 +188,24 @@ describe('the web console in a browser', () => {
     expect(r.stderr).toContain('SLUICE_CONSOLE_TOKEN');
   });
 
+  it('is served by the daemon when asked for (sluice worker --console-port)', async () => {
+    const daemonEnv = {
+      ...env,
+      SLUICE_DAEMON_PORT: '0',
+      SLUICE_TEMPORAL_METRICS_PORT: '0',
+      SLUICE_TASK_QUEUE: 'console-daemon-test',
+    };
+    const daemon = startSluice(['worker', '--console-port', '0'], daemonEnv);
+    try {
+      const consoleUrl = (await daemon.waitFor(/console (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+      const res = await fetch(`${consoleUrl}/batches`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('console-b');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
   it("renders a 100,000-input batch's page (the figures of its load time are bench/console's)", async () => {
     const { file, dir } = inputFile(Array.from({ length: 100_000 }, (_, i) => ({ kind: 'echo', i })));
     await batch.start({

@@ -181,7 +181,8 @@ export class BatchClient extends OrchestrationClient {
 
   /**
    * Batches in the order Temporal lists them, one per batch id (runs that continued as new are left out); at most
-   * `limit`, after `skip` (paging), of one `status` (RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT) when given. Temporal's visibility is eventually consistent: a batch just started may be missing.
+   * `limit`, after `skip` (paging), of one `status` when given (RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED,
+   * TIMED_OUT). Temporal's visibility is eventually consistent: a batch just started may be missing.
    */
   async list(o: { limit?: number; status?: string; skip?: number } = {}): Promise<BatchListing[]> {
     const limit = o.limit ?? 100;

@@ -185,7 +185,10 @@ export class JobClient extends OrchestrationClient {
     }
   }
 
-  /** The latest job workflows (of one endpoint when given: those started by this library), newest first; at most `limit` of the last `scan`. */
+  /**
+   * The latest job workflows, newest first (of one endpoint when given: those started by this library, whose
+   * memo names it); at most `limit` of the last `scan`.
+   */
   async recent(o: { endpointId?: string; limit?: number; scan?: number } = {}): Promise<JobListing[]> {
     const out: JobListing[] = [];
     let scanned = 0;

@@ -41,7 +41,7 @@ export function page(f: PageFrame): Html {
   );
   return h`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${f.title} · sluice</title>
+<title>${f.title} · sluice</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/console.css">
 ${f.charts ? h`<link rel="stylesheet" href="/assets/uPlot.min.css"><script src="/assets/uPlot.iife.min.js"></script>` : ''}
 <script src="/assets/htmx.min.js"></script><script src="/assets/console.js" defer></script>

@@ -40,6 +40,7 @@ describe('the web console in a browser', () => {
   let batch: BatchClient;
   let scaler: ScalerClient;
   let ep: string;
+  const browserErrors: string[] = [];
 
   beforeAll(async () => {
     s = await orchestratorStack();
@@ -58,6 +59,14 @@ describe('the web console in a browser', () => {
     url = (await server.waitFor(/sluice console\s+(http:\/\/\S+)/))[1]!;
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Script errors and refused loads (a Content-Security-Policy violation, a missing asset) fail the last test.
+    page.on('pageerror', (err) => browserErrors.push(err.message));
+    page.on('response', (r) => {
+      if (r.status() >= 400) browserErrors.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') browserErrors.push(msg.text());
+    });
     mkdirSync(SHOTS, { recursive: true });
   }, 180_000);
   afterAll(async () => {
@@ -224,5 +233,9 @@ describe('the web console in a browser', () => {
       .poll(() => page.locator('#batch-failures').innerText(), { timeout: PATIENCE })
       .toContain('no failed inputs');
     await batch.cancel('console-big');
+  });
+
+  it('ran every page without a script error or a refused load in the browser', () => {
+    expect(browserErrors).toEqual([]);
   });
 });

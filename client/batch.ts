@@ -18,6 +18,7 @@ import { mergedResults } from '../results/batch/rerun';
 import { parseS3Url } from '../results/store/open';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
+import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';
 import {
   batchStateQuery,
   batchWorkflow,
@@ -25,6 +26,16 @@ import {
   pauseUpdate,
   resumeUpdate,
 } from '../workflows/batch/workflow';
+
+/** Temporal's visibility names of the statuses {@link BatchClient.list} filters on. */
+const VISIBILITY_STATUS: Record<string, string> = {
+  RUNNING: 'Running',
+  COMPLETED: 'Completed',
+  FAILED: 'Failed',
+  CANCELLED: 'Canceled',
+  TERMINATED: 'Terminated',
+  TIMED_OUT: 'TimedOut',
+};
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
@@ -176,15 +187,28 @@ export class BatchClient extends OrchestrationClient {
     else yield* outcomesSoFar(this.store, run);
   }
 
+  /** The inputs that did not complete, grouped by error type, with a few examples and their input lines. */
+  async failures(id: string, o: GroupFailuresOptions = {}): Promise<FailureGroup[]> {
+    const input = await batchInputOf(this.client, batchWorkflowId(id));
+    return groupFailures(this.results(id), input ? batchInput(input.source) : undefined, o);
+  }
+
   /**
    * Batches in the order Temporal lists them, one per batch id (runs that continued as new are left out); at most
-   * `limit`. Temporal's visibility is eventually consistent: a batch just started may be missing.
+   * `limit`, after `skip` (paging), of one `status` when given (RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED,
+   * TIMED_OUT). Temporal's visibility is eventually consistent: a batch just started may be missing.
    */
-  async list(o: { limit?: number } = {}): Promise<BatchListing[]> {
+  async list(o: { limit?: number; status?: string; skip?: number } = {}): Promise<BatchListing[]> {
     const limit = o.limit ?? 100;
     const seen = new Map<string, BatchListing>();
-    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.batch}'` })) {
-      if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
+    const status =
+      o.status && VISIBILITY_STATUS[o.status] ? ` AND ExecutionStatus = '${VISIBILITY_STATUS[o.status]}'` : '';
+    const ids = new Set<string>();
+    let skip = o.skip ?? 0;
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.batch}'${status}` })) {
+      if (w.status.name === 'CONTINUED_AS_NEW' || ids.has(w.workflowId)) continue;
+      ids.add(w.workflowId);
+      if (skip > 0 && skip--) continue;
       seen.set(w.workflowId, {
         workflowId: w.workflowId,
         batchId: batchIdOf(w.workflowId),

@@ -40,6 +40,15 @@ export interface JobView {
   failure?: string;
 }
 
+/** One job workflow as {@link JobClient.recent} lists it. */
+export interface JobListing {
+  workflowId: string;
+  status: string;
+  endpointId?: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
 /**
  * Job workflows from a pipeline: start them, watch them, await or stream their results, cancel
  * them. The `sluice run|status|cancel|result` commands are built on it.
@@ -57,7 +66,9 @@ export class JobClient extends OrchestrationClient {
     const { id, ...rest } = init;
     const input = JobWorkflowInput.parse(rest);
     const workflowId = jobWorkflowId(id ?? randomUUID());
-    await this.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    // The endpoint in the memo: `recent()` (the console's endpoint page) finds its jobs without a query each.
+    const memo = { endpointId: input.endpointId };
+    await this.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input], memo });
     return workflowId;
   }
 
@@ -172,6 +183,28 @@ export class JobClient extends OrchestrationClient {
       if (closed) return;
       await new Promise((r) => setTimeout(r, pollMs));
     }
+  }
+
+  /**
+   * The latest job workflows, newest first (of one endpoint when given: those started by this library, whose
+   * memo names it); at most `limit` of the last `scan`.
+   */
+  async recent(o: { endpointId?: string; limit?: number; scan?: number } = {}): Promise<JobListing[]> {
+    const out: JobListing[] = [];
+    let scanned = 0;
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${jobWorkflow.name}'` })) {
+      if (++scanned > (o.scan ?? 500) || out.length >= (o.limit ?? 20)) break;
+      const endpointId = (w.memo as { endpointId?: unknown } | undefined)?.endpointId;
+      if (o.endpointId && endpointId !== o.endpointId) continue;
+      out.push({
+        workflowId: w.workflowId,
+        status: w.status.name,
+        startTime: w.startTime,
+        ...(typeof endpointId === 'string' ? { endpointId } : {}),
+        ...(w.closeTime ? { closeTime: w.closeTime } : {}),
+      });
+    }
+    return out;
   }
 
   /** True when a workflow with this id exists. */

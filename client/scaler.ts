@@ -6,6 +6,7 @@ import {
   ScaleWindow,
   ScalerWorkflowInput,
   ScalerConfigure,
+  endpointIdOfScaler,
   scalerWorkflowId,
   type OverrideInput as OverrideInit,
   type ScalerState,
@@ -137,6 +138,20 @@ export class ScalerClient extends OrchestrationClient {
       if (!(err instanceof WorkflowFailedError)) throw err;
     }
     return h.query(scalerStateQuery).catch(() => undefined);
+  }
+
+  /** Scalers as Temporal lists them, newest first, one per endpoint (its latest run); at most `limit`. */
+  async list(
+    o: { limit?: number } = {},
+  ): Promise<{ workflowId: string; endpointId: string; status: string; startTime: Date }[]> {
+    const out = new Map<string, { workflowId: string; endpointId: string; status: string; startTime: Date }>();
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${scalerWorkflow.name}'` })) {
+      if (w.status.name === 'CONTINUED_AS_NEW' || out.has(w.workflowId)) continue;
+      const endpointId = endpointIdOfScaler(w.workflowId);
+      out.set(w.workflowId, { workflowId: w.workflowId, endpointId, status: w.status.name, startTime: w.startTime });
+      if (out.size >= (o.limit ?? 100)) break;
+    }
+    return [...out.values()];
   }
 
   /** True when a scaler of this endpoint exists (running or not). */

@@ -24,6 +24,8 @@ export interface CliContext {
   pipeline: PipelineClient;
   /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
+  /** The service's queue API (`/health`); absent without a queue URL and API key. */
+  queue?: QueueClient;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function connectCli(
   return {
     settings,
     ...(graphql ? { graphql } : {}),
+    ...(queue ? { queue } : {}),
     sluice,
     batch,
     scaler: scaling,

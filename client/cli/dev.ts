@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { type Command } from 'commander';
 import { stopLeftoverServers } from './dev/leftovers';
 import { parseTemporalMetricsPort } from './worker';
-import { dataDirOption, portOption, withExit, type ExitState } from './options';
+import { dataDirOption, parsePort, portOption, withExit, type ExitState } from './options';
 import { apiKeyOptions, faultsOption, givenApiKey, readFaults, untilSignal, type FaultsOption } from './platform';
 import { assertPortsFree, temporalMetricsClaim, type PortClaim } from './ports';
 
@@ -71,9 +71,15 @@ export async function checkStackPorts(o: StackOptions): Promise<void> {
   await assertPortsFree(claims);
 }
 
-async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number> {
+/** The dev console's port: --console-port, else the daemon's port + 1 (any free port when the daemon's is 0). */
+export const devConsolePort = (o: { consolePort?: number; daemonPort: number }): number =>
+  o.consolePort ?? (o.daemonPort === 0 ? 0 : o.daemonPort + 1);
+
+async function dev(o: StackOptions & { faults?: FaultsOption; consolePort?: number }): Promise<number> {
   const faults = await readFaults(o.faults);
+  const consolePort = devConsolePort(o);
   await checkStackPorts(o);
+  await assertPortsFree([{ port: consolePort, what: 'the console', change: 'choose another with --console-port' }]);
   const { devBanner, startDevStack } = await import('./dev/stack');
   const apiKey = givenApiKey(o);
   const stack = await startDevStack({
@@ -84,11 +90,35 @@ async function dev(o: StackOptions & { faults?: FaultsOption }): Promise<number>
     ...(apiKey ? { apiKey } : {}),
     ...(faults ? { faults } : {}),
   });
-  console.log(devBanner(stack));
+  const web = await startDevConsole(o.dataDir, consolePort).catch(async (err: unknown) => {
+    await stack.stop();
+    throw err;
+  });
+  console.log(devBanner(stack, web.url));
   await Promise.race([untilSignal(), stack.daemon.done]);
   console.log('sluice dev: stopping');
+  await web.close();
   await stack.stop();
   return 0;
+}
+
+/** The dev stack's console on 127.0.0.1 (its settings: the dev.json just written, or the environment). */
+async function startDevConsole(dataDir: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+  const [{ connectCli }, { serveConsole }] = await Promise.all([import('./context'), import('./console')]);
+  const cli = await connectCli(dataDir);
+  try {
+    const server = await serveConsole(cli, { host: '127.0.0.1', port });
+    return {
+      url: server.url,
+      close: async () => {
+        await server.close();
+        await cli.close();
+      },
+    };
+  } catch (err) {
+    await cli.close();
+    throw err;
+  }
 }
 
 /** Registers `sluice dev`. */
@@ -101,6 +131,11 @@ export function registerDevCommand(program: Command, exit: ExitState): void {
     .addOption(apiKeyOptions("the platform's API key")[0]!)
     .addOption(apiKeyOptions("the platform's API key")[1]!)
     .addOption(faultsOption())
+    .option(
+      '--console-port <n>',
+      "the web console's port, on 127.0.0.1 (default: --daemon-port + 1; any free port when that is 0)",
+      parsePort,
+    )
     .addHelpText(
       'after',
       `${STACK_ENV_HELP}

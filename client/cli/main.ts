@@ -5,7 +5,7 @@
  *   commands, run-commands, actions, start, parse, output, progress), scaler/ (`sluice scaler`: commands,
  *   setting-options, actions, parse, output, watch, schedule-commands, schedule);
  * - dev.ts and dev/ (the embedded stack: stack, temporal-server, leftovers), demo.ts and demo-batch.ts,
- *   platform.ts (the local platform), worker.ts (the daemon), endpoints.ts, templates.ts, config.ts;
+ *   platform.ts (the local platform), worker.ts (the daemon), console.ts (the web console), endpoints.ts, templates.ts, config.ts;
  * - shared: settings.ts (where the settings come from), context.ts (the connected clients), service-clients.ts
  *   (the control plane's GraphQL and REST clients), endpoint-arg.ts (an endpoint by name or id), options.ts
  *   (shared options and parsers), tables.ts (aligned columns), errors.ts, exit-codes.ts, ports.ts, ctrl-c.ts.
@@ -15,6 +15,7 @@ import { packageInfo } from '../../common/package-root';
 import { ConfigError } from '../../config/errors';
 import { registerComposeCommands } from './compose';
 import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
+import { registerConsoleCommand } from './console';
 import { registerDemoCommand } from './demo';
 import { registerDevCommand } from './dev';
 import { registerEndpointCommands } from './endpoints';
@@ -57,6 +58,7 @@ const REGISTER: (Register | LazyGroup)[] = [
   registerTemplateCommands,
   registerPlatformCommands,
   registerWorkerCommand,
+  registerConsoleCommand,
   registerComposeCommands,
   registerDemoCommand,
 ];

@@ -2,7 +2,9 @@
 import { join } from 'node:path';
 import { type Command } from 'commander';
 import { ConfigError } from '../../config/errors';
-import { dataDirOption, withExit, type ExitState } from './options';
+import { type ConsoleSettings } from '../../config/console';
+import { CONSOLE_ENV_HELP, consoleSettings, serveConsole } from './console';
+import { dataDirOption, parsePort, withExit, type ExitState } from './options';
 import { untilSignal } from './platform';
 import { assertPortsFree, temporalMetricsClaim } from './ports';
 import { CLIENT_ENV_HELP } from './config';
@@ -19,7 +21,7 @@ export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): 
   return n;
 }
 
-async function worker(o: { dataDir: string }): Promise<number> {
+async function worker(o: { dataDir: string; consolePort?: number }): Promise<number> {
   // The daemon's code loads when it runs (help and the other commands never load it).
   const [{ loadConfig }, { startDaemon }, { installTemporalRuntime }] = await Promise.all([
     import('../../worker/config'),
@@ -39,14 +41,41 @@ async function worker(o: { dataDir: string }): Promise<number> {
     },
     temporalMetricsClaim(config.SLUICE_TEMPORAL_METRICS_PORT),
   ]);
+  // The console only when asked for (--console-port or SLUICE_CONSOLE_PORT): several daemons share a machine.
+  const wantConsole = o.consolePort !== undefined || Boolean(process.env.SLUICE_CONSOLE_PORT);
+  const consoleConfig = wantConsole
+    ? await consoleSettings(o.consolePort !== undefined ? { port: o.consolePort } : {})
+    : undefined;
   const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
+  const web = consoleConfig ? await startDaemonConsole(o.dataDir, consoleConfig) : undefined;
   console.log(
-    `sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics`,
+    `sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics${web ? `, console ${web.url}` : ''}`,
   );
   await Promise.race([untilSignal(), daemon.done]);
+  await web?.close();
   await daemon.close();
   return 0;
+}
+
+/** The daemon's console: a client connection of its own (the daemon's settings are the environment's). */
+async function startDaemonConsole(
+  dataDir: string,
+  s: ConsoleSettings,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { connectCli } = await import('./context');
+  const cli = await connectCli(dataDir);
+  const server = await serveConsole(cli, s).catch(async (err: unknown) => {
+    await cli.close();
+    throw err;
+  });
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      await cli.close();
+    },
+  };
 }
 
 /** Registers `sluice worker`. */
@@ -58,6 +87,11 @@ export function registerWorkerCommand(program: Command, exit: ExitState): void {
       'Runs the daemon: the Temporal worker of the job workflows, the webhook receiver, /healthz, /readyz and /metrics. Configured by environment variables; every missing or invalid one is reported at once (exit 2).',
     )
     .addOption(dataDirOption())
+    .option(
+      '--console-port <n>',
+      'serve the web console on this port too (SLUICE_CONSOLE_PORT; default: no console)',
+      parsePort,
+    )
     .addHelpText(
       'after',
       `
@@ -72,6 +106,7 @@ ${CLIENT_ENV_HELP}
   SLUICE_METRICS_MAX_BATCHES, SLUICE_METRICS_RETENTION_MS  batches with series, ended ones kept (200, 600000)
   OTEL_EXPORTER_OTLP_ENDPOINT     OTLP/HTTP collector of traces (unset: no tracing)
   SLUICE_MAX_CONCURRENT_ACTIVITIES, SLUICE_SHUTDOWN_GRACE_MS  (200, 10000)
+${CONSOLE_ENV_HELP}
   See docs/orchestrator.md and docs/operations.md.
 
 Example:

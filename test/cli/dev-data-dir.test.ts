@@ -29,6 +29,27 @@ describe('sluice dev --data-dir and the other commands', () => {
     rmSync(elsewhere, { recursive: true, force: true });
   });
 
+  it("prints the web console's address among the others and serves it on 127.0.0.1, linking the dev server's Temporal UI", async () => {
+    const consoleUrl = (await dev.waitFor(/console\s+(http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    const run = await sluice([
+      'run',
+      '--endpoint',
+      'echo',
+      '--input',
+      '{"via":"console"}',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const { workflowId } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { workflowId: string };
+    const res = await fetch(`${consoleUrl}/jobs/${encodeURIComponent(workflowId)}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('COMPLETED');
+    expect(html).toContain(`:${temporalPort + 1000}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+  });
+
   it('run from another directory finds the stack through --data-dir and through SLUICE_DATA_DIR', async () => {
     const byFlag = await sluice(
       ['run', '--endpoint', 'echo', '--input', '{"via":"flag"}', '--json', '--data-dir', dataDir],

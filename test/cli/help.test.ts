@@ -24,6 +24,7 @@ const COMMANDS = [
   'platform',
   'platform users add',
   'worker',
+  'console',
   'demo',
 ];
 /** The scaler group: every command and subcommand (the whole tree is checked in-process below). */

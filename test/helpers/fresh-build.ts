@@ -14,6 +14,7 @@ const MORE = [
   'config',
   'worker',
   'client',
+  'console',
   'examples',
   'bin',
   'package.json',

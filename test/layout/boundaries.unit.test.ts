@@ -47,6 +47,11 @@ const LAYERS: Layer[] = [
     rank: 6,
     why: 'the library pipelines import: it starts and reads orchestrations, it never runs them',
   },
+  {
+    dir: 'console/',
+    rank: 6.5,
+    why: 'the web console: a client of sluice like the CLI (the library and the results store); the CLI and the daemon serve it',
+  },
   { dir: 'client/cli/', rank: 7, why: 'the `sluice` command: the library, plus the two commands that start a daemon' },
   {
     dir: 'examples/workflows/',
@@ -71,6 +76,8 @@ const REFUSALS: Refusal[] = [
   },
   { from: 'client/', to: 'activities/', why: 'the library starts orchestrations, it never runs their I/O' },
   { from: 'client/', to: 'worker/', why: 'the library runs in a pipeline, not in the daemon' },
+  { from: 'console/', to: 'activities/', why: 'the console reads orchestrations, it never runs their I/O' },
+  { from: 'console/', to: 'worker/', why: 'the console is served by the daemon, it does not import it' },
   { from: 'client/cli/', to: 'activities/', why: 'the CLI starts orchestrations, it never runs their I/O' },
   {
     from: 'client/cli/',

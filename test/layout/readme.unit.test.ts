@@ -19,6 +19,7 @@ const DIRS = [
   'config',
   'worker',
   'client',
+  'console',
   'examples',
 ];
 

@@ -1,33 +1,15 @@
 /** How the batch commands show batches to people: exit codes, the status table, the one-line progress. */
 import { type BatchState } from '../../../contracts';
-import { type BatchClient, type BatchView } from '../../batch';
+import { type BatchView } from '../../batch';
+import { failedCount } from '../../batch-status';
 import { EXIT_CODES } from '../exit-codes';
 
 /** Exit codes of the batch commands, for their help, README and docs/cli.md. */
 export const BATCH_EXIT_HELP =
   'Exit code: 0 the batch completed and every input COMPLETED; 1 it completed with some inputs not COMPLETED (failed, bad input, expired, not submitted) or the workflow failed; 2 usage (no such batch); 3 cancelled; 4 still running.';
 
-/**
- * The batch's view; a completed batch's state comes from its result (the summary in history) when
- * no daemon answers the query.
- */
-export async function batchView(batch: BatchClient, id: string): Promise<BatchView> {
-  const v = await batch.view(id);
-  if (!v.state && v.workflowStatus === 'COMPLETED') v.state = await batch.result(id).catch(() => undefined);
-  if (v.workflowStatus === 'FAILED' || v.workflowStatus === 'TERMINATED' || v.workflowStatus === 'TIMED_OUT') {
-    v.failure = await batch.result(id).then(
-      () => undefined,
-      (err: unknown) => {
-        const e = err as Error & { cause?: Error };
-        return e.cause?.message ?? e.message;
-      },
-    );
-  }
-  return v;
-}
-
-/** Inputs that ended otherwise than COMPLETED. */
-export const failedCount = (s: BatchState): number => s.counts.done - (s.counts.byStatus.COMPLETED ?? 0);
+/** The batch's view as people read it (client/batch-status.ts), and its inputs that did not complete. */
+export { batchStatus as batchView, failedCount } from '../../batch-status';
 
 /** Exit code of a batch in any state: 4 while it runs, 3 cancelled, 0 only if every input COMPLETED, else 1. */
 export function batchExitCode(v: BatchView): number {

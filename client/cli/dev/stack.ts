@@ -148,7 +148,7 @@ async function startOn(
 }
 
 /** The banner of `sluice dev`: every URL and key a person needs. */
-export function devBanner(s: DevStack): string {
+export function devBanner(s: DevStack, consoleUrl?: string): string {
   return [
     'sluice dev: the stack is running',
     `  Temporal        ${s.temporal.address} (namespace ${s.temporal.namespace})`,
@@ -156,6 +156,7 @@ export function devBanner(s: DevStack): string {
     `  platform        ${s.platform.url}  (queue ${s.platform.url}/v2, REST ${s.platform.url}/v1, GraphQL ${s.platform.url}/graphql)`,
     `  API key         ${s.platform.apiKeyCreated ? `${s.platform.apiKey}  (shown once; kept in ${s.stateFile}, mode 0600)` : `in ${s.stateFile}`}`,
     `  daemon          ${s.daemon.url}  (/healthz /readyz /metrics, webhooks /hooks/...)`,
+    ...(consoleUrl ? [`  console         ${consoleUrl}`] : []),
     `  endpoints       ${Object.entries(s.platform.examples)
       .map(([n, e]) => `${n}=${e.id}`)
       .join('  ')}`,

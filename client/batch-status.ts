@@ -1,0 +1,25 @@
+/** A batch's status as people read it (the CLI's `batch status` and the console alike): its view, final state and failure. */
+import { type BatchState } from '../contracts';
+import { type BatchClient, type BatchView } from './batch';
+
+/**
+ * The batch's view; a completed batch's state comes from its result (the summary in history) when
+ * no daemon answers the query; a failed, terminated or timed-out one says why.
+ */
+export async function batchStatus(batch: BatchClient, id: string): Promise<BatchView> {
+  const v = await batch.view(id);
+  if (!v.state && v.workflowStatus === 'COMPLETED') v.state = await batch.result(id).catch(() => undefined);
+  if (v.workflowStatus === 'FAILED' || v.workflowStatus === 'TERMINATED' || v.workflowStatus === 'TIMED_OUT') {
+    v.failure = await batch.result(id).then(
+      () => undefined,
+      (err: unknown) => {
+        const e = err as Error & { cause?: Error };
+        return e.cause?.message ?? e.message;
+      },
+    );
+  }
+  return v;
+}
+
+/** Inputs that ended otherwise than COMPLETED. */
+export const failedCount = (s: BatchState): number => s.counts.done - (s.counts.byStatus.COMPLETED ?? 0);

@@ -1,0 +1,241 @@
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core) against the real
+ * stack: `sluice console` as a process, Temporal, the platform and the daemon. The batch list
+ * matches `sluice batch status --json`, pausing from the page pauses the batch, the failures view
+ * shows the failing inputs, the scaler page shows a burst's decision, the endpoint and job pages
+ * show a job; a 100,000-input batch's page renders. Screenshots go to docs/console/*.png.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchClient } from '../../client/batch';
+import { ScalerClient } from '../../client/scaler';
+import { inputFile, mixedEndpoint, type Stack } from '../batch/helpers';
+import { orchestratorStack } from '../helpers/orchestrator';
+import { eventually } from '../helpers/platform';
+import { cleanEnv, sluice, startSluice } from '../cli/run-sluice';
+import { decisionWhen, sleepEndpoint, submit } from '../scaler/helpers';
+
+const SHOTS = join(__dirname, '..', '..', 'docs', 'console');
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const PATIENCE = 90_000;
+
+describe('the web console in a browser', () => {
+  let s: Stack;
+  let env: NodeJS.ProcessEnv;
+  let server: ReturnType<typeof startSluice> | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let url: string;
+  let batch: BatchClient;
+  let scaler: ScalerClient;
+  let ep: string;
+  const browserErrors: string[] = [];
+
+  beforeAll(async () => {
+    s = await orchestratorStack();
+    env = cleanEnv({
+      TEMPORAL_ADDRESS: s.env.address,
+      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
+      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
+      SLUICE_API_KEY: s.platform.apiKey,
+      SLUICE_RESULTS_DIR: s.resultsDir,
+      SLUICE_TEMPORAL_UI_URL: 'http://127.0.0.1:1/ui',
+    });
+    ep = mixedEndpoint(s, 'console-mixed', 4);
+    batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
+    scaler = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
+    server = startSluice(['console', '--port', '0'], env);
+    url = (await server.waitFor(/sluice console\s+(http:\/\/\S+)/))[1]!;
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Script errors and refused loads (a Content-Security-Policy violation, a missing asset) fail the last test.
+    page.on('pageerror', (err) => browserErrors.push(err.message));
+    page.on('response', (r) => {
+      if (r.status() >= 400) browserErrors.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') browserErrors.push(msg.text());
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await batch?.close();
+    await scaler?.close();
+    await s?.dispose();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const cellsOf = async (id: string) =>
+    page
+      .locator('#batch-rows tr', { has: page.locator(`a:text-is("${id}")`) })
+      .locator('td')
+      .allInnerTexts();
+
+  it('lists a running batch with the numbers `sluice batch status --json` gives; pausing from the page pauses it; the failures view shows the failing inputs', async () => {
+    const lines = Array.from({ length: 120 }, (_, i) =>
+      i % 40 === 7 ? { kind: 'fail', message: `bad input ${i}` } : { kind: 'sleep', ms: 300, i },
+    );
+    const { file, dir } = inputFile(lines);
+    await batch.start({
+      id: 'console-b',
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 4, retry: { maxAttempts: 1 } },
+    });
+    await eventually(async () => (await batch.state('console-b')).counts.done >= 5, PATIENCE);
+
+    await page.goto(`${url}/`);
+    await expect.poll(() => page.locator('a:text-is("console-b")').count(), { timeout: PATIENCE }).toBe(1);
+    await shot('batches');
+
+    // Pause from the batch's page: its button, the confirmation, the POST.
+    await page.click('a:text-is("console-b")');
+    await page.waitForURL(`${url}/batches/console-b`);
+    await page.click('a.button:text-is("Pause")');
+    expect(await page.locator('h1').innerText()).toContain('Pause: batch console-b');
+    await shot('confirm');
+    await page.click('button:text-is("Pause")');
+    await page.waitForURL(`${url}/batches/console-b`);
+    const paused = await eventually(async () => {
+      const st = await batch.state('console-b');
+      return st.phase === 'paused' && st.counts.inFlight === 0 ? st : undefined;
+    }, PATIENCE);
+    expect(paused!.waiting).toContain('paused');
+
+    // Once nothing moves, the list's numbers are the CLI's.
+    const r = await sluice(['batch', 'status', 'console-b', '--json'], { env });
+    expect(r.code, r.stderr).toBe(4);
+    const cli = JSON.parse(r.stdout) as {
+      state: {
+        phase: string;
+        counts: { done: number; total?: number; byStatus: Record<string, number> };
+        spend: number;
+      };
+    };
+    expect(cli.state.phase).toBe('paused');
+    await page.goto(`${url}/batches`);
+    const cells = await cellsOf('console-b');
+    const [, kind, endpoint, status, , doneTotal, failed] = cells;
+    expect(kind).toBe('batch');
+    expect(endpoint).toBe(ep);
+    expect(status).toBe('paused');
+    expect(doneTotal).toBe(`${cli.state.counts.done} / ${cli.state.counts.total ?? '?'}`);
+    expect(Number(failed)).toBe(cli.state.counts.done - (cli.state.counts.byStatus.COMPLETED ?? 0));
+
+    // Resume (through the library, as the CLI would), let it end; the failures view groups the failing inputs.
+    await batch.resume('console-b');
+    await batch.result('console-b');
+    await page.goto(`${url}/batches/console-b`);
+    await expect
+      .poll(() => page.locator('#batch-failures').innerText(), { timeout: PATIENCE })
+      .toContain('bad input 7');
+    const failures = await page.locator('#batch-failures').innerText();
+    expect(failures).toMatch(/\(3 inputs\)/);
+    expect(failures).toContain('"kind":"fail"');
+    await page.locator('a.button:text-is("Rerun failed inputs")').waitFor();
+    await shot('batch');
+  });
+
+  it('shows a decision a burst made on the scaler page, and the endpoint page lists its jobs with the job page behind them', async () => {
+    const sleepy = sleepEndpoint(s, 'console-burst', { workersMin: 0, workersMax: 1 });
+    await scaler.start(sleepy, {
+      intervalMs: 500,
+      stabilizationWindowMs: 4000,
+      cooldownMs: 6000,
+      minWriteGapMs: 1000,
+      ceiling: 4,
+      scaleUp: { workers: 4 },
+    });
+    await submit(s, sleepy, 4, 2000);
+    const { decision } = await decisionWhen(scaler, sleepy, (d) => d.write && d.bounds.workersMax >= 4, PATIENCE);
+    await page.goto(`${url}/scalers/${sleepy}`);
+    await expect.poll(() => page.locator('#scaler-live').innerText(), { timeout: PATIENCE }).toContain(decision.reason);
+    // The chart gathers a sample per refresh (every 2 s): wait for a few, so the screenshot shows a line.
+    const samples = async () =>
+      (JSON.parse((await page.locator('#scaler-chart').getAttribute('data-chart')) ?? '{}') as { x: number[] }).x
+        .length;
+    await expect.poll(samples, { timeout: PATIENCE }).toBeGreaterThanOrEqual(4);
+    await shot('scaler');
+    await page.goto(`${url}/scalers`);
+    await page.locator(`a:text-is("${sleepy}")`).waitFor();
+    await shot('scalers');
+
+    const id = await s.sluice.start({ endpointId: ep, input: { kind: 'echo', hello: '<b>console</b>' } });
+    await s.sluice.result(id);
+    await page.goto(`${url}/endpoints/${ep}`);
+    await expect.poll(() => page.locator(`a:text-is("${id}")`).count(), { timeout: PATIENCE }).toBe(1);
+    expect(await page.locator('a:text-is("workflow")').first().getAttribute('href')).toBe(
+      `http://127.0.0.1:1/ui/namespaces/default/workflows/${encodeURIComponent(id)}`,
+    );
+    await shot('endpoint');
+    await page.goto(`${url}/endpoints`);
+    await page.locator('a:text-is("console-mixed")').waitFor();
+    await shot('endpoints');
+    await page.goto(`${url}/jobs/${encodeURIComponent(id)}`);
+    expect(await page.locator('main').innerText()).toContain('<b>console</b>'); // the output, as text
+    expect(await page.locator('main').innerText()).toContain('COMPLETED');
+    await shot('job');
+  });
+
+  it('refuses to listen off this machine without a token (exit 2, the variable named)', async () => {
+    const r = await sluice(['console', '--host', '0.0.0.0', '--port', '0'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SLUICE_CONSOLE_TOKEN');
+  });
+
+  it('is served by the daemon when asked for (sluice worker --console-port)', async () => {
+    const daemonEnv = {
+      ...env,
+      SLUICE_DAEMON_PORT: '0',
+      SLUICE_TEMPORAL_METRICS_PORT: '0',
+      SLUICE_TASK_QUEUE: 'console-daemon-test',
+    };
+    const daemon = startSluice(['worker', '--console-port', '0'], daemonEnv);
+    try {
+      const consoleUrl = (await daemon.waitFor(/console (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+      const res = await fetch(`${consoleUrl}/batches`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('console-b');
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("renders a 100,000-input batch's page (the figures of its load time are bench/console's)", async () => {
+    const { file, dir } = inputFile(Array.from({ length: 100_000 }, (_, i) => ({ kind: 'echo', i })));
+    await batch.start({
+      id: 'console-big',
+      endpointId: ep,
+      source: file,
+      outDir: join(dir, 'out'),
+      options: { concurrency: 4 },
+    });
+    await batch.pause('console-big');
+    const res = await page.goto(`${url}/batches/console-big`);
+    expect(res?.status()).toBe(200);
+    expect(await page.locator('h1').innerText()).toContain('Batch console-big');
+    await expect.poll(() => page.locator('#batch-live').innerText(), { timeout: PATIENCE }).toMatch(/100,000|read/);
+    await expect
+      .poll(() => page.locator('#batch-failures').innerText(), { timeout: PATIENCE })
+      .toContain('no failed inputs');
+    await batch.cancel('console-big');
+  });
+
+  it('ran every page without a script error or a refused load in the browser', () => {
+    expect(browserErrors).toEqual([]);
+  });
+});

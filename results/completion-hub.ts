@@ -29,6 +29,8 @@ export interface CompletionHub {
   webhookUrl(run: RunScope, endpointId: string, attempt: number, inlineLimit: number, ttlMs?: number): string;
   /** The URL the service calls when the job of a batch run's input `index`, `attempt` finishes (the record goes to the batch inbox). */
   batchWebhookUrl(run: RunScope, endpointId: string, index: number, attempt: number, ttlMs?: number): string;
+  /** The batch run's submission of input `index`, `attempt` is remote job `remoteJobId` (what its URL's calls must name). */
+  batchJobSent(run: RunScope, index: number, attempt: number, remoteJobId: string): void;
   /**
    * Registers a waiting activity. Returns the outcome if the webhook came first (then nothing
    * stays registered); otherwise the hub completes the activity later by its task token.

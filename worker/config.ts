@@ -22,6 +22,13 @@ const DaemonSchema = z.object({
   SLUICE_PUBLIC_URL: url.optional(),
   /** Secret of the webhook tokens; several daemons behind one public URL must share it. */
   SLUICE_WEBHOOK_SECRET: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  /**
+   * What a webhook body naming its URL's own job is worth: `binding`, its outcome as it is (one HTTP
+   * call per job); `status`, confirmed by the job's `/status` like any other (webhooks crossing a
+   * network the operator does not trust, without TLS). docs/orchestrator.md, "Webhooks".
+   * @default 'binding'
+   */
+  SLUICE_WEBHOOK_CONFIRM: z.enum(['binding', 'status'], { error: 'must be binding or status' }).default('binding'),
   /** Where Temporal's runtime serves Prometheus metrics (merged into the daemon's /metrics). */
   SLUICE_TEMPORAL_METRICS_PORT: port.default(9464),
   /** First fallback poll of a webhook wait, ms. */

@@ -160,6 +160,7 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     inbox,
     health,
     fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
+    confirm: config.SLUICE_WEBHOOK_CONFIRM,
   }));
   // Where batches (and per-job children reading their lines) may read and write.
   const roots = batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config));

@@ -13,7 +13,7 @@ import { type WebhookHealth } from '../results/webhook-health';
 import { EarlyWebhooks, loggedDrops, type EarlyWebhook, type EarlyWebhooksOptions } from './early-webhooks';
 import { HeldWaits } from './held-waits';
 import { WebhookUrls, type WebhookRefusal, type WebhookTarget } from './webhook-url';
-import { trustedRecord, type WebhookAnswer } from './webhook-trust';
+import { BatchBindings, trustedRecord, type WebhookAnswer, type WebhookConfirm } from './webhook-trust';
 
 export type { WebhookAnswer } from './webhook-trust';
 
@@ -56,6 +56,12 @@ export interface WebhookHubOptions {
   steadyEveryMs?: number;
   /** Bounds of the table of webhooks that came before their wait (worker/early-webhooks.ts). */
   early?: Omit<EarlyWebhooksOptions, 'onDrop'>;
+  /**
+   * What a body naming its URL's own job is worth: `binding`, taken as it is; `status`, confirmed
+   * by `/status` like any other (SLUICE_WEBHOOK_CONFIRM).
+   * @default 'binding'
+   */
+  confirm?: WebhookConfirm;
 }
 
 /** How many handled webhooks a daemon remembers, so a replay of one is answered without a `/status` call. */
@@ -74,8 +80,9 @@ const remember = (set: Set<string>, k: string): void => {
 };
 
 /**
- * Completes webhook-mode waits. A job's webhook URL is signed (worker/webhook-url.ts); its body is
- * only a hint: the outcome is the one `/status` gives (docs/orchestrator.md, "Webhooks"). A waiting
+ * Completes webhook-mode waits. A job's webhook URL is signed (worker/webhook-url.ts); a body naming
+ * the job the URL is bound to is its outcome, any other is refused or confirmed by `/status`
+ * (worker/webhook-trust.ts; docs/orchestrator.md, "Webhooks"). A waiting
  * activity is completed by task token when it is registered here, by activity id when another
  * daemon holds it; a webhook that beats its activity is kept until the activity registers.
  */
@@ -85,6 +92,8 @@ export class WebhookHub implements CompletionHub {
   /** Keys of the jobs whose webhook this daemon handled lately (a replay changes nothing). */
   private readonly handled = new Set<string>();
   private readonly urls: WebhookUrls;
+  /** The remote job of each batch submission sent from this daemon lately (what batch URLs are bound to). */
+  private readonly batches = new BatchBindings();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly o: WebhookHubOptions) {
@@ -114,6 +123,10 @@ export class WebhookHub implements CompletionHub {
     return this.urls.batch(run, endpointId, index, attempt, ttlMs);
   }
 
+  batchJobSent(run: RunScope, index: number, attempt: number, remoteJobId: string): void {
+    this.batches.set(run, index, attempt, remoteJobId);
+  }
+
   /** What the path segments after `/hooks/` speak for, or why they are refused. */
   verify(segments: string[]): { target: WebhookTarget } | { refused: WebhookRefusal } {
     return this.urls.verify(segments);
@@ -141,15 +154,19 @@ export class WebhookHub implements CompletionHub {
   }
 
   /**
-   * A webhook call from the service whose URL verified. The body (`hint`) says which job finished;
-   * the outcome is what `/status` says of it. A job already handled here, not finished, gone, or
-   * not the URL's own job changes nothing.
+   * A webhook call from the service whose URL verified. The body (`hint`) is the outcome when it
+   * names the URL's own job, else what `/status` says of the job it names (worker/webhook-trust.ts).
+   * A job already handled here, not finished, gone, or not the URL's own job changes nothing.
    */
   async onWebhook(target: WebhookTarget, hint: JobRecord): Promise<WebhookAnswer> {
     const { run } = target;
     if (this.handled.has(key(run.workflowId, hint.id, hint.retries ?? 0))) return { status: 200, result: 'replay' };
     if (isTerminal(hint.status)) this.o.health?.received(hint.id, target.kind === 'batch' ? run.workflowId : undefined);
-    const trusted = await trustedRecord(target, hint, this.o);
+    const trusted = await trustedRecord(target, hint, {
+      ...this.o,
+      batches: this.batches,
+      confirm: this.o.confirm ?? 'binding',
+    });
     if ('answer' in trusted) return trusted.answer;
     const { record } = trusted;
     const retries = typeof record.retries === 'number' ? record.retries : 0;

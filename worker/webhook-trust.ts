@@ -1,13 +1,17 @@
 /**
- * What a verified webhook call is worth: its body only names the job that finished; the outcome is
- * the service's `/status` record of it (docs/orchestrator.md, "Webhooks": why the body is a hint).
+ * What a verified webhook call is worth: a body naming the very job its URL is bound to is taken as
+ * it is; an unbound or incomplete one (or every one, `SLUICE_WEBHOOK_CONFIRM=status`) only names the
+ * job, whose outcome is then its `/status` record (docs/orchestrator.md, "Webhooks": which it trusts and why).
  */
 import { type Logger } from 'pino';
-import { isTerminal, type JobRecord } from '../contracts';
-import { submitJournalKey } from '../contracts/names';
+import { isTerminal, type JobRecord, type RunScope } from '../contracts';
+import { runKey, submitJournalKey } from '../contracts/names';
 import { isPlatformApiError, type QueueClient } from '../platform-api';
 import { type ObjectStore } from '../results/store/object-store';
 import { type WebhookTarget } from './webhook-url';
+
+/** What becomes of a bound body: `binding`, taken as it is; `status`, confirmed by `/status` all the same. */
+export type WebhookConfirm = 'binding' | 'status';
 
 /** What became of a webhook call whose URL verified: the answer the receiver gives. */
 export interface WebhookAnswer {
@@ -17,24 +21,69 @@ export interface WebhookAnswer {
   message?: string;
 }
 
+/** How many batch submissions a daemon remembers the job of (the oldest forgotten first). */
+const BOUND_BATCH_JOBS = 100_000;
+
 /**
- * The finished job a call on `target` names (`hint`, its body), as `/status` says; or the answer
- * that ends the call: not finished (by the body or by `/status`), gone from the service, not the
- * job of a job workflow's URL (its attempt's submission journal names another), `/status` unreadable.
+ * The remote job of each batch submission (input, attempt) this daemon sent lately, as its step
+ * journaled it: what a batch URL's claims are checked against without reading the step's journal.
+ */
+export class BatchBindings {
+  private readonly jobs = new Map<string, string>();
+
+  private static key(run: RunScope, index: number, attempt: number): string {
+    return `${runKey(run)}\u0000${index}#${attempt}`;
+  }
+
+  set(run: RunScope, index: number, attempt: number, remoteJobId: string): void {
+    const k = BatchBindings.key(run, index, attempt);
+    this.jobs.delete(k);
+    if (this.jobs.size >= BOUND_BATCH_JOBS) this.jobs.delete(this.jobs.keys().next().value!);
+    this.jobs.set(k, remoteJobId);
+  }
+
+  get(run: RunScope, index: number, attempt: number): string | undefined {
+    return this.jobs.get(BatchBindings.key(run, index, attempt));
+  }
+}
+
+/** What a call needs to be judged. */
+export interface TrustDeps {
+  store: ObjectStore;
+  queue: Pick<QueueClient, 'status'>;
+  logger: Logger;
+  batches: BatchBindings;
+  confirm: WebhookConfirm;
+}
+
+/** The remote job the URL's claims are bound to, when this daemon can tell (else undefined). */
+async function boundJob(target: WebhookTarget, d: TrustDeps): Promise<string | undefined> {
+  if (target.kind === 'batch') return d.batches.get(target.run, target.index ?? -1, target.attempt);
+  // Written right after /run answered: a webhook faster than that cannot be checked by it.
+  const journal = (await d.store.find(submitJournalKey(target.run, target.attempt))) as
+    { remoteJobId?: string } | undefined;
+  return typeof journal?.remoteJobId === 'string' ? journal.remoteJobId : undefined;
+}
+
+/** A terminal body that says all its outcome: a completed job's output, a failed one's error. */
+const whole = (hint: JobRecord): boolean => hint.status !== 'COMPLETED' || 'output' in hint;
+
+/**
+ * The finished job a call on `target` names (`hint`, its body): the body itself when it names the
+ * job its URL is bound to (`confirm: 'binding'`), else what `/status` says of it; or the answer that
+ * ends the call: not finished (by the body or by `/status`), gone from the service, not the URL's
+ * job (403 `OTHER_JOB`, nothing stored), `/status` unreadable.
  */
 export async function trustedRecord(
   target: WebhookTarget,
   hint: JobRecord,
-  d: { store: ObjectStore; queue: Pick<QueueClient, 'status'>; logger: Logger },
+  d: TrustDeps,
 ): Promise<{ record: JobRecord } | { answer: WebhookAnswer }> {
   if (!isTerminal(hint.status)) return { answer: { status: 200, result: 'not_finished' } };
-  if (target.kind === 'job') {
-    // Written right after /run answered: a webhook faster than that is checked by /status alone.
-    const journal = (await d.store.find(submitJournalKey(target.run, target.attempt))) as
-      { remoteJobId?: string } | undefined;
-    if (journal?.remoteJobId !== undefined && journal.remoteJobId !== hint.id)
-      return { answer: { status: 403, result: 'other_job', message: `this webhook URL is not job ${hint.id}'s` } };
-  }
+  const bound = await boundJob(target, d);
+  if (bound !== undefined && bound !== hint.id)
+    return { answer: { status: 403, result: 'other_job', message: `this webhook URL is not job ${hint.id}'s` } };
+  if (bound !== undefined && d.confirm === 'binding' && whole(hint)) return { record: hint };
   let record: JobRecord;
   try {
     record = await d.queue.status(target.endpointId, hint.id);

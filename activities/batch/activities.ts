@@ -63,11 +63,7 @@ const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
 export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
   const queue = countedQueue(deps.queue, metrics);
-  const webhookUrl =
-    deps.hub && deps.inbox
-      ? (req: StepRequest, i: number, a: number, ttlMs?: number) =>
-          deps.hub!.batchWebhookUrl(req.run, req.endpointId, i, a, ttlMs)
-      : undefined;
+  const webhooks = deps.inbox ? deps.hub : undefined;
   const inFlight = new InFlightJobs();
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
@@ -100,7 +96,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           queue,
           store: deps.store,
           ...(deps.inbox ? { inbox: deps.inbox } : {}),
-          ...(webhookUrl ? { webhookUrl } : {}),
+          ...(webhooks ? { webhooks } : {}),
           ...(deps.price ? { price: deps.price } : {}),
           ...(deps.board ? { board: deps.board } : {}),
           ...(deps.health ? { health: deps.health } : {}),

@@ -15,7 +15,7 @@ import { type WebhookHealth } from '../../results/webhook-health';
 import { type PriorityBoard, type Standing } from './priority-board';
 import { type BatchInbox } from '../../results/batch/inbox';
 import { subsetOf } from '../../results/batch/rerun';
-import { type Submitted, type Submitter } from './submitter';
+import { type SubmissionWebhooks, type Submitted, type Submitter } from './submitter';
 import { type LineRef, type StepRequest, type StepResult } from './types';
 
 /** Polls of late jobs under way at once. */
@@ -26,8 +26,8 @@ export interface StepDeps {
   queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
   store: ObjectStore;
   inbox?: BatchInbox;
-  /** The webhook URL of a batch run's submission of input `i`, attempt `a` (absent: polling only). */
-  webhookUrl?: (req: StepRequest, i: number, a: number, ttlMs?: number) => string;
+  /** The webhook URLs of batch submissions, and their binding to the jobs sent (absent: polling only). */
+  webhooks?: SubmissionWebhooks;
   /** The price of one worker-hour of an endpoint, when known. */
   price?: (endpointId: string) => Promise<number | undefined>;
   /** The daemon's batches with input left, by endpoint and priority (a lower one yields). */

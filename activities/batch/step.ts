@@ -78,8 +78,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 /** Opens the step's submitter and its standing among the daemon's batches on the endpoint. */
 async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): Promise<Step> {
   const res = emptyStepResult();
-  const url = req.webhook ? deps.webhookUrl : undefined;
-  const sub = await Submitter.open(deps.queue, deps.store, req, url && ((i, a, ttl) => url(req, i, a, ttl)));
+  const sub = await Submitter.open(deps.queue, deps.store, req, req.webhook ? deps.webhooks : undefined);
   // Priority among the daemon's batches on this endpoint: while a higher one has input left, this
   // one submits no new lines (retries still go), so its jobs do not queue ahead of the higher one's.
   const priority = req.priority ?? DEFAULT_PRIORITY;

@@ -8,6 +8,7 @@ import { type JobSubmission } from '../../contracts';
 import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
+import { type CompletionHub } from '../../results/completion-hub';
 import { type StepRequest } from './types';
 
 /** One submission the journal knows: input, attempt, remote job. */
@@ -22,8 +23,8 @@ export interface Journaled {
 /** What a submission came to: the job, a refusal for good, or nothing (over the rate: try later). */
 export type Submitted = Journaled | { error: string } | undefined;
 
-/** The signed webhook URL of the submission of input `i`, attempt `a` (`ttlMs`: the job's ttl policy). */
-export type SubmissionWebhook = (i: number, a: number, ttlMs?: number) => string;
+/** The signed webhook URLs of a batch run's submissions, and the job each is bound to (worker/webhook-hub.ts). */
+export type SubmissionWebhooks = Pick<CompletionHub, 'batchWebhookUrl' | 'batchJobSent'>;
 
 /** Submissions in flight at once within a step. */
 const PARALLEL = 16;
@@ -49,12 +50,13 @@ export class Submitter {
     private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
     private readonly store: ObjectStore,
     private readonly req: StepRequest,
-    private readonly webhook: SubmissionWebhook | undefined,
+    private readonly webhooks: SubmissionWebhooks | undefined,
     known: Journaled[],
   ) {
     this.key = batchKeys.submitJournal(req.run, req.seq);
     this.scope = `${req.run.workflowId}/${req.run.runId}`;
     this.journal = new Map(known.map((j) => [`${j.i}#${j.a}`, j]));
+    for (const j of known) webhooks?.batchJobSent(req.run, j.i, j.a, j.id);
   }
 
   /** The submitter of step `req`, knowing what its journal holds (a retried step). */
@@ -62,10 +64,10 @@ export class Submitter {
     queue: Pick<QueueClient, 'run' | 'retry'>,
     store: ObjectStore,
     req: StepRequest,
-    webhook: SubmissionWebhook | undefined,
+    webhooks: SubmissionWebhooks | undefined,
   ): Promise<Submitter> {
     const known = (await store.lines(batchKeys.submitJournal(req.run, req.seq))) as Journaled[];
-    return new Submitter(queue, store, req, webhook, known);
+    return new Submitter(queue, store, req, webhooks, known);
   }
 
   /** What the journal already knows of input `i`, attempt `a`. */
@@ -79,7 +81,9 @@ export class Submitter {
     if (seen) return seen;
     if (this.limited || this.yieldIf?.()) return undefined;
     try {
-      const sent = this.webhook ? { ...body, webhook: this.webhook(i, a, body.policy?.ttl) } : body;
+      const { run, endpointId } = this.req;
+      const url = this.webhooks?.batchWebhookUrl(run, endpointId, i, a, body.policy?.ttl);
+      const sent = url ? { ...body, webhook: url } : body;
       const ack = await this.queue.run(this.req.endpointId, sent, {
         idempotencyKey: idempotencyKey(this.scope, i, a),
         ...this.budgetOptions(),
@@ -159,7 +163,9 @@ export class Submitter {
     return this.flushing;
   }
 
+  /** Journals a submission, and binds its webhook URL to its job. */
   private record(j: Journaled): Journaled {
+    this.webhooks?.batchJobSent(this.req.run, j.i, j.a, j.id);
     this.journal.set(`${j.i}#${j.a}`, j);
     this.pending.push(j);
     return j;

@@ -181,6 +181,8 @@ async function main(): Promise<void> {
           SLUICE_QUEUE_URL: `${platform.url}/v2`,
           SLUICE_API_KEY: platform.apiKey,
           SLUICE_RESULTS_DIR: join(dir, 'results'),
+          // The inputs and output folders are in the bench's own folder, outside the daemon's cwd.
+          SLUICE_BATCH_ROOTS: dir,
           SLUICE_DAEMON_PORT: String(p),
           SLUICE_TEMPORAL_METRICS_PORT: '0',
           SLUICE_TASK_QUEUE: taskQueue,

@@ -100,6 +100,7 @@ ${CLIENT_ENV_HELP}
   SLUICE_DAEMON_HOST, SLUICE_DAEMON_PORT  where it listens (127.0.0.1, 8288)
   SLUICE_PUBLIC_URL               base URL the service calls webhooks on (default http://HOST:PORT)
   SLUICE_WEBHOOK_SECRET           HMAC secret of webhook URLs, >= 16 characters (default: generated, kept in the results dir)
+  SLUICE_WEBHOOK_CONFIRM          binding: a body naming its URL's own job is its outcome; status: every body confirmed by /status (binding)
   SLUICE_WEBHOOK_FALLBACK_MS      first fallback poll of a webhook wait (30000)
   SLUICE_TEMPORAL_METRICS_PORT    Temporal's runtime metrics, merged into /metrics (9464, 0: off)
   SLUICE_METRICS_INTERVAL_MS      how often batches and scalers are asked for /metrics (15000, 0: off)

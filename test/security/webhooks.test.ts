@@ -1,10 +1,11 @@
 /**
  * Webhooks that prove what they carry, through a real daemon, platform, Temporal server and results
- * store: a replayed call changes nothing stored, a forged or another job's call is refused, an
- * expired URL is refused, an oversized body is refused before it is read, and the body is only a
- * hint: the outcome is what `/status` says.
+ * store: a replayed call changes nothing stored, a forged or another job's call is refused (a job
+ * workflow's URL, or a batch submission's naming another job of its batch), an expired URL is
+ * refused, an oversized body is refused before it is read, and a body naming its URL's own job is
+ * its outcome (SLUICE_WEBHOOK_CONFIRM=binding, the default; `status`: webhook-confirm.test.ts).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,35 +18,21 @@ import { WebhookUrls } from '../../worker/webhook-url';
 import { addEndpoint, call, eventually } from '../helpers/platform';
 import { tsxCommand } from '../helpers/tsx-command';
 import { orchestratorStack } from '../helpers/orchestrator';
+import { captureWebhookUrls, postWebhook } from '../helpers/webhook-urls';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
 describe('webhooks that prove what they carry (real daemon and results store)', () => {
   let s: Stack;
   /** Every job webhook URL the daemon built, by workflow id; every batch submission's, by `<workflow id>#<index>`. */
-  const urls = new Map<string, string>();
+  let urls: Map<string, string>;
   beforeAll(async () => {
     s = await orchestratorStack();
-    const hub = s.daemon.hub;
-    const build = hub.webhookUrl.bind(hub);
-    hub.webhookUrl = (run, ...rest) => {
-      const url = build(run, ...rest);
-      urls.set(run.workflowId, url);
-      return url;
-    };
-    const buildBatch = hub.batchWebhookUrl.bind(hub);
-    hub.batchWebhookUrl = (run, endpointId, index, ...rest) => {
-      const url = buildBatch(run, endpointId, index, ...rest);
-      urls.set(`${run.workflowId}#${index}`, url);
-      return url;
-    };
+    urls = captureWebhookUrls(s.daemon.hub);
   });
   afterAll(() => s.dispose());
 
-  const post = async (url: string, body: unknown) => {
-    const res = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const post = postWebhook;
   /** A running job's remote id, once its wait is held. */
   const remoteJobOf = async (id: string): Promise<string> => {
     const handle = s.env.client.workflow.getHandle(id);
@@ -152,20 +139,58 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
     expect(await s.sluice.result(running)).toMatchObject({ status: 'COMPLETED', output: { slept: 3000 } });
   });
 
-  it('the body is a hint: a call claiming an outcome /status does not show changes nothing', async () => {
+  it("a body naming its URL's own job is its outcome, as it is: no /status call (the default)", async () => {
     const sleep = s.platform.examples.sleep!.id;
     const options = { retry: { maxAttempts: 1 } };
     const a = await s.sluice.start({ endpointId: sleep, input: { ms: 3000 }, options });
     const b = await s.sluice.start({ endpointId: sleep, input: { ms: 3000 }, options });
     const [ra, rb] = [await remoteJobOf(a), await remoteJobOf(b)];
-    // Both still run on the service: one body claims success with another output, the other a failure.
-    expect(await post(urls.get(a)!, { id: ra, status: 'COMPLETED', output: { forged: true } })).toEqual({
+    // Both still run on the service: the worker holding each URL reports its own job's outcome.
+    expect(await post(urls.get(a)!, { id: ra, status: 'COMPLETED', output: { reported: 'a' } })).toEqual({
       status: 200,
-      body: { result: 'not_finished' },
+      body: { result: 'accepted' },
     });
-    expect((await post(urls.get(b)!, { id: rb, status: 'FAILED', error: 'forged failure' })).status).toBe(200);
-    expect(await s.sluice.result(a)).toMatchObject({ status: 'COMPLETED', output: { slept: 3000 } });
-    expect(await s.sluice.result(b)).toMatchObject({ status: 'COMPLETED', output: { slept: 3000 } });
+    expect(await post(urls.get(b)!, { id: rb, status: 'FAILED', error: 'reported failure' })).toEqual({
+      status: 200,
+      body: { result: 'accepted' },
+    });
+    expect(await s.sluice.result(a)).toMatchObject({ status: 'COMPLETED', output: { reported: 'a' } });
+    expect(await s.sluice.result(b)).toMatchObject({ status: 'FAILED' });
+    expect((await status(sleep, ra)).status).not.toBe('COMPLETED');
+  });
+
+  it("a batch submission's URL naming another in-flight job of its batch is refused, and changes nothing", async () => {
+    const sleep = s.platform.examples.sleep!.id;
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-hooks-'));
+    const source = join(dir, 'in.jsonl');
+    writeFileSync(source, [0, 1].map(() => JSON.stringify({ ms: 3000 })).join('\n') + '\n');
+    const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir, resultsUrl: s.resultsUrl });
+    const id = await batch.start({ endpointId: sleep, source, outDir: join(dir, 'out') });
+    const run = { workflowId: id, runId: (await s.env.client.workflow.getHandle(id).describe()).runId };
+    // The jobs the batch's steps sent, as their journals hold them.
+    const lines = (folder: string, prefix: string): string[] =>
+      existsSync(folder)
+        ? readdirSync(folder)
+            .filter((f) => f.startsWith(prefix))
+            .flatMap((f) => readFileSync(join(folder, f), 'utf8').split('\n').filter(Boolean))
+        : [];
+    const steps = join(s.resultsDir, runKey(run), 'steps');
+    let sent: { i: number; id: string }[] = [];
+    await eventually(() => {
+      sent = lines(steps, 'submit-').map((l) => JSON.parse(l) as { i: number; id: string });
+      return sent.length === 2 && urls.has(`${id}#0`);
+    });
+    const other = sent.find((j) => j.i === 1)!.id;
+    const inbox = join(s.resultsDir, runKey(run), 'inbox');
+    const inboxText = (): string => lines(inbox, '').join('\n');
+    const refused = await post(urls.get(`${id}#0`)!, { id: other, status: 'COMPLETED', output: { forged: true } });
+    expect(refused).toMatchObject({ status: 403, body: { code: 'OTHER_JOB' } });
+    expect(inboxText()).not.toContain('forged');
+    await batch.result(id);
+    const results = readFileSync(join(dir, 'out', 'results.jsonl'), 'utf8');
+    expect(results).not.toContain('forged');
+    expect(results.match(/"slept":3000/g)).toHaveLength(2);
+    await batch.close();
   });
 
   it('a body larger than the cap is refused with 413 before it is read: by its Content-Length, or as it grows', async () => {

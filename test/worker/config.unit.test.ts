@@ -15,6 +15,7 @@ describe('daemon configuration', () => {
       SLUICE_DAEMON_PORT: 8288,
       SLUICE_RESULTS_DIR: '.data/results',
       SLUICE_WEBHOOK_FALLBACK_MS: 30_000,
+      SLUICE_WEBHOOK_CONFIRM: 'binding',
       SLUICE_TEMPORAL_METRICS_PORT: 9464,
     });
     expect(c.TEMPORAL_TLS).toBeUndefined();
@@ -63,6 +64,7 @@ describe('daemon configuration', () => {
     [{ TEMPORAL_TLS: 'maybe' }, /^TEMPORAL_TLS: /],
     [{ SLUICE_PUBLIC_URL: 'not a url' }, /^SLUICE_PUBLIC_URL: must be an http\(s\) URL$/],
     [{ SLUICE_WEBHOOK_FALLBACK_MS: '10' }, /^SLUICE_WEBHOOK_FALLBACK_MS: /],
+    [{ SLUICE_WEBHOOK_CONFIRM: 'trust' }, /^SLUICE_WEBHOOK_CONFIRM: must be binding or status$/],
     [
       { TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' },
       /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/,

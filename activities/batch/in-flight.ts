@@ -31,11 +31,12 @@ export class InFlightJobs {
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
   private readonly tookMs = new Map<string, number>();
 
-  /** Job `id` of batch `wf` was sent (or is known to run). */
-  add(wf: string, id: string, now = Date.now()): void {
+  /** Job `id` of batch `wf` was sent (or is known to run); `lateAt`: poll it then (default: once late). */
+  add(wf: string, id: string, now = Date.now(), lateAt = now + this.lateMs(wf)): void {
     const jobs = this.jobsOf(wf);
-    if (jobs.has(id)) return;
-    jobs.set(id, { id, t0: now, lateAt: now + this.lateMs(wf), polledAt: 0 });
+    const known = jobs.get(id);
+    if (known) known.lateAt = Math.min(known.lateAt, lateAt);
+    else jobs.set(id, { id, t0: now, lateAt, polledAt: 0 });
   }
 
   /** Job `id` of batch `wf` finished; `heard`: by its webhook (its time counts toward the usual). Returns it. */

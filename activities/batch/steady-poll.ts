@@ -146,10 +146,12 @@ export class SteadyPoll implements InboxReader {
     }
   }
 
-  /** The step's new submissions (and retries) join the jobs in flight. */
-  private sync(): void {
+  /** The step's new submissions (and retries) join the jobs in flight (also once stopped: those answered at its end). */
+  sync(): void {
     const { res } = this.d;
-    for (const s of res.submitted.slice(this.synced.submitted)) this.d.jobs.add(this.wf, s.id);
+    // A replayed submission may be finished already (its webhook long gone): polled at once.
+    for (const s of res.submitted.slice(this.synced.submitted))
+      this.d.jobs.add(this.wf, s.id, Date.now(), s.dup ? 0 : undefined);
     for (const r of res.retried.slice(this.synced.retried)) if (!r.refused) this.d.jobs.add(this.wf, r.id);
     this.synced = { submitted: res.submitted.length, retried: res.retried.length };
   }

@@ -21,7 +21,7 @@ export interface Tracked {
 /** Until a batch has heard of a job, a job older than this is late, ms. */
 const LATE_DEFAULT_MS = 500;
 /** Bounds of when a job is late, ms: three times the batch's usual time to be heard of, within these. */
-const LATE_MIN_MS = 1000;
+const LATE_MIN_MS = 400;
 const LATE_MAX_MS = 30_000;
 
 export class InFlightJobs {

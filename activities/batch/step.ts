@@ -67,6 +67,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   // Its own submissions still unanswered are handed on; earlier ones answered since are reported.
   const sg = await s.sends.end();
   if (sg.length > 0) res.sg = sg;
+  if (deps.detached) res.dm = deps.detached.id;
   if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered);
   if (inbox instanceof SteadyPoll) inbox.sync();
   res.completions = await collected(store, req, finished);

@@ -183,6 +183,8 @@ export interface StepResult {
   expired: string[];
   /** Polled jobs still queued or running. */
   polledRunning: string[];
+  /** daemon: the daemon process that ran the step (a new one knows none of the jobs in flight). */
+  dm?: string;
   /** submitting: this step's submissions still unanswered when it ended (only with `dt`). */
   sg?: Submitting[];
   /** 429s met (the step then stops submitting). */

@@ -352,3 +352,16 @@ describe('applyStep: submissions not answered when their step ended (submitting)
     expect('submitting' in d).toBe(false);
   });
 });
+
+describe('applyStep: a step run by another daemon process', () => {
+  it('polls every job in flight at the next step (the new daemon knows none of them)', () => {
+    const d = ledgerWith({ inFlight: [flying({ i: 0, id: 'a' }), flying({ i: 1, id: 'b', p: NOW - 5 })] });
+    applyStep(d, result({ dm: 'd1' }), NOW, opts(), 0);
+    expect(d.inFlight.map((f) => f.p)).toEqual([NOW + 30_000, NOW - 5]); // the first daemon seen: nothing changes
+    applyStep(d, result({ dm: 'd1' }), NOW, opts(), 1);
+    expect(d.inFlight[0]!.p).toBe(NOW + 30_000);
+    applyStep(d, result({ dm: 'd2' }), NOW + 1, opts(), 2);
+    expect(d.inFlight.map((f) => f.p)).toEqual([NOW + 1, NOW - 5]);
+    expect(d.dm).toBe('d2');
+  });
+});

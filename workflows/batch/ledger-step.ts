@@ -51,7 +51,19 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: Option
     f.p = now + f.pe;
   }
   d.counts.rateLimited += res.rateLimited;
+  newDaemon(d, res, now);
   syncCounts(d);
+}
+
+/**
+ * A step run by another daemon process than the last (a restart, or the step moved): that daemon
+ * knows none of the jobs in flight, and their webhooks may have gone to the one that died, so
+ * each is polled once at the next step instead of at its fallback (30 s).
+ */
+function newDaemon(d: LedgerData, res: StepResult, now: number): void {
+  if (res.dm === undefined) return;
+  if (d.dm !== undefined && d.dm !== res.dm) for (const f of d.inFlight) f.p = Math.min(f.p, now);
+  d.dm = res.dm;
 }
 
 /**

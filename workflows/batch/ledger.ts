@@ -53,6 +53,8 @@ export interface LedgerData {
   cursor: Cursor;
   eof: boolean;
   inFlight: InFlight[];
+  /** The daemon process that ran the last step (absent in ledgers from before). */
+  dm?: string;
   /** First submissions whose answer is not known yet: each holds its slot (absent in ledgers from before). */
   submitting?: Submitting[];
   deferred: LineRef[];

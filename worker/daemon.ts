@@ -32,14 +32,6 @@ import { WebhookHub } from './webhook-hub';
 import { webhookHealth, webhooksDetail } from './webhook-watch';
 import { sharedWebhookSecret } from './webhook-secret';
 
-/**
- * How long a run's next workflow task waits on this daemon's sticky queue before any daemon takes
- * it (and replays the run from history). After a SIGKILL nobody polls that queue: the SDK's 10 s
- * default was 10 s without progress per killed daemon (bench/README.md "Faults"); a live daemon
- * picks its sticky tasks up in milliseconds, so 4 s leaves room for a loaded machine.
- */
-const STICKY_TIMEOUT = '4 seconds';
-
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
   config: DaemonConfig;
@@ -189,7 +181,6 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
-    stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
   }));
   const share =
     config.SLUICE_RATE_SCALE === undefined

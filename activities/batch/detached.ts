@@ -106,7 +106,11 @@ export class StepSends {
       return;
     }
     for (const { ref } of items) this.open.set(ref.i, ref);
-    this.running.push(sub.each(items, ({ ref, body }) => this.send(ref, body), beat));
+    const sending = sub.each(items, ({ ref, body }) => this.send(ref, body), beat);
+    // Handled here: a failure before the end fails the step in end(); a step that failed earlier
+    // (a poll or a store write threw) never awaits it, and an unhandled rejection would end the daemon.
+    sending.catch(() => undefined);
+    this.running.push(sending);
   }
 
   /**
@@ -120,7 +124,6 @@ export class StepSends {
     const patience = new Promise<void>((r) => (timer = setTimeout(r, PATIENCE_MS)));
     await Promise.race([Promise.all(this.running), patience]).finally(() => clearTimeout(timer));
     this.ended = true;
-    for (const p of this.running) p.catch(() => undefined); // after the end, a failure is a lost call
     if (this.open.size === 0) return [];
     await sub.flush();
     setTimeout(() => this.abort.abort(new Error('abandoned: no answer')), DETACHED_MS).unref();

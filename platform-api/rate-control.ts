@@ -4,7 +4,9 @@
  * answers gives the same shares and pauses with no clock or server.
  *
  * The rule (AIMD in the spirit of TCP, counted in windows instead of round trips):
- * - A 429 pauses the lane until its `Retry-After` (the latest of every pause asked for).
+ * - The first 429 of an **episode** pauses the lane until its `Retry-After` (a 429 answered
+ *   while paused lengthens the pause to its own); a 429 later in the episode, once the pause is
+ *   over, pauses only its own request (the caller waits the Retry-After), not the whole lane.
  * - The first 429 of an **episode** multiplies the share of `perWindow` by {@link RateControlOptions.decrease};
  *   every 429 answered within one window of it, or while a pause asked for within the episode
  *   lasts, belongs to the same episode and reduces nothing more. So 20 answers refused in one
@@ -67,16 +69,21 @@ export class RateControl {
 
   /** The service answered 429 at `now`, asking to wait `retryAfterMs`: pause, and reduce once per episode. */
   rateLimited(now: number, retryAfterMs: number): void {
-    this.paused = Math.max(this.paused, now + Math.max(0, retryAfterMs));
+    const until = now + Math.max(0, retryAfterMs);
     if (now >= this.episodeEnd) {
+      this.paused = Math.max(this.paused, until);
       this.low = Math.max(this.minShare, this.share(now) * this.decrease);
       this.episodeEnd = Math.max(now + this.windowMs, this.paused);
       this.episodeCount++;
-    } else {
-      // Answered inside the episode: its pause lengthens the episode (answers that come while the
-      // lane is paused were sent before the pause, so they say nothing new).
+    } else if (now < this.paused) {
+      // Answered while the lane is paused (sent before the pause): it says nothing new; its
+      // Retry-After, if later, lengthens the pause and the episode.
+      this.paused = Math.max(this.paused, until);
       this.episodeEnd = Math.max(this.episodeEnd, this.paused);
     }
+    // A 429 after the episode's pause, inside the episode, pauses only its own request (its caller
+    // waits the Retry-After): the lane already runs at its reduced share, and isolated 429s
+    // (a proxy, a brief spike) must not stop it again and again.
     this.recoverFrom = Math.max(this.recoverFrom, now, this.paused);
   }
 

@@ -50,6 +50,13 @@ const scenarios: Scenario[] = [
     expect: 'COMPLETED:30',
   },
   {
+    // Since patched('batch-detached-submissions'): steps may hand unanswered submissions on; carried across continue-as-new.
+    name: 'detached-submissions',
+    lines: () => Array.from({ length: 30 }, (_, i) => ({ kind: 'sleep', ms: 20, i })),
+    options: { concurrency: 6, stepsPerRun: 4 },
+    expect: 'COMPLETED:30',
+  },
+  {
     name: 'paused-resumed',
     lines: () => Array.from({ length: 30 }, (_, i) => ({ kind: 'sleep', ms: 50, i })),
     options: { concurrency: 3 },

@@ -16,6 +16,7 @@ import { type ObjectStore } from '../../results/store/object-store';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
 import { type PriorityBoard } from './priority-board';
 import { InFlightJobs } from './in-flight';
+import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
@@ -65,6 +66,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   const queue = countedQueue(deps.queue, metrics);
   const webhooks = deps.inbox ? deps.hub : undefined;
   const inFlight = new InFlightJobs();
+  const detached = new DetachedSubmissions();
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
@@ -101,6 +103,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           ...(deps.board ? { board: deps.board } : {}),
           ...(deps.health ? { health: deps.health } : {}),
           inFlight,
+          detached,
         },
         req,
       );
@@ -122,6 +125,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     /** Writes the last outcomes and the output files. */
     async finishBatch(req: FinishRequest): Promise<FinishResult> {
       inFlight.drop(req.run.workflowId);
+      detached.drop(req.run);
       deps.health?.forget(req.run.workflowId);
       return finishBatch(deps.store, req, beat({ finishing: true }));
     },

@@ -9,7 +9,8 @@ import { runEndOf } from '../../results/outcome';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type InboxReader } from '../../results/batch/inbox';
 import { type BatchInput } from '../../results/batch/locations';
-import { type Submitted, type Submitter } from './submitter';
+import { type Submitter } from './submitter';
+import { type StepSends } from './detached';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
 /** Heartbeats the step's activity with `detail` (a no-op outside an activity). */
@@ -35,8 +36,8 @@ export async function refill(
   req: StepRequest,
   res: StepResult,
   sub: Submitter,
+  sends: StepSends,
   finished: JobRecord[],
-  record: (ref: LineRef, r: Submitted) => void,
   parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
   keep?: (index: number) => boolean,
@@ -63,11 +64,7 @@ export async function refill(
       if (body) send.push({ ref, body });
     }
     // Sent on their own: the loop goes on taking finished jobs while a slow answer is awaited.
-    const sent = sub.each(
-      send,
-      async ({ ref, body }) => record(ref, await sub.submit(ref.i, body, 1, 'submit')),
-      () => beat({ seq: req.seq, phase: 'refill' }),
-    );
+    const sent = sends.sendAll(send, () => beat({ seq: req.seq, phase: 'refill' }));
     sent.catch(() => undefined); // handled here; its failure fails the step below
     sending.push(sent);
     res.read = { cursor: page.cursor, eof: page.eof };
@@ -85,20 +82,26 @@ export async function awaitFinished(
   req: StepRequest,
   waitMs: number,
   finished: JobRecord[],
+  wake?: Promise<void>,
 ): Promise<void> {
   if (inbox) {
     if (waitMs > 0 && finished.length === 0) {
       const ctx = safeContext();
       const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
+      const woken = new AbortController();
+      void wake?.then(() => woken.abort());
+      const signals = [woken.signal, ...(ctx ? [ctx.cancellationSignal] : [])];
       try {
-        await inbox.wait(req.collect.min, waitMs, ctx?.cancellationSignal);
+        await inbox.wait(req.collect.min, waitMs, AbortSignal.any(signals));
       } finally {
         clearInterval(timer);
       }
     }
     finished.push(...(await inbox.take()));
   } else if (waitMs > 0 && finished.length === 0) {
-    await new Promise((r) => setTimeout(r, waitMs));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((r) => (timer = setTimeout(r, waitMs))), ...(wake ? [wake] : [])]);
+    clearTimeout(timer);
   }
 }
 

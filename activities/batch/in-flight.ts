@@ -21,7 +21,7 @@ export interface Tracked {
 /** Until a batch has heard of a job, a job older than this is late, ms. */
 const LATE_DEFAULT_MS = 500;
 /** Bounds of when a job is late, ms: three times the batch's usual time to be heard of, within these. */
-const LATE_MIN_MS = 1000;
+const LATE_MIN_MS = 400;
 const LATE_MAX_MS = 30_000;
 
 export class InFlightJobs {
@@ -31,11 +31,12 @@ export class InFlightJobs {
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
   private readonly tookMs = new Map<string, number>();
 
-  /** Job `id` of batch `wf` was sent (or is known to run). */
-  add(wf: string, id: string, now = Date.now()): void {
+  /** Job `id` of batch `wf` was sent (or is known to run); `lateAt`: poll it then (default: once late). */
+  add(wf: string, id: string, now = Date.now(), lateAt = now + this.lateMs(wf)): void {
     const jobs = this.jobsOf(wf);
-    if (jobs.has(id)) return;
-    jobs.set(id, { id, t0: now, lateAt: now + this.lateMs(wf), polledAt: 0 });
+    const known = jobs.get(id);
+    if (known) known.lateAt = Math.min(known.lateAt, lateAt);
+    else jobs.set(id, { id, t0: now, lateAt, polledAt: 0 });
   }
 
   /** Job `id` of batch `wf` finished; `heard`: by its webhook (its time counts toward the usual). Returns it. */

@@ -18,6 +18,11 @@ const ROUND_MS = 100;
 const STEADY_MAX_MS = 2000;
 /** Most polls under way at once. */
 const PER_ROUND = 100;
+/**
+ * Longest interval between two polls of a late job still running, ms: a job stuck a while (a
+ * platform restart requeued it) whose webhook is then lost is found within this, not twice its age.
+ */
+const LATE_EVERY_MAX_MS = 5000;
 
 /** What a {@link SteadyPoll} needs. */
 export interface SteadyPollDeps {
@@ -133,7 +138,7 @@ export class SteadyPoll implements InboxReader {
         this.found.push(r);
         if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
           this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
-      } else t.lateAt = t.polledAt + 2 * Math.max(1000, t.polledAt - t.t0);
+      } else t.lateAt = t.polledAt + Math.min(LATE_EVERY_MAX_MS, 2 * Math.max(1000, t.polledAt - t.t0));
     } catch (err) {
       // Not known any more: the workflow's own poll reports it expired. A 429 pauses the rounds.
       if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
@@ -146,10 +151,12 @@ export class SteadyPoll implements InboxReader {
     }
   }
 
-  /** The step's new submissions (and retries) join the jobs in flight. */
-  private sync(): void {
+  /** The step's new submissions (and retries) join the jobs in flight (also once stopped: those answered at its end). */
+  sync(): void {
     const { res } = this.d;
-    for (const s of res.submitted.slice(this.synced.submitted)) this.d.jobs.add(this.wf, s.id);
+    // A replayed submission may be finished already (its webhook long gone): polled at once.
+    for (const s of res.submitted.slice(this.synced.submitted))
+      this.d.jobs.add(this.wf, s.id, Date.now(), s.dup ? 0 : undefined);
     for (const r of res.retried.slice(this.synced.retried)) if (!r.refused) this.d.jobs.add(this.wf, r.id);
     this.synced = { submitted: res.submitted.length, retried: res.retried.length };
   }

@@ -16,6 +16,7 @@ import { type PriorityBoard, type Standing } from './priority-board';
 import { type BatchInbox } from '../../results/batch/inbox';
 import { subsetOf } from '../../results/batch/rerun';
 import { type SubmissionWebhooks, type Submitted, type Submitter } from './submitter';
+import { type DetachedSubmissions, type StepSends } from './detached';
 import { type LineRef, type StepRequest, type StepResult } from './types';
 
 /** Polls of late jobs under way at once. */
@@ -36,6 +37,8 @@ export interface StepDeps {
   inFlight?: InFlightJobs;
   /** Whether webhooks reach the daemon (and each batch). */
   health?: WebhookHealth;
+  /** The daemon's submissions that outlived their step (docs/batch.md "Late answers"). */
+  detached?: DetachedSubmissions;
 }
 
 /** A step under way: its request, the result it builds, its submitter and its place among the daemon's batches. */
@@ -45,6 +48,8 @@ export interface Step {
   input: BatchInput;
   res: StepResult;
   sub: Submitter;
+  /** The step's first submissions (handed on unanswered at its end when the workflow allows it). */
+  sends: StepSends;
   stand: Standing;
   /** This batch's key on the priority board. */
   me: string;
@@ -58,6 +63,8 @@ export interface Step {
   record: (ref: LineRef, r: Submitted) => void;
   /** The submission of a line, or undefined when it is bad (recorded as such). */
   parsed: (ref: LineRef, text: string) => JobSubmission | undefined;
+  /** A submission not answered within its step was answered with remote job `id`. */
+  answered: (id: string) => void;
 }
 
 /**
@@ -86,7 +93,7 @@ export async function sendRetries(s: Step): Promise<void> {
 
 /** Reads new lines and submits up to `room` of them; lines whose key is at its cap (or past the room) come back deferred. */
 export async function readAndSubmit(s: Step, read: NonNullable<StepRequest['read']>): Promise<void> {
-  const { res, sub } = s;
+  const { res } = s;
   const page = await s.input.readLines(read.from, read.lines, await keepOf(s.deps.store, s.req));
   const counts = new Map(Object.entries(read.keyCounts));
   let room = read.room;
@@ -108,12 +115,8 @@ export async function readAndSubmit(s: Step, read: NonNullable<StepRequest['read
     room--;
     if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
   }
-  await sub.each(
-    send,
-    async ({ ref, body }) => s.record(ref, await sub.submit(ref.i, body, 1, 'submit')),
-    s.beating('read'),
-  );
   res.read = { cursor: page.cursor, eof: page.eof };
+  await s.sends.sendAll(send, s.beating('read'));
 }
 
 /** Cancels the jobs the workflow asked to (one already gone, or a 429, counts as sent: the workflow polls it). */

@@ -16,6 +16,8 @@ import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
 import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
 import { Submitter, type Submitted } from './submitter';
+import { StepSends, reportSubmitting } from './detached';
+import { type JobSubmission } from '../../contracts';
 import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from './types';
 
 export type { StepDeps } from './step-orders';
@@ -48,25 +50,26 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
   // Retries first (they hold their slot), then lines deferred earlier, then new lines.
   await sendRetries(s);
-  await sub.each(
-    s.yielding ? [] : req.submit,
-    async (ref) => {
-      const body = s.parsed(ref, await input.readLineAt(ref.o, ref.l));
-      if (body) s.record(ref, await sub.submit(ref.i, body, 1, 'submit'));
-    },
-    s.beating('submit'),
-  );
+  await s.sends.sendAll(await deferredLines(s, s.yielding ? [] : req.submit), s.beating('submit'));
   if (req.read && !s.yielding) await readAndSubmit(s, req.read);
   res.rateLimited = sub.rateLimited;
 
   await cancelJobs(s);
   const finished = await pollJobs(s);
   if (inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(inbox, input, req, res, sub, finished, s.record, s.parsed, s.outranked, await keepOf(store, req));
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, await keepOf(store, req));
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
-  await awaitFinished(inbox, req, waitMs, finished);
+  // A step waiting on earlier submissions not answered yet also returns when one answers.
+  const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;
+  await awaitFinished(inbox, req, waitMs, finished, wake);
   if (inbox instanceof SteadyPoll) inbox.stop();
+  // Its own submissions still unanswered are handed on; earlier ones answered since are reported.
+  const sg = await s.sends.end();
+  if (sg.length > 0) res.sg = sg;
+  if (deps.detached) res.dm = deps.detached.id;
+  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered);
+  if (inbox instanceof SteadyPoll) inbox.sync();
   res.completions = await collected(store, req, finished);
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
@@ -103,7 +106,25 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
     return 'body' in p ? p.body : undefined;
   };
   const beating = (phase: string) => () => beat({ seq: req.seq, phase });
-  return { deps, req, input, res, sub, stand, me, prio, yielding, outranked, beating, record, parsed };
+  // A late answer's job may have finished (and its webhook been taken) already: poll it soon.
+  const answered = (id: string): void => deps.inFlight?.add(req.run.workflowId, id, Date.now(), 0);
+  const detach = req.dt && deps.detached ? { detach: deps.detached } : {};
+  const sends = new StepSends({ run: req.run, seq: req.seq, sub, record, answered, ...detach });
+  return { deps, req, input, res, sub, sends, stand, me, prio, yielding, outranked, beating, record, parsed, answered };
+}
+
+/** The bodies of deferred lines the workflow found room for (read a few at a time). */
+async function deferredLines(s: Step, refs: LineRef[]): Promise<{ ref: LineRef; body: JobSubmission }[]> {
+  const out: { ref: LineRef; body: JobSubmission }[] = [];
+  for (let n = 0; n < refs.length; n += 16) {
+    const texts = await Promise.all(refs.slice(n, n + 16).map((r) => s.input.readLineAt(r.o, r.l)));
+    texts.forEach((text, k) => {
+      const ref = refs[n + k]!;
+      const body = s.parsed(ref, text);
+      if (body) out.push({ ref, body });
+    });
+  }
+  return out;
 }
 
 /** The price when asked for, what held the step back, and the board told once the input is all sent. */

@@ -75,8 +75,14 @@ export class Submitter {
     return this.journal.get(`${i}#${a}`);
   }
 
-  /** Submits one input (attempt `a`); the journal's answer when it was sent before. */
-  async submit(i: number, body: JobSubmission, a: number, how: Journaled['how']): Promise<Submitted> {
+  /** Submits one input (attempt `a`); the journal's answer when it was sent before. `signal` abandons the call. */
+  async submit(
+    i: number,
+    body: JobSubmission,
+    a: number,
+    how: Journaled['how'],
+    signal?: AbortSignal,
+  ): Promise<Submitted> {
     const seen = this.known(i, a);
     if (seen) return seen;
     if (this.limited || this.yieldIf?.()) return undefined;
@@ -87,6 +93,7 @@ export class Submitter {
       const ack = await this.queue.run(this.req.endpointId, sent, {
         idempotencyKey: idempotencyKey(this.scope, i, a),
         ...this.budgetOptions(),
+        ...(signal ? { signal } : {}),
         ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
       });
       return this.record({ i, a, id: ack.id, how, ...(ack.replayed ? { dup: true } : {}) });

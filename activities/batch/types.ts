@@ -88,6 +88,20 @@ export interface RetryOrder extends LineRef {
   how: 'retry' | 'resubmit';
 }
 
+/**
+ * A first submission of a line whose answer was not known when its step ended (docs/batch.md "Late
+ * answers"): it holds its slot; the call goes on in daemon `dm`, its answer is journaled in step
+ * `q`'s submit journal, and a later step reports it. Never sent again while its answer may come.
+ */
+export interface Submitting extends LineRef {
+  /** seq: the step that sent it (its submit journal has the answer once it came). */
+  q: number;
+  /** daemon: the daemon process running the call (its memory knows it first). */
+  dm: string;
+  /** deadline: epoch ms after which the call is abandoned unanswered (then sent again, same idempotency key). */
+  dl: number;
+}
+
 /** One step of a batch: write outcomes, submit, retry, cancel, poll, then collect completions. */
 export interface StepRequest {
   run: RunScope;
@@ -120,6 +134,10 @@ export interface StepRequest {
   retry: RetryOrder[];
   cancel: string[];
   poll: string[];
+  /** submitting: earlier submissions not answered yet, to report once their answer is known. */
+  sg?: Submitting[];
+  /** detach: the step may end before its slow submissions answer (returned as `sg`); workflows since the patch. */
+  dt?: boolean;
   /**
    * Wait up to `waitMs` for at least `min` completions. With `refillMs` (no key caps, webhooks),
    * the step goes on for that long: each COMPLETED job that arrives frees its slot, and a new
@@ -165,6 +183,10 @@ export interface StepResult {
   expired: string[];
   /** Polled jobs still queued or running. */
   polledRunning: string[];
+  /** daemon: the daemon process that ran the step (a new one knows none of the jobs in flight). */
+  dm?: string;
+  /** submitting: this step's submissions still unanswered when it ended (only with `dt`). */
+  sg?: Submitting[];
   /** 429s met (the step then stops submitting). */
   rateLimited: number;
   /** USD per worker-hour, when asked for (`wantPrice`) and known. */

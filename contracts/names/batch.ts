@@ -71,3 +71,12 @@ export const WAIT_REASONS = [
  * gives the same key, so a repeated submission answers the first job instead of creating another.
  */
 export const idempotencyKey = (scope: string, index: number, attempt: number): string => `${scope}#${index}#${attempt}`;
+
+/**
+ * `patched()` ids of the batch workflow's changes, defined once (see docs/orchestrator.md,
+ * "Changing the workflow safely").
+ */
+export const BATCH_PATCHES = {
+  /** A step may end before its slow submissions answer; the ledger holds them as *submitting*. */
+  detachedSubmissions: 'batch-detached-submissions',
+} as const;

@@ -278,3 +278,90 @@ describe('finalize, abandonWaiting, keyCounts, retryOrder', () => {
     expect(retryOrder(w, NOW).how).toBe('resubmit');
   });
 });
+
+describe('applyStep: submissions not answered when their step ended (submitting)', () => {
+  const sg = (i: number, k?: string) => ({
+    i,
+    o: i * 10,
+    l: 10,
+    ...(k ? { k } : {}),
+    q: 3,
+    dm: 'd1',
+    dl: NOW + 10_000,
+  });
+
+  it('holds them as submitting (their slot and key taken, counted in flight), not deferred and not submitted', () => {
+    const d = ledgerWith({ deferred: [{ i: 4, o: 40, l: 10, k: 'x' }] });
+    applyStep(d, result({ sg: [sg(4, 'x'), sg(5)] }), NOW, opts(), 3);
+    expect(d.submitting).toEqual([sg(4, 'x'), sg(5)]);
+    expect(d.deferred).toEqual([]);
+    expect(d.inFlight).toEqual([]);
+    expect(d.counts).toMatchObject({ submitted: 0, inFlight: 2 });
+    expect(keyCounts(d)).toEqual(new Map([['x', 1]]));
+  });
+
+  it('an answer reported later puts the job in flight; a refusal fails the input; deferred goes back to the deferred lines', () => {
+    const d = ledgerWith({ submitting: [sg(1), sg(2), sg(3), sg(4)] });
+    applyStep(
+      d,
+      result({
+        submitted: [{ i: 1, o: 10, l: 10, id: 'j1', dup: true }],
+        rejected: [{ i: 2, error: 'too large' }],
+        deferred: [{ i: 3, o: 30, l: 10 }],
+      }),
+      NOW,
+      opts(),
+      5,
+    );
+    expect(d.submitting).toEqual([sg(4)]);
+    expect(d.inFlight.map((f) => [f.i, f.id])).toEqual([[1, 'j1']]);
+    expect(d.finals).toMatchObject([{ i: 2, s: 'FAILED', e: 'too large' }]);
+    expect(d.deferred).toEqual([{ i: 3, o: 30, l: 10 }]);
+    expect(d.counts).toMatchObject({ submitted: 1, duplicatesAvoided: 1, inFlight: 2 });
+  });
+
+  it('a completion heard before the answer is ignored (the job is polled once its id is known)', () => {
+    const d = ledgerWith({ submitting: [sg(1)] });
+    applyStep(d, result({ completions: [{ id: 'j1', r: 0, s: 'COMPLETED', n: 0 }] }), NOW, opts(), 5);
+    expect(d.submitting).toEqual([sg(1)]);
+    expect(d.finals).toEqual([]);
+    applyStep(
+      d,
+      result({
+        submitted: [{ i: 1, o: 10, l: 10, id: 'j1' }],
+        completions: [{ id: 'j1', r: 0, s: 'COMPLETED', n: 0 }],
+      }),
+      NOW,
+      opts(),
+      6,
+    );
+    expect(d.submitting).toEqual([]);
+    expect(d.finals).toMatchObject([{ i: 1, s: 'COMPLETED', ids: ['j1'] }]);
+  });
+
+  it('is carried as it is when a step reports nothing of it (continue-as-new carries the ledger whole)', () => {
+    const d = ledgerWith({ submitting: [sg(1)] });
+    applyStep(d, result({ sg: [sg(7)] }), NOW, opts(), 5);
+    expect(d.submitting).toEqual([sg(1), sg(7)]);
+    expect(JSON.parse(JSON.stringify(d))).toEqual(d);
+  });
+
+  it('leaves a ledger from before the change without the field', () => {
+    const d = newLedger();
+    applyStep(d, result({ submitted: [{ i: 0, o: 0, l: 10, id: 'a' }] }), NOW, opts(), 0);
+    expect('submitting' in d).toBe(false);
+  });
+});
+
+describe('applyStep: a step run by another daemon process', () => {
+  it('polls every job in flight at the next step (the new daemon knows none of them)', () => {
+    const d = ledgerWith({ inFlight: [flying({ i: 0, id: 'a' }), flying({ i: 1, id: 'b', p: NOW - 5 })] });
+    applyStep(d, result({ dm: 'd1' }), NOW, opts(), 0);
+    expect(d.inFlight.map((f) => f.p)).toEqual([NOW + 30_000, NOW - 5]); // the first daemon seen: nothing changes
+    applyStep(d, result({ dm: 'd1' }), NOW, opts(), 1);
+    expect(d.inFlight[0]!.p).toBe(NOW + 30_000);
+    applyStep(d, result({ dm: 'd2' }), NOW + 1, opts(), 2);
+    expect(d.inFlight.map((f) => f.p)).toEqual([NOW + 1, NOW - 5]);
+    expect(d.dm).toBe('d2');
+  });
+});

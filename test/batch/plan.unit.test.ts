@@ -166,3 +166,43 @@ describe('planStep', () => {
     expect(plan.write).toEqual(d.finals);
   });
 });
+
+describe('planStep with submissions not answered yet (submitting)', () => {
+  const sg = (i: number, k?: string) => ({ i, o: i * 10, l: 10, ...(k ? { k } : {}), q: 1, dm: 'd', dl: NOW });
+
+  it('they hold window slots and key slots, and are asked about every step', () => {
+    const d = ledgerWith({
+      inFlight: [flying(0)],
+      submitting: [sg(1, 'x'), sg(2)],
+      deferred: [{ i: 9, o: 90, l: 10, k: 'x' }],
+    });
+    const { plan } = planStep(
+      d,
+      inputOf({ keyPath: '$.k', keyLimit: 1 }),
+      controls({ concurrency: 4, keyLimit: 1 }),
+      0,
+      NOW,
+    );
+    expect(plan.sg).toEqual([sg(1, 'x'), sg(2)]);
+    expect(plan.read?.room).toBe(1);
+    expect(plan.submit).toEqual([]); // key x is held by the submission of line 1
+  });
+
+  it('a window full of them is full', () => {
+    const d = ledgerWith({ submitting: [sg(1), sg(2)] });
+    const { plan, waiting } = planStep(d, inputOf({ completion: 'poll' }), controls({ concurrency: 2 }), 0, NOW);
+    expect(plan.read).toBeUndefined();
+    expect(waiting).toContain('window-full');
+  });
+
+  it('with only them left, the step waits for their answers (not 0 ms)', () => {
+    const d = ledgerWith({ eof: true, submitting: [sg(1)] });
+    const { plan } = planStep(d, inputOf(), controls(), 0, NOW);
+    expect(plan.collect.waitMs).toBeGreaterThan(0);
+    expect(plan.sg).toEqual([sg(1)]);
+  });
+
+  it('asks nothing when there are none', () => {
+    expect(planStep(newLedger(), inputOf(), controls(), 0, NOW).plan.sg).toBeUndefined();
+  });
+});

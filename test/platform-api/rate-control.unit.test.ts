@@ -48,6 +48,16 @@ describe('RateControl: a 429 is a signal about the window', () => {
     ]);
   });
 
+  it('a 429 inside the episode after its pause pauses only its own request, not the lane', () => {
+    // Isolated 429s (a proxy, a spike) a second or two apart: one pause, one reduction.
+    replay([
+      { at: 0, retryAfter: 1000, pausedUntil: 1000 },
+      { at: 1500, retryAfter: 1000, pausedUntil: 1000, episodes: 1 },
+      { at: 4000, retryAfter: 1000, pausedUntil: 1000, episodes: 1, share: 0.7 },
+      { at: W + 1, retryAfter: 1000, pausedUntil: W + 1001, episodes: 2 },
+    ]);
+  });
+
   it('a 429 inside the episode restarts recovery from the reduced share without reducing again', () => {
     replay([
       { at: 0, retryAfter: 1000 },

@@ -24,10 +24,12 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: Option
     d.cursor = res.read.cursor;
     d.eof = res.read.eof;
   }
-  const submittedIdx = new Set(res.submitted.map((s) => s.i));
+  // A line sent (answered or not yet) is no longer deferred.
+  const sentIdx = new Set([...res.submitted, ...(res.sg ?? [])].map((s) => s.i));
   d.deferred = d.deferred
-    .filter((l) => !submittedIdx.has(l.i))
+    .filter((l) => !sentIdx.has(l.i))
     .concat(res.deferred.filter((l) => !d.deferred.some((x) => x.i === l.i)));
+  settleSubmitting(d, res);
   addSubmitted(d, res, now, fallback);
   for (const b of res.bad) finalize(d, { i: b.i, s: 'BAD_INPUT', a: 0, ids: [], e: b.reason, t1: now });
   for (const r of res.rejected) finalize(d, { i: r.i, s: 'FAILED', a: 0, ids: [], e: r.error, t1: now });
@@ -49,7 +51,31 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: Option
     f.p = now + f.pe;
   }
   d.counts.rateLimited += res.rateLimited;
+  newDaemon(d, res, now);
   syncCounts(d);
+}
+
+/**
+ * A step run by another daemon process than the last (a restart, or the step moved): that daemon
+ * knows none of the jobs in flight, and their webhooks may have gone to the one that died, so
+ * each is polled once at the next step instead of at its fallback (30 s).
+ */
+function newDaemon(d: LedgerData, res: StepResult, now: number): void {
+  if (res.dm === undefined) return;
+  if (d.dm !== undefined && d.dm !== res.dm) for (const f of d.inFlight) f.p = Math.min(f.p, now);
+  d.dm = res.dm;
+}
+
+/**
+ * Submissions not answered when their step ended join `submitting`; one answered since (submitted),
+ * refused for good (rejected) or never sent / abandoned unanswered (deferred: sent again with the
+ * same idempotency key) leaves it.
+ */
+function settleSubmitting(d: LedgerData, res: StepResult): void {
+  if (!d.submitting && !res.sg) return;
+  const settled = new Set([...res.submitted, ...res.rejected, ...res.deferred, ...res.bad].map((x) => x.i));
+  const fresh = new Set((res.sg ?? []).map((x) => x.i));
+  d.submitting = (d.submitting ?? []).filter((x) => !settled.has(x.i) && !fresh.has(x.i)).concat(res.sg ?? []);
 }
 
 /** New submissions join the jobs in flight (attempt 1), polled after `fallback` ms if nothing is heard. */

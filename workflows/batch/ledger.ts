@@ -6,7 +6,7 @@
  */
 import type { BatchCounts, BatchOutcomeStatus, JobStatus } from '../../contracts';
 import { retryOrResubmit } from '../../contracts/retry-rule';
-import type { Cursor, Final, LineRef, RetryOrder } from '../../activities/batch/types';
+import type { Cursor, Final, LineRef, RetryOrder, Submitting } from '../../activities/batch/types';
 
 /** A remote job of one input that has not finished yet (short keys: see activities/batch/types.ts). */
 export interface InFlight extends LineRef {
@@ -53,6 +53,10 @@ export interface LedgerData {
   cursor: Cursor;
   eof: boolean;
   inFlight: InFlight[];
+  /** The daemon process that ran the last step (absent in ledgers from before). */
+  dm?: string;
+  /** First submissions whose answer is not known yet: each holds its slot (absent in ledgers from before). */
+  submitting?: Submitting[];
   deferred: LineRef[];
   waiting: Waiting[];
   finals: Final[];
@@ -125,14 +129,18 @@ export function abandonWaiting(d: LedgerData, now: number): void {
 }
 
 export function syncCounts(d: LedgerData): void {
-  d.counts.inFlight = d.inFlight.length;
+  d.counts.inFlight = d.inFlight.length + (d.submitting?.length ?? 0);
   d.counts.waitingRetry = d.waiting.length;
 }
 
-/** Per-key in-flight counts (jobs in flight and waiting retries hold their key's slot). */
+/** Jobs in flight and submissions not answered yet: what holds the window's slots. */
+export const holding = (d: LedgerData): number => d.inFlight.length + (d.submitting?.length ?? 0);
+
+/** Per-key in-flight counts (jobs in flight, submissions not answered yet and waiting retries hold their key's slot). */
 export function keyCounts(d: LedgerData): Map<string, number> {
   const m = new Map<string, number>();
-  for (const x of [...d.inFlight, ...d.waiting]) if (x.k !== undefined) m.set(x.k, (m.get(x.k) ?? 0) + 1);
+  for (const x of [...d.inFlight, ...(d.submitting ?? []), ...d.waiting])
+    if (x.k !== undefined) m.set(x.k, (m.get(x.k) ?? 0) + 1);
   return m;
 }
 

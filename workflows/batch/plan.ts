@@ -5,7 +5,7 @@
 import type { BatchWorkflowInput, WaitReason } from '../../contracts';
 import type { LineRef, RetryOrder, StepRequest } from '../../activities/batch/types';
 import { submitBlockers, type Controls } from './controls';
-import { keyCounts, retryOrder, type LedgerData } from './ledger';
+import { holding, keyCounts, retryOrder, type LedgerData } from './ledger';
 
 /** Most of each kind per step: bounds the step's payload in history. */
 const MAX_WRITE = 1000;
@@ -52,7 +52,8 @@ export function planStep(
     .slice(0, MAX_ORDERS)
     .map((f) => f.id);
   const busy = retry.length + submit.length + cancel.length + poll.length > 0 || read !== undefined;
-  const min = Math.max(1, Math.min(d.inFlight.length, Math.ceil(c.concurrency / 10)));
+  const min = Math.max(1, Math.min(holding(d), Math.ceil(c.concurrency / 10)));
+  const sg = (d.submitting ?? []).slice(0, MAX_ORDERS);
   // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
   const more = submitting && (!d.eof || d.deferred.length > 0);
   const plan: StepPlan = {
@@ -63,6 +64,7 @@ export function planStep(
     cancel,
     poll,
     collect: { waitMs: busy ? 0 : waitOf(d, c, now), min, ...(refillMs !== undefined ? { refillMs } : {}) },
+    ...(sg.length > 0 ? { sg } : {}),
   };
   return { plan: more ? { ...plan, more } : plan, waiting };
 }
@@ -74,7 +76,7 @@ interface Window {
 }
 
 const windowOf = (d: LedgerData, c: Controls): Window => ({
-  room: Math.max(0, c.concurrency - d.inFlight.length),
+  room: Math.max(0, c.concurrency - holding(d)),
   keys: keyCounts(d),
 });
 
@@ -132,9 +134,12 @@ function readOrder(
   return refill ? { read, refillMs } : { read };
 }
 
-/** Wait for completions only when nothing else can move: then until the next poll or retry is due. */
+/**
+ * Wait for completions only when nothing else can move: then until the next poll or retry is due
+ * (a step waiting on submissions not answered yet also returns when one answers).
+ */
 function waitOf(d: LedgerData, c: Controls, now: number): number {
-  if (d.inFlight.length === 0) return 0;
+  if (holding(d) === 0) return 0;
   const next = Math.min(...d.inFlight.map((f) => f.p), ...d.waiting.map((x) => x.at), c.deadline ?? Infinity);
   return Math.max(50, Math.min(MAX_WAIT_MS, next - now));
 }

@@ -10,14 +10,16 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
+import { BATCH_PATCHES } from '../../contracts/names';
 import type { BatchConfigure, BatchState, BatchWorkflowInput, RunScope } from '../../contracts';
 import type { BatchActivities } from '../../activities/batch/activities';
-import { abandonWaiting, syncCounts } from './ledger';
+import { abandonWaiting, holding, syncCounts } from './ledger';
 import { applyStep } from './ledger-step';
 import { bulkRun, bulkSpend, carryOf, feedOpen, feedTo, type BatchCarry, type BulkRun } from './bulk-run';
 import { bulkState } from './state';
@@ -100,13 +102,15 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
   const o = r.input.options;
   let steps = 0;
   let historyBytes = 0;
+  // Runs recorded before it keep waiting for every submission at a step's end (patched() is false on their replay).
+  const detach = patched(BATCH_PATCHES.detachedSubmissions);
   for (;;) {
     const now = Date.now();
     // An open feed (a pipeline's stage): its lines so far are the input; more may come.
     const open = feedOpen(r);
     const canSubmit = !controls.cancelling && submitBlockers(controls, bulkSpend(r), now).length === 0;
     const moreToSubmit = canSubmit && (!ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0);
-    if (!moreToSubmit && ledger.inFlight.length === 0 && ledger.finals.length === 0) {
+    if (!moreToSubmit && holding(ledger) === 0 && ledger.finals.length === 0) {
       if (open && !controls.cancelling) {
         // Caught up with the feed: wait for it to grow or close (or for a control).
         const before = JSON.stringify([r.feed, controls]);
@@ -133,20 +137,20 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
     const idle =
       !plan.read &&
       plan.write.length + plan.submit.length + plan.retry.length + plan.cancel.length + plan.poll.length === 0;
-    if (idle && ledger.inFlight.length === 0) {
+    if (idle && holding(ledger) === 0) {
       // Only retries waiting for their backoff: sleep until the first is due (or a message comes).
       const next = Math.min(...ledger.waiting.map((w) => w.at), controls.deadline ?? Infinity);
       const before = JSON.stringify(controls);
       await condition(() => JSON.stringify(controls) !== before, Math.max(1, Math.min(next - now, 3_600_000)));
       continue;
     }
-    historyBytes += await step(r, run, plan);
+    historyBytes += await step(r, run, detach ? { ...plan, dt: true } : plan);
     steps++;
   }
 }
 
 /** Runs one planned step and applies its result to the ledger; returns the bytes it added to history. */
-async function step(r: BulkRun, run: RunScope, plan: StepPlan): Promise<number> {
+async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }): Promise<number> {
   const { input, ledger } = r;
   const o = input.options;
   const seq = ledger.seq++;

@@ -1,0 +1,73 @@
+/** Submissions that outlive their step (activities/batch/detached.ts): how a later step resolves each, by what it can know. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchKeys } from '../../contracts/names';
+import { DetachedSubmissions, GRACE_MS, reportSubmitting } from '../../activities/batch/detached';
+import { emptyStepResult, type Submitting } from '../../activities/batch/types';
+import { openResultsStore } from '../../results/store/open';
+
+const run = { workflowId: 'batch/b', runId: 'r1' };
+const dirs: string[] = [];
+const store = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-detached-'));
+  dirs.push(dir);
+  return openResultsStore(dir);
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const open = (i: number, dm: string, dl = Date.now() + 10_000): Submitting => ({ i, o: i * 10, l: 10, q: 2, dm, dl });
+
+describe('DetachedSubmissions (this daemon process)', () => {
+  it('holds a call until it settles, wakes a waiting step, forgets a run', async () => {
+    const d = new DetachedSubmissions();
+    d.hold(run, 1);
+    expect(d.get(run, 1)).toBeUndefined(); // still running
+    const woken = d.next(run);
+    d.settle(run, 1, { id: 'j1' });
+    await woken;
+    expect(d.get(run, 1)).toEqual({ id: 'j1' });
+    d.settle(run, 1, 'lost'); // the first answer stays
+    expect(d.get(run, 1)).toEqual({ id: 'j1' });
+    d.drop(run);
+    expect(d.get(run, 1)).toBe('lost'); // never held (here): lost
+  });
+});
+
+describe('reportSubmitting', () => {
+  it("this daemon's calls: answered, refused, never sent; one still running stays open", async () => {
+    const d = new DetachedSubmissions();
+    for (const i of [1, 2, 3, 4]) d.hold(run, i);
+    d.settle(run, 1, { id: 'j1', dup: true });
+    d.settle(run, 2, { error: 'too large' });
+    d.settle(run, 3, 'deferred');
+    const res = emptyStepResult();
+    await reportSubmitting(
+      store(),
+      run,
+      [1, 2, 3, 4].map((i) => open(i, d.id)),
+      res,
+      d,
+      () => undefined,
+    );
+    expect(res.submitted).toEqual([{ i: 1, o: 10, l: 10, id: 'j1', dup: true }]);
+    expect(res.rejected).toEqual([{ i: 2, error: 'too large' }]);
+    expect(res.deferred).toEqual([{ i: 3, o: 30, l: 10 }]);
+  });
+
+  it("another daemon's call: its step's journal has the answer; without one it stays open until its deadline has passed", async () => {
+    const s = store();
+    await s.append(batchKeys.submitJournal(run, 2), [{ i: 1, a: 1, id: 'j1', how: 'submit' }]);
+    const answered: string[] = [];
+    const res = emptyStepResult();
+    const now = Date.now();
+    const sg = [open(1, 'other'), open(2, 'other', now + 5000), open(3, 'other', now - GRACE_MS - 1)];
+    await reportSubmitting(s, run, sg, res, new DetachedSubmissions(), (id) => answered.push(id));
+    expect(res.submitted).toEqual([{ i: 1, o: 10, l: 10, id: 'j1' }]);
+    expect(answered).toEqual(['j1']); // polled soon: its webhook may have been taken already
+    // Its daemon died (or abandoned it) and nothing was journaled: sent again later, same idempotency key.
+    expect(res.deferred).toEqual([{ i: 3, o: 30, l: 10 }]);
+  });
+});

@@ -11,6 +11,7 @@ import {
   pipelineIdOf,
   pipelineKeys,
   pipelineWorkflowId,
+  WORKFLOW_TYPES,
   validatePipeline,
   type PipelineDefinitionInput,
   type PipelineIssue,
@@ -170,7 +171,7 @@ export class PipelineClient extends OrchestrationClient {
   async list(o: { limit?: number } = {}): Promise<PipelineListing[]> {
     const limit = o.limit ?? 100;
     const seen = new Map<string, PipelineListing>();
-    for await (const w of this.client.workflow.list({ query: "WorkflowType = 'pipelineWorkflow'" })) {
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.pipeline}'` })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
       seen.set(w.workflowId, {
         workflowId: w.workflowId,

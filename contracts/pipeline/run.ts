@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BatchOutcomeStatus, BatchState } from '../batch';
 import { PIPELINE_OUTCOMES } from '../names/pipeline';
-import { PipelineDefinition } from './definition';
+import { PipelineDefinition, type PipelineDefinitionInput } from './definition';
 
 /** Options of one run of a pipeline (the definition holds the rest). */
 export const PipelineRunOptions = z.strictObject({
@@ -31,6 +31,16 @@ export const PipelineWorkflowInput = z.strictObject({
 });
 export type PipelineWorkflowInput = z.infer<typeof PipelineWorkflowInput>;
 export type PipelineWorkflowInputInit = z.input<typeof PipelineWorkflowInput>;
+
+/**
+ * A pipeline as a user's workflow runs it (sluice/workflows `runPipeline`): the definition as the
+ * library takes it (validated and its expressions compiled on sluice's daemon), and the endpoint
+ * id of each stage, in order; without `endpoints`, each stage's `endpoint` is taken as its id.
+ */
+export type PipelineRunInput = Omit<PipelineWorkflowInputInit, 'definition' | 'endpoints'> & {
+  definition: PipelineDefinitionInput;
+  endpoints?: string[];
+};
 
 export const PipelineOutcomeStatus = z.enum(PIPELINE_OUTCOMES);
 export type PipelineOutcomeStatus = z.infer<typeof PipelineOutcomeStatus>;

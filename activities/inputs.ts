@@ -36,7 +36,9 @@ export function createInputActivities(): InputActivities {
       const { retryOf: _rerun, ...rest } = init;
       return locatedAbsolutely(parsed(BatchWorkflowInput, rest, 'batch'), 'batch');
     },
-    [INPUT_ACTIVITIES.pipeline]: async ({ definition, endpoints, ...rest }) => {
+    [INPUT_ACTIVITIES.pipeline]: async (init) => {
+      // A rerun is the library's (`sluice.pipeline.rerun`): its reference is never a caller's to give.
+      const { definition, endpoints, rerunOf: _rerun, ...rest } = init as PipelineRunInput & { rerunOf?: unknown };
       const v = validatePipeline(definition);
       if (!v.ok)
         throw fatal(

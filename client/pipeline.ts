@@ -23,6 +23,7 @@ import { batchInput, isS3Location, outputStore, valueLines } from '../results/ba
 import { segmentLines } from '../results/batch/outcomes';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { BatchClient } from './batch';
+import { rerunPipeline, type PipelineRerun } from './pipeline-rerun';
 import {
   pausePipelineUpdate,
   pipelineStateQuery,
@@ -133,6 +134,11 @@ export class PipelineClient extends OrchestrationClient {
   /** Cancels the pipeline: every stage cancels its jobs in flight; inputs not ended are CANCELLED or NOT_SUBMITTED. */
   async cancel(id: string): Promise<void> {
     await this.handle(id).cancel();
+  }
+
+  /** Re-runs the FAILED inputs of an ended pipeline, each from the stage where it failed (client/pipeline-rerun.ts). */
+  async rerun(id: string): Promise<PipelineRerun> {
+    return rerunPipeline(this.client, this.taskQueue, id);
   }
 
   /** Waits for the end; resolves with the final state (summary). */

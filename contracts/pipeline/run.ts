@@ -28,6 +28,11 @@ export const PipelineWorkflowInput = z.strictObject({
   /** Where results.jsonl, stages/, dead-letter.jsonl and summary.json go. */
   outDir: z.string().min(1),
   options: PipelineRunOptions.default(PipelineRunOptions.parse({})),
+  /**
+   * A rerun (`sluice pipeline rerun`): the first run id of the run it re-runs and this attempt (2
+   * for the first rerun). It reads the failed inputs of that run, each from the stage where it failed.
+   */
+  rerunOf: z.strictObject({ runId: z.string().min(1), attempt: z.number().int().min(2) }).optional(),
 });
 export type PipelineWorkflowInput = z.infer<typeof PipelineWorkflowInput>;
 export type PipelineWorkflowInputInit = z.input<typeof PipelineWorkflowInput>;
@@ -37,7 +42,7 @@ export type PipelineWorkflowInputInit = z.input<typeof PipelineWorkflowInput>;
  * library takes it (validated and its expressions compiled on sluice's daemon), and the endpoint
  * id of each stage, in order; without `endpoints`, each stage's `endpoint` is taken as its id.
  */
-export type PipelineRunInput = Omit<PipelineWorkflowInputInit, 'definition' | 'endpoints'> & {
+export type PipelineRunInput = Omit<PipelineWorkflowInputInit, 'definition' | 'endpoints' | 'rerunOf'> & {
   definition: PipelineDefinitionInput;
   endpoints?: string[];
 };

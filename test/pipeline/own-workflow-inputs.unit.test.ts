@@ -80,6 +80,14 @@ describe("a user's workflow inputs", () => {
       outDir: '/out',
     });
     expect(given.endpoints).toEqual(['id-a', 'id-b']);
+    // A rerun's reference is the library's (`sluice.pipeline.rerun`): a caller's is dropped.
+    const rerun = await inputs.parsePipelineInput({
+      definition: { name: 'p', stages },
+      source: '/in.jsonl',
+      outDir: '/out',
+      rerunOf: { runId: 'r', attempt: 2 },
+    } as Parameters<typeof inputs.parsePipelineInput>[0]);
+    expect(rerun.rerunOf).toBeUndefined();
 
     const bad = await failureOf(
       inputs.parsePipelineInput({

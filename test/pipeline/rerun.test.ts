@@ -1,6 +1,6 @@
 /**
  * `sluice.pipeline.rerun` on the real stack: the inputs that failed at stage 2 run again from stage
- * 2, reading stage 1's kept outputs (the platform receives no new stage-1 job), and the merged
+ * 2, reading stage 1's kept outputs (a fan-out's, gathered by element) (the platform receives no new stage-1 job), and the merged
  * results hold one line per input.
  */
 import { join } from 'node:path';
@@ -25,16 +25,21 @@ describe('pipeline rerun', () => {
       definition: {
         name: 'rerun',
         stages: [
-          { name: 'first', endpoint: first, input: "{ 'kind': 'echo', 'n': $.input.n }" },
+          {
+            name: 'first',
+            endpoint: first,
+            each: '[$.input.n, $.input.n + 100]',
+            input: "{ 'kind': 'echo', 'n': $item }",
+          },
           {
             name: 'second',
             endpoint: second,
             retry: { maxAttempts: 1 },
             input:
-              "$.input.flaky ? { 'kind': 'flaky', 'failTimes': 1, 'counterFile': $.input.counter } : { 'kind': 'echo', 'm': $.first.output.n * 10 }",
+              "$.input.flaky ? { 'kind': 'flaky', 'failTimes': 1, 'counterFile': $.input.counter } : { 'kind': 'echo', 'm': $.input.n * 10 }",
           },
         ],
-        output: "{ 'n': $.first.output.n, 'second': $.second.output }",
+        output: "{ 'n': $.input.n, 'sum': $sum($.first.output.n), 'second': $.second.output }",
       },
       source: file,
       outDir,
@@ -44,7 +49,7 @@ describe('pipeline rerun', () => {
     expect(once.counts.byStatus).toEqual({ COMPLETED: N - failing.length, FAILED: failing.length });
     for (const n of failing)
       expect(pipelineResults(outDir, N).get(n)).toMatchObject({ status: 'FAILED', stage: 'second' });
-    expect(platformJobs(ctx.s, first)).toHaveLength(N);
+    expect(platformJobs(ctx.s, first)).toHaveLength(2 * N);
     expect(platformJobs(ctx.s, second)).toHaveLength(N);
 
     // The handler succeeds on its second attempt: the rerun completes them.
@@ -52,16 +57,17 @@ describe('pipeline rerun', () => {
     expect(rerun).toMatchObject({ attempt: 2, inputs: failing.length, outDir });
     const again = await ctx.pipeline.result(id);
     expect(again.counts.byStatus).toEqual({ COMPLETED: failing.length });
-    // Stage 1 was not run again; stage 2 ran once more per failed input.
-    expect(platformJobs(ctx.s, first)).toHaveLength(N);
+    // Stage 1 (a fan-out) was not run again; stage 2 ran once more per failed input.
+    expect(platformJobs(ctx.s, first)).toHaveLength(2 * N);
     expect(platformJobs(ctx.s, second)).toHaveLength(N + failing.length);
     const results = pipelineResults(outDir, N);
     for (let n = 0; n < N; n++)
       expect(results.get(n), `input ${n}`).toMatchObject({
         status: 'COMPLETED',
-        output: { n, second: flaky(n) ? { attempts: 2 } : { m: n * 10 } },
+        // `sum` reads stage 1's outputs: for a re-run input, the kept ones.
+        output: { n, sum: 2 * n + 100, second: flaky(n) ? { attempts: 2 } : { m: n * 10 } },
       });
-    expect(readJsonl(join(outDir, 'stages', 'first.jsonl'))).toHaveLength(N);
+    expect(readJsonl(join(outDir, 'stages', 'first.jsonl'))).toHaveLength(2 * N);
     expect(readJsonl(join(outDir, 'stages', 'second.jsonl'))).toHaveLength(N);
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toEqual([]);
     // The first attempt's files are kept.

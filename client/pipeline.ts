@@ -11,6 +11,7 @@ import {
   pipelineIdOf,
   pipelineKeys,
   pipelineWorkflowId,
+  WORKFLOW_TYPES,
   validatePipeline,
   type PipelineDefinitionInput,
   type PipelineIssue,
@@ -22,6 +23,7 @@ import { batchInput, isS3Location, outputStore, valueLines } from '../results/ba
 import { segmentLines } from '../results/batch/outcomes';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { BatchClient } from './batch';
+import { rerunPipeline, type PipelineRerun } from './pipeline-rerun';
 import {
   pausePipelineUpdate,
   pipelineStateQuery,
@@ -134,6 +136,11 @@ export class PipelineClient extends OrchestrationClient {
     await this.handle(id).cancel();
   }
 
+  /** Re-runs the FAILED inputs of an ended pipeline, each from the stage where it failed (client/pipeline-rerun.ts). */
+  async rerun(id: string): Promise<PipelineRerun> {
+    return rerunPipeline(this.client, this.taskQueue, id);
+  }
+
   /** Waits for the end; resolves with the final state (summary). */
   async result(id: string): Promise<PipelineState> {
     return this.handle(id).result();
@@ -170,7 +177,7 @@ export class PipelineClient extends OrchestrationClient {
   async list(o: { limit?: number } = {}): Promise<PipelineListing[]> {
     const limit = o.limit ?? 100;
     const seen = new Map<string, PipelineListing>();
-    for await (const w of this.client.workflow.list({ query: "WorkflowType = 'pipelineWorkflow'" })) {
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.pipeline}'` })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
       seen.set(w.workflowId, {
         workflowId: w.workflowId,

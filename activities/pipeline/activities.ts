@@ -50,7 +50,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
           throw toFailure(err);
         }
       }
-      const opened = await openPipeline(store, req);
+      const opened = await openPipeline(store, req, beat({ opening: true }));
       if (!opened) {
         const where = isS3Location(req.source) ? 'input object' : 'input file';
         throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {

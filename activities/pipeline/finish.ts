@@ -37,10 +37,10 @@ export async function finishPipeline(
   req: PipelineFinishRequest,
   beat: () => void,
 ): Promise<PipelineFinishResult> {
-  const { definition: def } = await specOf(store, req.run);
+  const { definition: def, attempt } = await specOf(store, req.run);
   // Each stage's batch ends once its closed feed has every outcome: its summary.json is its last write.
   for (const s of def.stages) {
-    const stageOut = outputStore(stageDirs(req.outDir, s.name).out);
+    const stageOut = outputStore(stageDirs(req.outDir, s.name, attempt).out);
     while (!(await stageOut.has('summary.json'))) {
       beat();
       await new Promise((r) => setTimeout(r, 250));
@@ -57,6 +57,12 @@ export async function finishPipeline(
     beat();
     const page = await input.readLines(cursor, PAGE);
     const lines = page.lines.map((l): PipelineResultLine => {
+      // A rerun's line is a failed input's context, with its own index.
+      if (attempt !== undefined) {
+        notSubmitted++;
+        const index = (JSON.parse(l.text) as { index: number }).index;
+        return { index, status: 'NOT_SUBMITTED', error: req.reason, stages: {}, endedAt: now };
+      }
       if (!isObjectLine(l.text)) {
         badInput++;
         return {

@@ -11,6 +11,7 @@ import { BatchWorkflowInput, type RunScope } from '../../contracts';
 import { batchInput } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type PipelineSpec } from './plan';
+import { prepareRerun } from './rerun';
 
 export interface PipelineOpenRequest extends PipelineSpec {
   run: RunScope;
@@ -25,13 +26,20 @@ export interface PipelineOpened {
 }
 
 /** Opens the run; false when there is no input. */
-export async function openPipeline(store: ObjectStore, req: PipelineOpenRequest): Promise<PipelineOpened | false> {
+export async function openPipeline(
+  store: ObjectStore,
+  req: PipelineOpenRequest,
+  beat: () => void = () => undefined,
+): Promise<PipelineOpened | false> {
+  const def = req.definition;
+  if (req.attempt !== undefined) await prepareRerun(store, { ...req, attempt: req.attempt }, beat);
   const input = batchInput(req.source);
   if (!(await input.exists())) return false;
-  await store.put(pipelineKeys.definition(req.run), { definition: req.definition, endpoints: req.endpoints });
-  const def = req.definition;
+  const spec: PipelineSpec = { definition: def, endpoints: req.endpoints };
+  if (req.attempt !== undefined) spec.attempt = req.attempt;
+  await store.put(pipelineKeys.definition(req.run), spec);
   const stages = def.stages.map((s, k) => {
-    const dirs = stageDirs(req.outDir, s.name);
+    const dirs = stageDirs(req.outDir, s.name, req.attempt);
     return BatchWorkflowInput.parse({
       endpointId: req.endpoints[k],
       source: dirs.feed,

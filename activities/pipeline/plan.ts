@@ -18,6 +18,8 @@ const POLL_MS = 200;
 export interface PipelineSpec {
   definition: PipelineDefinition;
   endpoints: string[];
+  /** A rerun's attempt (2 and on): its source holds input contexts, its stages have their own dirs. */
+  attempt?: number;
 }
 
 const specs = new Map<string, PipelineSpec>();

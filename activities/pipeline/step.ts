@@ -25,7 +25,7 @@ export async function pipelineStep(
   req: PipelineStepRequest,
   beat: () => void,
 ): Promise<PipelineStepResult> {
-  const { definition: def } = await specOf(store, req.run);
+  const { definition: def, attempt } = await specOf(store, req.run);
   const plan = await planOf(store, req, beat);
   const n = def.stages.length;
   const contexts = new Map<number, InputContext>();
@@ -56,7 +56,7 @@ export async function pipelineStep(
 
   for (let k = 0; k < n; k++) {
     const name = def.stages[k]!.name;
-    const feedLine = feedLineReader(outputStore(stageDirs(req.outDir, name).feed));
+    const feedLine = feedLineReader(outputStore(stageDirs(req.outDir, name, attempt).feed));
     for (const key of plan[k] ?? []) {
       beat();
       for (const l of (await store.lines(key)) as BatchResultLine[]) {
@@ -79,6 +79,12 @@ export async function pipelineStep(
   if (req.read) {
     const page = await batchInput(req.source).readLines(req.read.from, req.read.max);
     for (const l of page.lines) {
+      if (attempt !== undefined) {
+        // A rerun reads each failed input's context: it goes on from the stage where it failed.
+        const ctx = JSON.parse(l.text) as InputContext;
+        await go(ctx, ctx.at);
+        continue;
+      }
       const line = parseInput(l.text);
       const ctx: InputContext = { index: l.i, line: null, at: 0, s: {} };
       if ('bad' in line) end(ctx, { status: 'BAD_INPUT', error: `line ${l.i + 1}: ${line.bad}` });
@@ -90,7 +96,7 @@ export async function pipelineStep(
   // Writes: every one replaces a whole value named by this step, so a retried step writes the same.
   const feeds = await Promise.all(
     def.stages.map((s, k) =>
-      appendFeedSegment(outputStore(stageDirs(req.outDir, s.name).feed), req.stages[k]!.feed, rows[k]!),
+      appendFeedSegment(outputStore(stageDirs(req.outDir, s.name, attempt).feed), req.stages[k]!.feed, rows[k]!),
     ),
   );
   const writes: Promise<unknown>[] = [];

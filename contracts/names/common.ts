@@ -7,14 +7,18 @@ export const TASK_QUEUE = 'sluice';
  * Workflow types of sluice's orchestrations, as a user's workflow starts them as children
  * (sluice/workflows) and as list queries name them: the exported functions' names.
  */
-export const WORKFLOW_TYPES = { job: 'jobWorkflow', batch: 'batchWorkflow' } as const;
+export const WORKFLOW_TYPES = { job: 'jobWorkflow', batch: 'batchWorkflow', pipeline: 'pipelineWorkflow' } as const;
 
 /**
  * Workflow id of a sluice orchestration a user's workflow runs as its child: `<kind>/<parent
- * workflow id>/<key>` (kind `job`, `batch`), the same on every replay and retry of the parent.
+ * workflow id>/<key>` (kind `job`, `batch`, `pipeline`), the same on every replay and retry of the parent.
  */
 export const childOfWorkflowId = (kind: keyof typeof WORKFLOW_TYPES, parentId: string, key: string): string =>
   `${kind}/${parentId}/${key}`;
 
 /** Activities every sluice daemon runs for a user's workflow (sluice/workflows): its inputs, parsed and defaulted. */
-export const INPUT_ACTIVITIES = { job: 'parseJobInput', batch: 'parseBatchInput' } as const;
+export const INPUT_ACTIVITIES = {
+  job: 'parseJobInput',
+  batch: 'parseBatchInput',
+  pipeline: 'parsePipelineInput',
+} as const;

@@ -42,14 +42,31 @@ export const pipelineKeys = {
   deadLetter: (run: RunScope, seq: number): string =>
     `${runKey(run)}/dead-letter/${String(seq).padStart(9, '0')}.jsonl`,
   deadLetterPrefix: (run: RunScope): string => `${runKey(run)}/dead-letter/`,
+  /** A rerun's lines kept from the attempt before (merged with its own, after the steps' segments). */
+  keptResults: (run: RunScope): string => `${runKey(run)}/results/kept.jsonl`,
+  keptStageOutcomes: (run: RunScope, stage: string): string => `${runKey(run)}/stages/${stage}/kept.jsonl`,
   /** Outcomes of stage `stage` read in step `seq`, by input (merged into stages/<stage>.jsonl). */
   stageOutcomes: (run: RunScope, stage: string, seq: number): string =>
     `${runKey(run)}/stages/${stage}/${String(seq).padStart(9, '0')}.jsonl`,
   stageOutcomesPrefix: (run: RunScope, stage: string): string => `${runKey(run)}/stages/${stage}/`,
 };
 
-/** Where a stage's batch reads its feed and writes its own files, under the pipeline's output location. */
-export const stageDirs = (outDir: string, stage: string): { feed: string; out: string } => {
-  const base = `${outDir.replace(/\/+$/, '')}/stages/${stage}`;
+/**
+ * Where a stage's batch reads its feed and writes its own files, under the pipeline's output
+ * location; a rerun's (attempt 2 and on) in `attempt-<n>/` beneath, its own feed and files.
+ */
+export const stageDirs = (outDir: string, stage: string, attempt = 1): { feed: string; out: string } => {
+  const base = `${outDir.replace(/\/+$/, '')}/stages/${stage}${attempt > 1 ? `/attempt-${attempt}` : ''}`;
   return { feed: `${base}/feed/`, out: base };
 };
+
+/** Where a rerun keeps the files attempt `attempt` wrote (results.jsonl, dead-letter.jsonl, summary.json, stages/). */
+export const pipelineAttemptDir = (outDir: string, attempt: number): string =>
+  `${outDir.replace(/\/+$/, '')}/attempts/${attempt}`;
+
+/** The name of a rerun's source in the attempt directory. */
+export const RERUN_SOURCE = 'rerun.jsonl';
+
+/** What rerun attempt `attempt` reads instead of the input file: one line per failed input, its context. */
+export const pipelineRerunSource = (outDir: string, attempt: number): string =>
+  `${pipelineAttemptDir(outDir, attempt - 1)}/${RERUN_SOURCE}`;

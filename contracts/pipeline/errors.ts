@@ -37,6 +37,17 @@ export interface PipelineIssue {
   path: (string | number)[];
 }
 
+/** One line for an issue: `stage "fields", field "when", position 14: message` (stage and position when known). */
+export function describeIssue(i: Omit<PipelineIssue, 'path'>): string {
+  const where = [
+    i.stage !== undefined && `stage "${i.stage}"`,
+    i.field && `field "${i.field}"`,
+    i.position && `position ${i.position}`,
+  ];
+  const at = where.filter(Boolean).join(', ');
+  return at ? `${at}: ${i.message}` : i.message;
+}
+
 /**
  * Codes of an expression's failure for one input (a value, never a throw: the input ends at that
  * stage with the message):

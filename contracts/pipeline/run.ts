@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { BatchOutcomeStatus, BatchState } from '../batch';
 import { PIPELINE_OUTCOMES } from '../names/pipeline';
-import { PipelineDefinition } from './definition';
+import { PipelineDefinition, type PipelineDefinitionInput } from './definition';
 
 /** Options of one run of a pipeline (the definition holds the rest). */
 export const PipelineRunOptions = z.strictObject({
@@ -28,9 +28,24 @@ export const PipelineWorkflowInput = z.strictObject({
   /** Where results.jsonl, stages/, dead-letter.jsonl and summary.json go. */
   outDir: z.string().min(1),
   options: PipelineRunOptions.default(PipelineRunOptions.parse({})),
+  /**
+   * A rerun (`sluice pipeline rerun`): the first run id of the run it re-runs and this attempt (2
+   * for the first rerun). It reads the failed inputs of that run, each from the stage where it failed.
+   */
+  rerunOf: z.strictObject({ runId: z.string().min(1), attempt: z.number().int().min(2) }).optional(),
 });
 export type PipelineWorkflowInput = z.infer<typeof PipelineWorkflowInput>;
 export type PipelineWorkflowInputInit = z.input<typeof PipelineWorkflowInput>;
+
+/**
+ * A pipeline as a user's workflow runs it (sluice/workflows `runPipeline`): the definition as the
+ * library takes it (validated and its expressions compiled on sluice's daemon), and the endpoint
+ * id of each stage, in order; without `endpoints`, each stage's `endpoint` is taken as its id.
+ */
+export type PipelineRunInput = Omit<PipelineWorkflowInputInit, 'definition' | 'endpoints' | 'rerunOf'> & {
+  definition: PipelineDefinitionInput;
+  endpoints?: string[];
+};
 
 export const PipelineOutcomeStatus = z.enum(PIPELINE_OUTCOMES);
 export type PipelineOutcomeStatus = z.infer<typeof PipelineOutcomeStatus>;

@@ -1,5 +1,5 @@
 /**
- * The user's own worker of the two-batches example, on the user's own task queue beside sluice's
+ * The user's own worker of the examples (two-batches, two-stages), on the user's own task queue beside sluice's
  * daemon: it runs the user's workflows and activities; sluice's daemon runs the children they
  * start. Settings: TEMPORAL_ADDRESS (localhost:7233), TEMPORAL_NAMESPACE (default), TASK_QUEUE
  * (my-workflows), SLUICE_RESULTS_URL or SLUICE_RESULTS_DIR (the results store sluice's daemon
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     connection: await NativeConnection.connect({ address }),
     namespace,
     taskQueue,
-    workflowsPath: require.resolve('./two-batches'),
+    workflowsPath: require.resolve('./workflows'),
     activities: createAggregateActivities(sluice),
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());

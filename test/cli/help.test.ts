@@ -126,7 +126,11 @@ describe('sluice help and usage', () => {
     // ... yet both are registered: scripts written for the former names go on working.
     const program = await buildProgram({ code: 0 });
     expect(program.commands.map((c) => c.name())).toContain('scale');
-    expect(program.commands.find((c) => c.name() === 'batch')!.commands.map((c) => c.name())).toContain('retry-failed');
+    for (const group of ['batch', 'pipeline']) {
+      expect(names).not.toContain(`${group} retry-failed`);
+      expect(program.commands.find((c) => c.name() === group)!.commands.map((c) => c.name())).toContain('retry-failed');
+    }
+    expect(names).toContain('pipeline rerun');
     for (const [name, c] of all) {
       let out = '';
       c.configureOutput({ writeOut: (t) => (out += t) }).outputHelp();

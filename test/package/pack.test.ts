@@ -66,12 +66,15 @@ await native.close();
 const TS = `import { Client, Connection } from '@temporalio/client';
 import { SluiceClient, type JobWorkflowResult } from 'sluice';
 import { LIMITS } from 'sluice/contracts';
-import { runBatch, runJob, type RunOptions } from 'sluice/workflows';
+import { runBatch, runJob, runPipeline, type RunOptions } from 'sluice/workflows';
 
 export async function mine(endpointId: string, on: RunOptions): Promise<string> {
   const job = await runJob('one', { endpointId, input: { n: 1 }, options: { retry: { maxAttempts: 2 } } }, on);
   const batch = await runBatch('many', { endpointId, source: '/data/in.jsonl', outDir: '/data/out' });
-  return \`\${job.status} \${batch.counts.done} \${batch.outDir}\`;
+  const stages = [{ name: 'a', endpoint: endpointId, input: "{ 'n': $.input.n }", concurrency: 4 }];
+  const pipeline = await runPipeline('chain', { definition: { name: 'p', stages }, source: '/data/in.jsonl', outDir: '/data/p' }, on);
+  const done: number = pipeline.counts.done;
+  return \`\${job.status} \${batch.counts.done} \${batch.outDir} \${pipeline.stages[0]?.name} \${done}\`;
 }
 
 export async function start(endpointId: string): Promise<JobWorkflowResult['status']> {

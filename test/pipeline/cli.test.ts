@@ -82,6 +82,20 @@ describe('sluice pipeline', () => {
     );
     const missing = await sluice('pipeline', 'status', 'nope');
     expect(missing.code).toBe(2);
+
+    // rerun: input 3 runs again from stage second (it fails again: exit 1), one line per input still.
+    const rerun = await sluice('pipeline', 'rerun', 'cli-two', '--interval', '0.5');
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.stdout).toContain('rerun of pipeline/cli-two started (attempt 2, 1 failed inputs');
+    expect(readJsonl(join(out, 'results.jsonl'))).toHaveLength(6);
+    expect(readJsonl(join(out, 'attempts', '1', 'results.jsonl'))).toHaveLength(6);
+    const again = await sluice('pipeline', 'retry-failed', 'cli-two', '--detach', '--json');
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ workflowId: 'pipeline/cli-two', attempt: 3, inputs: 1 });
+    expect((await sluice('pipeline', 'watch', 'cli-two', '--interval', '0.5')).code).toBe(1);
+    expect(readJsonl(join(out, 'results.jsonl'))).toHaveLength(6);
+    expect(readJsonl(join(out, 'attempts', '2', 'dead-letter.jsonl'))).toHaveLength(1);
+    expect((await sluice('pipeline', 'rerun', 'nope')).code).toBe(2);
   }, 120_000);
 
   it('a bad definition is refused before anything starts: every error with its stage and place, exit 2', async () => {

@@ -1,8 +1,8 @@
 /**
- * A user's own workflow composing runBatch twice (examples/workflows), on the real stack: Temporal,
- * the platform, sluice's daemon on its task queue and the user's worker, a process of its own on
- * its own queue. The second batch's results are the aggregate of the first's; cancelling the
- * user's workflow cancels the child batch and its remote jobs.
+ * A user's own workflows (examples/workflows) on the real stack: Temporal, the platform, sluice's
+ * daemon on its task queue and the user's worker, a process of its own on its own queue. runBatch
+ * twice: the second batch's results are the aggregate of the first's; cancelling the user's
+ * workflow cancels the child batch and its remote jobs. runPipeline: two stages, every input's line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,14 +14,16 @@ import { stopProcessGroup } from '../../common/process';
 import { failureMessage, failureType } from '../../client/failures';
 import { FailureType, batchWorkflowId, childOfWorkflowId } from '../../contracts/names';
 import type { TwoBatchesResult } from '../../examples/workflows/two-batches';
+import type { PipelineState } from '../../contracts';
 import { inputFile, readJsonl } from '../batch/helpers';
+import { pipelineResults } from './helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
 import { tsxCommand } from '../helpers/tsx-command';
 
 const USER_QUEUE = 'user-workflows';
 
-describe("a user's own workflow composing runBatch twice", () => {
+describe("a user's own workflows composing sluice's", () => {
   let s: Awaited<ReturnType<typeof orchestratorStack>>;
   let worker: ChildProcess;
   let work: string;
@@ -126,5 +128,30 @@ describe("a user's own workflow composing runBatch twice", () => {
     // Every remote job the batch submitted was cancelled on the service (none runs on for two minutes).
     await eventually(() => jobs().every((j) => j.status === 'CANCELLED'), 30_000);
     expect(jobs().length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('runs a two-stage pipeline with runPipeline and resolves with its final state', async () => {
+    const N = 12;
+    const { file } = inputFile(Array.from({ length: N }, (_, n) => ({ n })));
+    const workflowId = `two-stages-${Date.now()}`;
+    const outDir = join(work, 'pipeline');
+    const echo = s.platform.examples.echo!.id;
+    const before = s.platform.engine.jobs.ofEndpoint(echo).length;
+    const state = (await s.env.client.workflow.execute('twoStages', {
+      taskQueue: USER_QUEUE,
+      workflowId,
+      args: [{ endpointId: echo, source: file, outDir }],
+      workflowExecutionTimeout: '3 minutes',
+    })) as PipelineState;
+    expect(state).toMatchObject({ phase: 'done', outDir, counts: { done: N, byStatus: { COMPLETED: N } } });
+    expect(state.stages.map((st) => st.name)).toEqual(['first', 'second']);
+    const results = pipelineResults(outDir, N);
+    for (let n = 0; n < N; n++)
+      expect(results.get(n)).toMatchObject({ status: 'COMPLETED', output: { n, result: 2 * n + 1 } });
+    // One job per input per stage, on the platform.
+    expect(s.platform.engine.jobs.ofEndpoint(echo).length - before).toBe(2 * N);
+    const child = await s.env.client.workflow.getHandle(childOfWorkflowId('pipeline', workflowId, 'double')).describe();
+    expect(child.taskQueue).toBe(s.config.SLUICE_TASK_QUEUE);
+    expect(child.raw.workflowExecutionInfo?.parentExecution?.workflowId).toBe(workflowId);
   }, 180_000);
 });

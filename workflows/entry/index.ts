@@ -8,7 +8,10 @@
  */
 export { runJob, type RunJobInput } from './run-job';
 export { runBatch, type RunBatchInput } from './run-batch';
+export { runPipeline, type RunPipelineInput } from './run-pipeline';
 export { type RunOptions } from './run-child';
 export { childOfWorkflowId, TASK_QUEUE, FailureType } from '../../contracts/names';
 export type { JobWorkflowResult, JobOptionsInput } from '../../contracts/job';
 export type { BatchState, BatchOptionsInput, BatchResultLine } from '../../contracts/batch';
+export type { PipelineDefinitionInput } from '../../contracts/pipeline/definition';
+export type { PipelineState, PipelineResultLine, PipelineRunInput } from '../../contracts/pipeline/run';

@@ -14,7 +14,7 @@ import {
 import { FailureType, INPUT_ACTIVITIES, TASK_QUEUE, WORKFLOW_TYPES, childOfWorkflowId } from '../../contracts/names';
 import type { InputActivities } from '../../activities/inputs';
 
-/** Options of `runJob`, `runBatch` (and of every `runX` to come). */
+/** Options of `runJob`, `runBatch`, `runPipeline`. */
 export interface RunOptions {
   /**
    * sluice's task queue: the one its daemons poll (their `SLUICE_TASK_QUEUE`). The child workflow

@@ -15,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
+import { pipelineRerunSource } from '../../contracts/names';
 import type { PipelineState, PipelineWorkflowInput, RunScope } from '../../contracts';
 import type { PipelineActivities } from '../../activities/pipeline/activities';
 import { cancelStages, closeDrained, feedStage, startStages } from './stages';
@@ -56,7 +57,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput, carry?: Pip
     finishing.finishPipeline({
       run,
       seq: r.seq++,
-      source: input.source,
+      source: sourceOf(input),
       outDir: input.outDir,
       cursor: r.cursor,
       eof: r.eof,
@@ -73,15 +74,20 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput, carry?: Pip
   return pipelineState(r);
 }
 
+/** What the run reads: the input file, or a rerun's failed inputs (each with its context). */
+const sourceOf = (input: PipelineWorkflowInput): string =>
+  input.rerunOf ? pipelineRerunSource(input.outDir, input.rerunOf.attempt) : input.source;
+
 /** Checks the input, keeps the definition, starts each stage's batch on its (empty, open) feed. */
 async function open(r: PipelineRun, run: RunScope): Promise<void> {
   const { input } = r;
   const opened = await acts.openPipeline({
     run,
-    source: input.source,
+    source: sourceOf(input),
     outDir: input.outDir,
     definition: input.definition,
     endpoints: input.endpoints,
+    ...(input.rerunOf ? { attempt: input.rerunOf.attempt } : {}),
   });
   r.total = opened.total;
   await startStages(r, opened.stages);
@@ -137,7 +143,7 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
     const res = await acts.pipelineStep({
       run,
       seq: r.seq++,
-      source: input.source,
+      source: sourceOf(input),
       outDir: input.outDir,
       stages: r.stages.map((s) => ({ run: s.run, feed: s.feed, ...(s.after !== undefined ? { after: s.after } : {}) })),
       ...(reading ? { read: { from: r.cursor, max: Math.min(MAX_READ, room) } } : {}),

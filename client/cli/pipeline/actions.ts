@@ -1,6 +1,7 @@
-/** What each `sluice pipeline` command does (commands.ts registers them; `start` is in start.ts): status, watch, pause, resume, cancel, results, list. */
+/** What each `sluice pipeline` command does (commands.ts registers them; `start` is in start.ts): status, watch, pause, resume, cancel, rerun, results, list. */
 import { pipelineWorkflowId } from '../../../contracts';
 import { type PipelineClient } from '../../pipeline';
+import { PipelineRerunError } from '../../pipeline-rerun';
 import { connectCli, withExisting } from '../context';
 import { onCtrlC } from '../ctrl-c';
 import { EXIT_CODES } from '../exit-codes';
@@ -12,6 +13,18 @@ export interface WatchFlags {
   interval: number;
   dataDir: string;
 }
+
+export interface RerunFlags extends WatchFlags {
+  detach?: boolean;
+}
+
+/** Exit codes of a refused rerun. */
+const RERUN_REFUSED = {
+  PIPELINE_NOT_FOUND: EXIT_CODES.usage,
+  PIPELINE_RUNNING: EXIT_CODES.running,
+  NOTHING_TO_RERUN: EXIT_CODES.failed,
+  NO_OUTCOMES: EXIT_CODES.failed,
+} as const;
 
 export interface IdOptions {
   json?: boolean;
@@ -113,6 +126,27 @@ export const cancel = (rawId: string, o: IdOptions) =>
           : `${id}: ended ${after.workflowStatus} before the cancel took effect`,
       );
     return after.workflowStatus === 'CANCELLED' ? EXIT_CODES.ok : EXIT_CODES.failed;
+  });
+
+/** `rerun ID`: the FAILED inputs again, each from the stage where it failed; watched unless --detach. */
+export const rerun = (rawId: string, o: RerunFlags) =>
+  withPipeline(rawId, o, async (pipeline, id) => {
+    const started = await pipeline.rerun(id).catch((err: unknown) => {
+      if (!(err instanceof PipelineRerunError)) throw err;
+      if (o.json) console.log(JSON.stringify({ rerun: false, code: err.code, message: err.message }));
+      else console.error(`sluice: ${err.message}`);
+      return RERUN_REFUSED[err.code];
+    });
+    if (typeof started === 'number') return started;
+    if (o.detach) {
+      console.log(o.json ? JSON.stringify(started) : started.workflowId);
+      return EXIT_CODES.ok;
+    }
+    if (!o.json)
+      console.log(
+        `rerun of ${id} started (attempt ${started.attempt}, ${started.inputs} failed inputs, each from the stage where it failed); results in ${started.outDir}`,
+      );
+    return watchPipeline(pipeline, id, { json: o.json ?? false, intervalMs: o.interval * 1000 });
   });
 
 export const results = (rawId: string, o: IdOptions) =>

@@ -1,7 +1,8 @@
-/** The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|results|list` — registered on the program by main. */
+/** The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|rerun|results|list` — registered on the program by main. */
 import { type Command, Option } from 'commander';
 import { BATCH_UPDATES } from '../../../contracts';
 import { PIPELINE_EXIT_HELP } from './output';
+import { registerRerunCommands } from './rerun-commands';
 import { intervalOption } from '../batch/parse';
 import { dataDirOption, jsonOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
@@ -157,6 +158,8 @@ ${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
         lazyAction(actions, (m) => m.cancel),
       ),
     );
+
+  registerRerunCommands(pipeline, exit);
 
   pipeline
     .command('results')

@@ -12,7 +12,7 @@ import {
   type BatchState,
   type BatchWorkflowInputInit,
 } from '../contracts';
-import { batchInput, isS3Location, outputStore, valueLines } from '../results/batch/locations';
+import { batchInput, isS3Location, openedInput, outputStore, valueLines } from '../results/batch/locations';
 import { outcomesSoFar } from '../results/batch/outcomes';
 import { mergedResults } from '../results/batch/rerun';
 import { parseS3Url } from '../results/store/open';
@@ -190,7 +190,7 @@ export class BatchClient extends OrchestrationClient {
   /** The inputs that did not complete, grouped by error type, with a few examples and their input lines. */
   async failures(id: string, o: GroupFailuresOptions = {}): Promise<FailureGroup[]> {
     const input = await batchInputOf(this.client, batchWorkflowId(id));
-    return groupFailures(this.results(id), input ? batchInput(input.source) : undefined, o);
+    return groupFailures(this.results(id), input ? openedInput(input.source) : undefined, o);
   }
 
   /**

@@ -50,6 +50,8 @@ export interface BatchActivityDeps {
 export interface OpenRequest {
   endpointId: string;
   source: string;
+  /** The source is an open feed (a pipeline's stage); else a folder is refused. @default false */
+  feed?: boolean;
   pricePerHour?: number;
 }
 
@@ -70,7 +72,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
     async openBatch(req: OpenRequest): Promise<OpenResult> {
-      const input = await existing(req.source);
+      const input = await existing(req.source, req.feed === true);
       if (!input) {
         const where = isS3Location(req.source) ? 'input object' : 'input file';
         throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
@@ -158,9 +160,9 @@ function withinRoots<A extends Record<string, (req: never) => Promise<unknown>>>
 }
 
 /** The input when it exists; a bad s3:// URL is a bad request (not retried), network errors are retried. */
-async function existing(source: string): Promise<BatchInput | undefined> {
+async function existing(source: string, feed: boolean): Promise<BatchInput | undefined> {
   try {
-    const input = batchInput(source);
+    const input = batchInput(source, { feed });
     return (await input.exists()) ? input : undefined;
   } catch (err) {
     if (isStoreError(err)) throw fatal(FailureType.BAD_REQUEST, `input ${source}: ${err.message}`, { source });

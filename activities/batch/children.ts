@@ -7,7 +7,7 @@ import { batchChildId, batchKeys, submitJournalKey } from '../../contracts/names
 import { type InputFormat, type Policy, type RunScope } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
 import { keyOf, parseLine } from './input';
-import { batchInput } from '../../results/batch/locations';
+import { openedInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { subsetOf } from '../../results/batch/rerun';
 import { type Cursor, type Final, type LineRef } from './types';
@@ -71,7 +71,7 @@ export function createChildActivities(store: ObjectStore, price?: Price) {
   return {
     /** A page of input lines for child job workflows: positions and keys only, never the inputs. */
     async readChildLines(req: ChildPageRequest): Promise<ChildPage> {
-      const page = await batchInput(req.source).readLines(
+      const page = await openedInput(req.source).readLines(
         req.from,
         req.lines,
         req.subset ? (await subsetOf(store, req.run)).has : undefined,
@@ -117,7 +117,7 @@ export function createChildActivities(store: ObjectStore, price?: Price) {
         finals.push(fin);
       }
       if (outputs.length > 0) await store.putLines(batchKeys.completions(req.run, req.seq), outputs);
-      await outcomeSegments(store, req.run, req.seq, finals, batchInput(req.source));
+      await outcomeSegments(store, req.run, req.seq, finals, openedInput(req.source));
       return withPrice({}, req.wantPrice, req.endpointId, price);
     },
   };

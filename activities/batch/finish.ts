@@ -7,7 +7,7 @@ import { batchKeys } from '../../contracts/names';
 import { type BatchResultLine, type BatchState, type InputFormat, type Policy, type RunScope } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
 import { parseLine } from './input';
-import { batchInput, outputStore } from '../../results/batch/locations';
+import { openedInput, outputStore } from '../../results/batch/locations';
 import { mergeOutcomes } from '../../results/batch/outcomes';
 import { mergeRetry, subsetOf } from '../../results/batch/rerun';
 import { outcomeSegments } from './outcomes';
@@ -45,7 +45,7 @@ export interface FinishResult {
 const PAGE = 5000;
 
 export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: () => void): Promise<FinishResult> {
-  const input = batchInput(req.source);
+  const input = openedInput(req.source);
   const out = outputStore(req.outDir);
   await outcomeSegments(store, req.run, req.seq, req.write, input);
   let notSubmitted = 0;

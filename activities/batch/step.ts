@@ -11,7 +11,7 @@ import { awaitFinished, beat, collected, refill } from './collect';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';
-import { batchInput, type BatchInput } from '../../results/batch/locations';
+import { openedInput, type BatchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
 import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
@@ -40,7 +40,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   // Webhooks of this batch received by any daemon, from where the last finished step stopped (a
   // batch that polls has none to read).
   const received = deps.inbox && req.webhook ? await deps.inbox.open(req.run, req.seq) : undefined;
-  const input = batchInput(req.source);
+  const input = openedInput(req.source);
 
   if (req.write.length > 0) await outcomeSegments(store, req.run, req.seq, req.write, input);
 

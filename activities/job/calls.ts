@@ -6,7 +6,7 @@
 import { type InputLine, type JobRecord, type JobSubmission, type RemoteOutcome, type RunScope } from '../../contracts';
 import { isPlatformApiError } from '../../platform-api';
 import { noopMetrics, type ActivityMetrics } from '../../common/metrics';
-import { batchInput, isS3Location } from '../../results/batch/locations';
+import { openedInput, isS3Location } from '../../results/batch/locations';
 import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type CompletionHub } from '../../results/completion-hub';
 import { isStoreError } from '../../results/errors';
@@ -95,7 +95,7 @@ export async function lineBody(line: InputLine, roots?: BatchRoots): Promise<Job
   if (refusal) throw fatal(FailureType.BAD_REQUEST, refusal, { source: line.source });
   let text: string;
   try {
-    text = await batchInput(line.source).readLineAt(line.offset, line.length);
+    text = await openedInput(line.source).readLineAt(line.offset, line.length);
   } catch (err) {
     // Network and permission errors of an s3:// input are retried; a missing input is not.
     if (isS3Location(line.source) && !isStoreError(err)) throw toFailure(err);

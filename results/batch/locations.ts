@@ -54,10 +54,20 @@ export function s3Object(location: string, o: OpenStoreOptions = {}): { store: O
   return { store: cached(`s3://${bucket}`, o), key: prefix };
 }
 
-/** The input at `location` (a path, `s3://bucket/key`, or a feed folder ending with `/`; AWS variables from `o.env`, default the process's). */
-export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInput {
+/** How a batch's input is read. */
+export interface BatchInputOptions extends OpenStoreOptions {
+  /**
+   * The source is an open feed (a folder of segments ending with `/`, ./feed.ts): only a batch started
+   * with `feed` (a pipeline's stage) reads one; any other source must name a file or an object.
+   * @default false
+   */
+  feed?: boolean;
+}
+
+/** The input at `location` (a path, `s3://bucket/key`, or with `o.feed` a feed folder; AWS variables from `o.env`, default the process's). */
+export function batchInput(location: string, o: BatchInputOptions = {}): BatchInput {
   // An open input (a pipeline's stage feed): a folder of segments read as one file (./feed.ts).
-  if (isFeedLocation(location)) return { location, ...feedReader(outputStore(location, o)) };
+  if (o.feed && isFeedLocation(location)) return { location, ...feedReader(outputStore(location, o)) };
   if (!isS3Location(location)) {
     return {
       location,
@@ -99,6 +109,12 @@ export function batchInput(location: string, o: OpenStoreOptions = {}): BatchInp
 }
 
 const CHUNK = 1024 * 1024;
+
+/**
+ * The input of a batch that `openBatch` accepted (its later steps): a folder there is a feed, since
+ * only a batch started with `feed` gets past `openBatch` with one.
+ */
+export const openedInput = (source: string): BatchInput => batchInput(source, { feed: isFeedLocation(source) });
 
 /**
  * The store of a batch's output directory or `s3://` prefix (results.jsonl, dead-letter.jsonl,

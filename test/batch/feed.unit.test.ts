@@ -10,7 +10,9 @@ describe('feed input', () => {
   it('reads segments appended over time as one file, by cursor, and one line by its position', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-feed-')) + '/';
     const store = outputStore(dir);
-    const input = batchInput(dir);
+    // Only a batch started with `feed` reads a folder; any other batch's folder is no input file.
+    expect(await batchInput(dir).exists()).toBe(false);
+    const input = batchInput(dir, { feed: true });
     expect(await input.readLines({ line: 0, offset: 0 }, 10)).toEqual({
       lines: [],
       cursor: { line: 0, offset: 0 },

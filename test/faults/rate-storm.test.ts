@@ -4,6 +4,9 @@
  * daemon with 429s; then it stops. The batch completes exactly (one platform job per input), the
  * daemon met the storm's 429s, and after the storm the batch is held by its window again, not by
  * the rate budget: its submissions recovered (read in the batch state and the daemon's metrics).
+ * Every wait is for a state, not a time: the storm's process is started (and ready) before the
+ * batch, and begins at a word on its stdin; it lasts until its effect is seen; the recovery is
+ * looked for in the states sampled up to the batch's end.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,7 +22,7 @@ const N = 160;
 /** 600 ms jobs at concurrency 8: ~13 submissions/s, under the limit, so alone the batch is held by its window. */
 const JOB_MS = 600;
 
-/** The other client: 8 loops sending `/run` as fast as answers come, printing its counts by status. */
+/** The other client: once told `go` on stdin, 8 loops sending `/run` as fast as answers come, printing its counts by status (one JSON line each 100 ms). */
 const STORM = `
 const [url, key] = process.argv.slice(1);
 const counts = {};
@@ -33,8 +36,11 @@ async function loop() {
     } catch (e) { counts.error = (counts.error ?? 0) + 1; }
   }
 }
-for (let i = 0; i < 8; i++) loop();
-setInterval(() => console.log(JSON.stringify(counts)), 100);
+console.log('ready');
+process.stdin.once('data', () => {
+  for (let i = 0; i < 8; i++) loop();
+  setInterval(() => console.log(JSON.stringify(counts)), 100);
+});
 `;
 
 describe('a 429 storm from another client on the endpoint', () => {
@@ -44,73 +50,87 @@ describe('a 429 storm from another client on the endpoint', () => {
     const { s, batch } = ctx;
     const sleep = s.platform.registry.saveEndpoint({ ...s.platform.examples.sleep!, workersMin: 10, workersMax: 10 });
     await eventually(() => s.platform.pool.workerCounts(sleep.id).idle >= 10, 60_000);
-    const { file, dir } = inputFile(Array.from({ length: N }, (_, i) => ({ i, ms: JOB_MS })));
-    const id = await batch.start({
-      endpointId: sleep.id,
-      source: file,
-      outDir: join(dir, 'out'),
-      options: { concurrency: 8 },
+    // Started (and ready) before the batch, so that a loaded machine's slow process start does not
+    // leave the batch time to send its last inputs before the storm.
+    const other = spawn(process.execPath, ['-e', STORM, `${s.platform.url}/v2/${sleep.id}/run`, 'test-key'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      detached: true,
     });
-    const states: { storm: 'before' | 'during' | 'after'; state: BatchState }[] = [];
-    let storm: 'before' | 'during' | 'after' = 'before';
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        states.push({ storm, state: await batch.state(id) });
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    const limited = async () => (await daemonCounter(s, 'sluice_http_rate_limited_total', 'operation')).run ?? 0;
+    let stormOut = '';
+    let stormReady = false;
+    let stormCounts: Record<string, number> = {};
+    other.stdout!.on('data', (d: Buffer) => {
+      stormOut += d.toString();
+      const lines = stormOut.split('\n');
+      stormOut = lines.pop()!;
+      for (const l of lines) if (l.startsWith('{')) stormCounts = JSON.parse(l) as Record<string, number>;
+      if (lines.includes('ready')) stormReady = true;
+    });
     try {
-      await eventually(async () => (await batch.state(id)).counts.done >= 16, 60_000);
-      const other = spawn(process.execPath, ['-e', STORM, `${s.platform.url}/v2/${sleep.id}/run`, 'test-key'], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        detached: true,
+      await eventually(() => stormReady, 60_000);
+      const { file, dir } = inputFile(Array.from({ length: N }, (_, i) => ({ i, ms: JOB_MS })));
+      const id = await batch.start({
+        endpointId: sleep.id,
+        source: file,
+        outDir: join(dir, 'out'),
+        options: { concurrency: 8 },
       });
-      let stormOut = '';
-      other.stdout!.on('data', (d: Buffer) => (stormOut = d.toString()));
-      storm = 'during';
+      const states: { storm: 'before' | 'during' | 'after'; state: BatchState }[] = [];
+      let storm: 'before' | 'during' | 'after' = 'before';
+      let watching = true;
+      const watcher = (async () => {
+        while (watching) {
+          states.push({ storm, state: await batch.state(id) });
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const limited = async () => (await daemonCounter(s, 'sluice_http_rate_limited_total', 'operation')).run ?? 0;
       try {
-        // The storm lasts until it was refused and the daemon met its 429s and held its submissions for them.
-        await eventually(async () => (await limited()) >= 3 && /"429":\d{2}/.test(stormOut), 60_000);
-        await eventually(
-          () => states.some((x) => x.storm === 'during' && x.state.waiting.includes('rate-budget')),
-          30_000,
+        try {
+          await eventually(async () => (await batch.state(id)).counts.done >= 16, 60_000);
+          other.stdin!.write('go\n');
+          storm = 'during';
+          // The storm lasts until it was refused and the daemon met its 429s and held its submissions for them.
+          await eventually(async () => (await limited()) >= 3 && (stormCounts['429'] ?? 0) >= 10, 90_000);
+          await eventually(
+            () => states.some((x) => x.storm === 'during' && x.state.waiting.includes('rate-budget')),
+            90_000,
+          );
+        } finally {
+          await stopProcessGroup(other, 2000);
+        }
+        storm = 'after';
+        const limitedAtEnd = await limited();
+        const stateAtEnd = await batch.state(id);
+        expect(stateAtEnd.counts.done, 'the storm ended mid-batch').toBeLessThan(N);
+        const summary = await batch.result(id);
+        // Recovered: after the storm the batch was held by its window again while it still had input to
+        // send (looked for in every state sampled up to its end, not within a time).
+        const recovered = states.some(
+          (x) =>
+            x.storm === 'after' && x.state.waiting.includes('window-full') && !x.state.waiting.includes('rate-budget'),
         );
+        expect(recovered, 'held by its window after the storm').toBe(true);
+        expect(summary.counts.byStatus).toEqual({ COMPLETED: N });
+        // The daemon sent the rest of the batch after the storm (each input once: below).
+        expect(summary.counts.done - stateAtEnd.counts.done).toBeGreaterThan(0);
+        expect(limitedAtEnd).toBeGreaterThanOrEqual(3);
       } finally {
-        await stopProcessGroup(other, 2000);
+        watching = false;
+        await watcher.catch(() => undefined);
       }
-      storm = 'after';
-      const limitedAtEnd = await limited();
-      const stateAtEnd = await batch.state(id);
-      expect(stateAtEnd.counts.done, 'the storm ended mid-batch').toBeLessThan(N);
-      // Recovered: after the storm the batch is held by its window again while it still has input to send.
-      await eventually(
-        () =>
-          states.some(
-            (x) =>
-              x.storm === 'after' &&
-              x.state.waiting.includes('window-full') &&
-              !x.state.waiting.includes('rate-budget'),
-          ),
-        60_000,
+      const results = resultsOf(
+        join(dir, 'out'),
+        Array.from({ length: N }, (_, i) => i),
       );
-      const summary = await batch.result(id);
-      expect(summary.counts.byStatus).toEqual({ COMPLETED: N });
-      // The daemon sent the rest of the batch after the storm (each input once: below).
-      expect(summary.counts.done - stateAtEnd.counts.done).toBeGreaterThan(0);
-      expect(limitedAtEnd).toBeGreaterThanOrEqual(3);
+      // Counted by the platform: one job per input of the batch (the storm's own jobs carry no `i`).
+      const mine = s.platform.engine.jobs
+        .ofEndpoint(sleep.id)
+        .filter((j) => (j.input as { i?: number }).i !== undefined);
+      expect(mine).toHaveLength(N);
+      for (const j of mine) expect(results.get((j.input as { i: number }).i)!.remoteJobIds).toEqual([j.id]);
     } finally {
-      watching = false;
-      await watcher.catch(() => undefined);
+      await stopProcessGroup(other, 2000);
     }
-    const results = resultsOf(
-      join(dir, 'out'),
-      Array.from({ length: N }, (_, i) => i),
-    );
-    // Counted by the platform: one job per input of the batch (the storm's own jobs carry no `i`).
-    const mine = s.platform.engine.jobs.ofEndpoint(sleep.id).filter((j) => (j.input as { i?: number }).i !== undefined);
-    expect(mine).toHaveLength(N);
-    for (const j of mine) expect(results.get((j.input as { i: number }).i)!.remoteJobIds).toEqual([j.id]);
-  }, 150_000);
+  }, 300_000);
 });

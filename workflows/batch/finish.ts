@@ -29,6 +29,7 @@ export async function openRun(
   const opened = await openBatch({
     endpointId: input.endpointId,
     source: input.source,
+    ...(input.feed ? { feed: true } : {}),
     ...(o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {}),
   });
   into.total = opened.total;

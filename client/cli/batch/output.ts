@@ -1,5 +1,5 @@
 /** How the batch commands show batches to people: exit codes, the status table, the one-line progress. */
-import { type BatchState } from '../../../contracts';
+import { BATCH_OUTCOMES, type BatchState } from '../../../contracts';
 import { type BatchView } from '../../batch';
 import { failedCount } from '../../batch-status';
 import { EXIT_CODES } from '../exit-codes';
@@ -70,8 +70,9 @@ export function statusTable(v: BatchView, now = Date.now()): string {
   if (e) rows.push(['failing', `${e.activity} attempt ${e.attempt} (retried): ${e.message}`]);
   if (s) {
     const c = s.counts;
-    const by = Object.entries(c.byStatus)
-      .map(([k, n]) => `${k} ${n}`)
+    // In BATCH_OUTCOMES order, not in the order the outcomes first came (per-job children end in any order).
+    const by = BATCH_OUTCOMES.filter((k) => c.byStatus[k] !== undefined)
+      .map((k) => `${k} ${c.byStatus[k]}`)
       .join('  ');
     rows.push(
       ['phase', s.phase],

@@ -5,6 +5,7 @@
  * the step's submit journal and reported by a later step. docs/batch.md "Late answers" has the rule.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { runKey } from '../../contracts/names';
 import { type JobSubmission, type RunScope } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
@@ -89,7 +90,8 @@ export class StepSends {
   private readonly open = new Map<number, LineRef>();
   private readonly running: Promise<void>[] = [];
   private ended = false;
-  private readonly abort = new AbortController();
+  /** Abandons this step's calls still unanswered; every lane's call listens to it (no listener cap: they are bounded by the lanes). */
+  private readonly abort = unlimited(new AbortController());
 
   constructor(private readonly d: StepSendsDeps) {}
 
@@ -209,4 +211,10 @@ export async function reportSubmitting(
     else if ('error' in s) res.rejected.push({ i: x.i, error: s.error });
     else res.submitted.push({ ...ref, id: s.id, ...(s.dup ? { dup: true } : {}) });
   }
+}
+
+/** An AbortController whose signal takes any number of listeners (one per call in flight). */
+function unlimited(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

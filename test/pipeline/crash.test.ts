@@ -103,7 +103,7 @@ describe('a pipeline through crashes', () => {
       options: { stepsPerRun: 20 },
     });
     const doneAtLeast = (k: number) =>
-      eventually(async () => ((await pipeline.state(id).catch(() => undefined))?.counts.done ?? 0) >= k, 120_000);
+      eventually(async () => ((await pipeline.state(id).catch(() => undefined))?.counts.done ?? 0) >= k, 240_000);
     await doneAtLeast(8);
     await kill(d.child);
     d = await daemon();
@@ -131,5 +131,5 @@ describe('a pipeline through crashes', () => {
     // The platform's own count of the jobs it holds for the endpoint: one per input per stage element, all completed.
     const health = await call(`http://127.0.0.1:${port}`, 'GET', `/v2/${sleep}/health`, { key });
     expect(health.body.jobs).toMatchObject({ completed: 3 * n, failed: 0, inQueue: 0, inProgress: 0 });
-  }, 300_000);
+  }, 600_000);
 });

@@ -78,7 +78,7 @@ describe('a crash of the platform process (SIGKILL)', () => {
         );
         return st.filter((x) => x === 'IN_PROGRESS').length === 3;
       },
-      20_000,
+      60_000,
       10,
     );
     child.kill('SIGKILL');

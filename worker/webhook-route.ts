@@ -60,10 +60,12 @@ const LINGER_MS = 2000;
  * answer), then destroyed.
  */
 function refuseAndClose(res: ServerResponse, status: number, body: unknown): void {
+  // Taken now: once the answer is written, Node may already have detached the socket from the request.
+  const socket = res.req.socket ?? res.socket;
   res.setHeader('connection', 'close');
   sendJson(res, status, body);
+  if (!socket) return;
   res.once('finish', () => {
-    const socket = res.req.socket;
     socket.on('data', () => undefined);
     socket.resume();
     socket.end();

@@ -50,27 +50,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return value;
 }
 
-/** How long a refused request's remaining bytes are read and dropped before the socket is destroyed, ms. */
-const LINGER_MS = 2000;
-
-/**
- * Answers and closes the connection without keeping the rest of the request: the answer is sent
- * and the socket half-closed, then whatever the client still sends is read and dropped for a
- * moment (a socket closed with unread bytes sends a reset, which can make the client lose the
- * answer), then destroyed.
- */
+/** Answers and closes the connection: the rest of the request is not read. */
 function refuseAndClose(res: ServerResponse, status: number, body: unknown): void {
-  // Taken now: once the answer is written, Node may already have detached the socket from the request.
-  const socket = res.req.socket ?? res.socket;
   res.setHeader('connection', 'close');
   sendJson(res, status, body);
-  if (!socket) return;
-  res.once('finish', () => {
-    socket.on('data', () => undefined);
-    socket.resume();
-    socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  });
+  res.once('finish', () => res.req.destroy());
 }
 
 /** Handles a webhook call to `/hooks/<segments>`. */

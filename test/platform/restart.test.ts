@@ -64,7 +64,7 @@ describe('a crash of the platform process (SIGKILL)', () => {
     );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const url: string = (await eventually(() => /queue API\s+(http:\/\/[^/\s]+)/.exec(out)?.[1], 20_000))!;
+    const url: string = (await eventually(() => /queue API\s+(http:\/\/[^/\s]+)/.exec(out)?.[1], 60_000))!;
     const sleep: string = (await eventually(() => /sleep=([a-z0-9]+)/.exec(out)?.[1]))!;
     const key = { key: 'crash-key' };
     const ids: string[] = [];

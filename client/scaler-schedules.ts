@@ -224,9 +224,11 @@ export class ScalerSchedules {
   }
 
   /** No firing while paused; `note` says why (shown by list). */
+  /** Pauses the schedule; returns once a firing under way has ended, so none lands after. */
   async pause(endpointId: string, name: string, note = 'paused by sluice'): Promise<ScalerScheduleView> {
     await this.describe(endpointId, name);
     await this.handle(endpointId, name).pause(note);
+    await this.settled(await this.describe(endpointId, name));
     return this.get(endpointId, name);
   }
 
@@ -237,9 +239,22 @@ export class ScalerSchedules {
   }
 
   /** Deletes the schedule (a firing under way finishes; the bounds it set stay). */
+  /** Deletes the schedule; returns once a firing under way has ended, so none lands after. */
   async delete(endpointId: string, name: string): Promise<void> {
     await this.describe(endpointId, name);
+    // Paused first, so that the firings under way, read next, are all there will be.
+    await this.handle(endpointId, name).pause('being deleted by sluice');
+    const d = await this.describe(endpointId, name);
     await this.handle(endpointId, name).delete();
+    await this.settled(d);
+  }
+
+  /** Waits for the firings under way in `d` to end; how each ended is its own business, not the caller's error. */
+  private async settled(d: ScheduleDescription): Promise<void> {
+    const runs = d.info.runningActions.map(({ workflow: w }) =>
+      this.client.workflow.getHandle(w.workflowId, undefined, { firstExecutionRunId: w.firstExecutionRunId }),
+    );
+    await Promise.all(runs.map((h) => h.result().catch(() => undefined)));
   }
 
   private handle(endpointId: string, name: string) {

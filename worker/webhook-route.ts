@@ -27,20 +27,41 @@ export const sendJson = (res: ServerResponse, status: number, body: unknown, typ
 const tooLarge = (): BodyRefused =>
   new BodyRefused(413, `webhook body is larger than ${LIMITS.webhookBodyBytes} bytes: its job is found by /status`);
 
-/** Reads a JSON body of at most LIMITS.webhookBodyBytes, nested at most LIMITS.jsonDepth deep. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/**
+ * Reads a JSON body of at most LIMITS.webhookBodyBytes, nested at most LIMITS.jsonDepth deep. A body
+ * growing past the cap is refused at once but not torn down: the rest is read and dropped (see `refuse`).
+ */
+function readJson(req: IncomingMessage): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > LIMITS.webhookBodyBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > LIMITS.webhookBodyBytes) throw tooLarge();
-    chunks.push(c);
-  }
+  if (declared > LIMITS.webhookBodyBytes) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer): void => {
+      size += c.length;
+      if (size <= LIMITS.webhookBodyBytes) return void chunks.push(c);
+      req.off('data', onData).off('end', onEnd).resume();
+      chunks.length = 0;
+      reject(tooLarge());
+    };
+    const onEnd = (): void => {
+      try {
+        resolve(parseBody(Buffer.concat(chunks)));
+      } catch (err) {
+        reject(err as Error);
+      }
+    };
+    const onClose = (): void => {
+      if (!req.complete) reject(new BodyRefused(400, 'the connection closed before the body ended'));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', reject).once('close', onClose);
+  });
+}
+
+function parseBody(body: Buffer): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    value = JSON.parse(body.toString('utf8')) as unknown;
   } catch (err) {
     throw new BodyRefused(400, (err as Error).message);
   }
@@ -50,11 +71,22 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return value;
 }
 
-/** Answers and closes the connection: the rest of the request is not read. */
-function refuseAndClose(res: ServerResponse, status: number, body: unknown): void {
-  res.setHeader('connection', 'close');
+/** How long a refused request's unread body is drained before its connection is dropped. */
+const DRAIN_MS = 2_000;
+
+/**
+ * Answers a request whose body is not (all) read. Closing at once would reset a connection with
+ * unread bytes, and a client still sending loses the answer to the reset; so the connection stays
+ * open, Node drops the rest of the body as it comes, and a body still coming after DRAIN_MS is cut.
+ */
+function refuse(res: ServerResponse, status: number, body: unknown): void {
+  const { req } = res;
   sendJson(res, status, body);
-  res.once('finish', () => res.req.destroy());
+  if (req.complete) return;
+  const socket = req.socket;
+  const cut = setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+  req.once('end', () => clearTimeout(cut));
+  socket.once('close', () => clearTimeout(cut));
 }
 
 /** Handles a webhook call to `/hooks/<segments>`. */
@@ -69,7 +101,7 @@ export async function webhookRoute(
   if (!hub || !verified || 'refused' in verified) {
     const r = verified && 'refused' in verified ? verified.refused : undefined;
     metrics.webhook(r ? r.code.toLowerCase() : 'unavailable');
-    return refuseAndClose(res, r?.status ?? 503, r ? { error: r.message, code: r.code } : { error: 'not ready' });
+    return refuse(res, r?.status ?? 503, r ? { error: r.message, code: r.code } : { error: 'not ready' });
   }
   let record: JobRecord;
   try {
@@ -82,7 +114,7 @@ export async function webhookRoute(
     const error = err.status === 413 ? err.message : `webhook body is not a job record: ${err.message.slice(0, 200)}`;
     if (err.status === 413) {
       hub.bodyRefused(verified.target);
-      return refuseAndClose(res, 413, { error, code: 'WEBHOOK_TOO_LARGE' });
+      return refuse(res, 413, { error, code: 'WEBHOOK_TOO_LARGE' });
     }
     return sendJson(res, 400, { error, code: 'WEBHOOK_BAD_BODY' });
   }

@@ -54,7 +54,9 @@ export function spawnWatched(cmd: string, args: string[], o: WatchedOptions = {}
 
 /**
  * The group reaper (run with `node -e`): once its parent is gone (even SIGKILLed), it stops every
- * process group whose id is in a `<dir>/<name>/pid` file (SIGTERM, then SIGKILL after `grace`).
+ * process group whose id is in a `<dir>/<name>/pid` file then (SIGTERM, then SIGKILL after `grace`
+ * to the same groups: a platform restarted on the same directory meanwhile lists its own new
+ * workers there, which must live).
  */
 const GROUP_REAPER = `
 const { readdirSync, readFileSync } = require('node:fs');
@@ -65,13 +67,14 @@ const groups = () => {
   try { names = readdirSync(dir); } catch { return []; }
   return names.map((n) => { try { return Number(readFileSync(join(dir, n, 'pid'), 'utf8')); } catch { return 0; } }).filter((g) => g > 1);
 };
-const signal = (s) => { for (const g of groups()) { try { process.kill(-g, s); } catch {} } };
+const signal = (gs, s) => { for (const g of gs) { try { process.kill(-g, s); } catch {} } };
 process.on('SIGTERM', () => process.exit(0));
 const timer = setInterval(() => {
   if (String(process.ppid) === parent) return;
   clearInterval(timer);
-  signal('SIGTERM');
-  setTimeout(() => { signal('SIGKILL'); process.exit(0); }, Number(grace));
+  const gs = groups();
+  signal(gs, 'SIGTERM');
+  setTimeout(() => { signal(gs, 'SIGKILL'); process.exit(0); }, Number(grace));
 }, ${POLL_MS});
 `;
 

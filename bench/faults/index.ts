@@ -6,8 +6,9 @@
  * run, beside its goal, and exactness (every input once with its own output, one remote job each as
  * the platform counts them). A row past `--timeout` is stopped and reported as "> N s".
  *
- *   npx tsx bench/faults/index.ts [--inputs 300] [--rows 429,delay,...] [--kills] [--workers 8] [--timeout 300] [--json]
- *   (--kills adds the row "all faults together" with the daemon and the platform SIGKILLed)
+ *   npx tsx bench/faults/index.ts [--inputs 300] [--rows 429,delay,...] [--kills] [--workers 8] [--timeout 300] [--json] [--timeline]
+ *   (--kills adds the row "all faults together" with the daemon and the platform SIGKILLed; --timeline
+ *   prints each row's kills and its workflow's stalls to stderr, bench/faults/timeline.ts)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +16,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BatchClient } from '../../client/batch';
 import { temporalEnv } from '../../test/helpers/orchestrator';
-import { eventually } from '../../test/helpers/platform';
+import { call, eventually } from '../../test/helpers/platform';
 import { counters, load1 } from '../multi/procs';
 import { exactness, type Exactness } from './exactness';
 import { ROWS, specOf, type FaultRow } from './rows';
+import { rowLine, within, type RowRun } from './report';
+import { Marks, timeline, type Mark } from './timeline';
 import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
 
 const { values } = parseArgs({
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     workers: { type: 'string' },
     timeout: { type: 'string' },
     json: { type: 'boolean' },
+    timeline: { type: 'boolean' },
   },
 });
 const N = Number(values.inputs ?? 300);
@@ -48,7 +52,11 @@ interface Run {
   applied: Record<string, number>;
   queueCalls: number;
   exact: Exactness;
+  /** With --timeline: the kills and the workflow's stalls, in seconds from the start. */
+  timeline?: Mark[];
 }
+
+const runOf = (r: Run): RowRun => ({ ...r, problems: r.exact.problems });
 
 /** Runs the batch once on a fresh platform (spec `spec`) and daemon; `row` says what else happens. */
 async function runOnce(env: Env, dir: string, key: string, spec: string, row?: FaultRow): Promise<Run> {
@@ -88,15 +96,17 @@ async function measure(
   const t0 = Date.now();
   const id = await batch.start({ id: `faults-${key}-${t0}`, endpointId: platform.echoId, source, outDir });
   const over = { now: false };
+  const marks = new Marks(t0);
   // Settled here, so a failed kill is reported after the batch, never as an unhandled rejection.
-  const kills = (row?.kills ? killMidRun(batch, id, platform, daemon, over) : Promise.resolve()).then(
+  const kills = (row?.kills ? killMidRun(batch, id, platform, daemon, over, marks) : Promise.resolve()).then(
     () => undefined,
     (err: unknown) => err,
   );
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), TIMEOUT_MS)));
-  const ended = await Promise.race([batch.result(id), timeout]).finally(() => clearTimeout(timer));
+  const sampler = values.timeline ? sampleDone(batch, id, platform, marks) : undefined;
+  const ended = await within(batch.result(id), TIMEOUT_MS);
   const wallMs = Date.now() - t0;
+  marks.add('batch result');
+  clearInterval(sampler);
   over.now = true;
   if (ended === 'timeout') {
     await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
@@ -108,6 +118,7 @@ async function measure(
   if (killError) throw killError;
   const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
   return {
+    ...(values.timeline ? { timeline: await timeline(env.client, id, t0, marks.list) } : {}),
     key,
     spec,
     wallMs,
@@ -116,6 +127,23 @@ async function measure(
     queueCalls: Object.values(calls).reduce((a, b) => a + b, 0),
     exact: exactness(outDir, N, await platformJobCounts(platform)),
   };
+}
+
+/** Marks the batch's done count and the platform's jobs and workers every 3 s (the query is unanswered while no daemon runs the batch). */
+function sampleDone(batch: BatchClient, id: string, platform: PlatformProcess, marks: Marks): NodeJS.Timeout {
+  return setInterval(() => {
+    const health = call(platform.url, 'GET', `/v2/${platform.echoId}/health`, { key: platform.apiKey }).then(
+      (r) => JSON.stringify(r.body),
+      (err: unknown) => String(err),
+    );
+    void Promise.all([
+      batch.state(id).then(
+        (s) => `done ${s.counts.done}, in flight ${s.counts.inFlight}`,
+        () => 'no answer',
+      ),
+      health,
+    ]).then(([state, h]) => marks.add(`${state}; platform ${h}`));
+  }, 3000);
 }
 
 /**
@@ -128,31 +156,20 @@ async function killMidRun(
   platform: PlatformProcess,
   daemon: DaemonHandle,
   over: { now: boolean },
+  marks: Marks,
 ): Promise<void> {
   const doneAtLeast = (k: number) =>
     eventually(async () => over.now || (await batch.state(id)).counts.done >= k, TIMEOUT_MS, 200);
   await doneAtLeast(Math.floor(N / 4));
   if (over.now) return;
-  await daemon.killAndRestart();
+  marks.add(`daemon SIGKILL (done >= ${Math.floor(N / 4)})`);
+  await daemon.killAndRestart(() => marks.add('daemon gone'));
+  marks.add('daemon restarted (running)');
   await doneAtLeast(Math.floor(N / 2));
   if (over.now) return;
-  await platform.killAndRestart();
-}
-
-function line(r: Run, free: Run, row?: FaultRow): Record<string, string | number | boolean> {
-  const ratio = r.wallMs / free.wallMs;
-  const time = r.timedOut ? `> ${Math.round(TIMEOUT_MS / 1000)} s` : `${(r.wallMs / 1000).toFixed(1)} s`;
-  return {
-    row: row?.title ?? 'fault-free',
-    time,
-    xFaultFree: `${r.timedOut ? '> ' : ''}${ratio.toFixed(2)}x`,
-    goal: row ? `<= ${row.goal}x` : '',
-    met: row ? !r.timedOut && ratio <= row.goal : '',
-    exact: r.timedOut ? 'n/a (stopped)' : r.exact.exact ? 'yes' : r.exact.problems.join('; '),
-    applied: Object.entries(r.applied)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', '),
-  };
+  marks.add(`platform SIGKILL (done >= ${Math.floor(N / 2)})`);
+  await platform.killAndRestart(() => marks.add('platform gone'));
+  marks.add('platform restarted (its banner)');
 }
 
 async function main(): Promise<void> {
@@ -162,11 +179,15 @@ async function main(): Promise<void> {
   const load = [load1()];
   try {
     const free = await runOnce(env, dir, 'fault-free', '');
-    out.push(line(free, free));
+    out.push(rowLine(runOf(free), runOf(free), TIMEOUT_MS));
     for (const row of rows) {
       const r = await runOnce(env, dir, row.key, specOf(row, free.queueCalls), row);
-      out.push({ ...line(r, free, row), spec: r.spec || (row.unreachable ? 'SLUICE_PUBLIC_URL=closed port' : '') });
+      out.push({
+        ...rowLine(runOf(r), runOf(free), TIMEOUT_MS, row),
+        spec: r.spec || (row.unreachable ? 'SLUICE_PUBLIC_URL=closed port' : ''),
+      });
       if (!values.json) console.error(out.at(-1));
+      for (const m of r.timeline ?? []) console.error(`  ${row.key} +${m.atS.toFixed(1)} s  ${m.what}`);
       load.push(load1());
     }
     const meta = { inputs: N, workers: WORKERS, faultFreeQueueCalls: free.queueCalls, load1: load };

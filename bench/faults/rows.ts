@@ -48,6 +48,7 @@ export const ROWS: FaultRow[] = [
     goal: 1.3,
   },
   { key: 'all', title: 'all faults together', spec: `429=COUNT,${HTTP_ALL},${WEBHOOK_ALL}`, goal: 2 },
+  { key: 'kills', title: 'no fault, daemon and platform SIGKILLed', spec: '', kills: true, goal: 2 },
   {
     key: 'all-kills',
     title: 'all faults together, daemon and platform SIGKILLed',

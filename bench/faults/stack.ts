@@ -16,8 +16,8 @@ export interface PlatformProcess {
   echoId: string;
   /** The faults the platform applied so far, by kind (its `fault` log lines, across restarts). */
   applied: Record<string, number>;
-  /** SIGKILLs the platform process (its pods are reaped by their watchdog), then starts it again. */
-  killAndRestart(): Promise<void>;
+  /** SIGKILLs the platform process (its pods are reaped by their watchdog), then starts it again; `killed` is called in between. */
+  killAndRestart(killed?: () => void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,8 +48,9 @@ export async function platformProcess(dataDir: string, faults: string, workers: 
     apiKey: API_KEY,
     echoId,
     applied,
-    async killAndRestart() {
+    async killAndRestart(killed) {
       await sigkill(proc.child);
+      killed?.();
       proc = await spawnReady(args, env, /endpoints\s/, onLine);
     },
     stop: () => stopProcessGroup(proc.child, 5000),
@@ -79,7 +80,8 @@ async function idleWorkers(url: string, echoId: string, n: number): Promise<void
 export interface DaemonHandle {
   /** The running daemon's /metrics. */
   metricsUrl(): string;
-  killAndRestart(): Promise<void>;
+  /** SIGKILLs the daemon process, then starts another with the same settings; `killed` is called in between. */
+  killAndRestart(killed?: () => void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -108,9 +110,10 @@ export async function daemonProcess(
   let d: DaemonProcess = await startDaemon(taskQueue, await env());
   return {
     metricsUrl: () => d.metricsUrl,
-    async killAndRestart() {
+    async killAndRestart(killed) {
       await sigkill(d.child);
       await d.stop();
+      killed?.();
       d = await startDaemon(taskQueue, await env());
     },
     stop: () => d.stop(),

@@ -8,80 +8,32 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import pino from 'pino';
-import { temporalBinary } from '../../common/tools';
-import { JobClient } from '../../client/job';
 import { type CompletionMode } from '../../contracts';
-import { startPlatform } from '../../platform';
-import { loadConfig } from '../../worker/config';
-import { startDaemon } from '../../worker/daemon';
+import { jobStack, temporalDev } from './stack';
 
 const { values } = parseArgs({
   options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } },
 });
 const JOBS = Number(values.jobs ?? 200);
 const CONCURRENCY = Number(values.concurrency ?? 1);
-const silent = pino({ level: 'silent' });
 
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-async function callsBy(registry: {
-  getSingleMetric(
-    n: string,
-  ): { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> } | undefined;
-}) {
-  const m = await registry.getSingleMetric('sluice_http_calls_total')!.get();
-  const out: Record<string, number> = {};
-  for (const v of m.values) out[String(v.labels.operation)] = (out[String(v.labels.operation)] ?? 0) + v.value;
-  return out;
-}
-
 async function runMode(mode: CompletionMode) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-job-'));
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      dbFilename: join(dir, 'temporal.sqlite'),
-      extraArgs: [
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-        '--log-level',
-        'error',
-      ],
-    },
-  });
-  const platform = await startPlatform({
-    port: 0,
-    dataDir: join(dir, 'platform'),
-    apiKey: 'bench',
-    logger: silent,
-    rateLimits: { enabled: false },
-    pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
-  });
-  const echo = platform.registry.saveEndpoint({ ...platform.examples.echo!, workersMin: 4, workersMax: 4 });
+  const env = await temporalDev(dir);
+  const stack = await jobStack(env, { dir, workers: 4 });
+  const { platform, sluice } = stack;
+  const echo = { id: stack.echoId };
   const completedAt = new Map<string, number>();
   platform.engine.on('finished', (job) => completedAt.set(job.id, Date.now()));
-  const config = loadConfig({
-    TEMPORAL_ADDRESS: env.address,
-    SLUICE_QUEUE_URL: `${platform.url}/v2`,
-    SLUICE_API_KEY: platform.apiKey,
-    SLUICE_RESULTS_DIR: join(dir, 'results'),
-    SLUICE_DAEMON_PORT: '0',
-    SLUICE_TEMPORAL_METRICS_PORT: '0',
-  });
-  const daemon = await startDaemon({ config, connection: env.nativeConnection, client: env.client, logger: silent });
-  const sluice = new JobClient({ client: env.client, resultsDir: config.SLUICE_RESULTS_DIR });
-  // Warm-up: workers up, workflow bundle loaded, connections open.
-  while (platform.pool.workerCounts(echo.id).idle < 4) await new Promise((r) => setTimeout(r, 100));
+  // Warm-up: workers up (jobStack waited), workflow bundle loaded, connections open.
   for (let i = 0; i < 5; i++)
     await sluice.result(await sluice.start({ endpointId: echo.id, input: { warm: i }, options: { completion: mode } }));
-  const before = await callsBy(daemon.metrics.registry);
+  const before = await stack.calls();
 
   const latencies: number[] = [];
   const ids: string[] = [];
@@ -102,13 +54,12 @@ async function runMode(mode: CompletionMode) {
     }),
   );
   const wall = Date.now() - t0;
-  const after = await callsBy(daemon.metrics.registry);
+  const after = await stack.calls();
   const calls = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
   const total = Object.values(calls).reduce((a, b) => a + b, 0);
   const events: number[] = [];
   for (const id of ids) events.push((await env.client.workflow.getHandle(id).fetchHistory()).events!.length);
-  await daemon.close();
-  await platform.close();
+  await stack.close();
   await env.teardown();
   rmSync(dir, { recursive: true, force: true });
   return {

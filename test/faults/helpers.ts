@@ -65,7 +65,7 @@ export async function echoEndpoint(s: Stack, workers = 4): Promise<string> {
  * by their input's `i`; and how many share an idempotency key.
  */
 export function platformJobsByInput(
-  s: Pick<Stack, 'platform'>,
+  s: { platform: Pick<Stack['platform'], 'engine'> },
   endpointId: string,
 ): { byInput: Map<number, string[]>; keyShared: number } {
   const byInput = new Map<number, string[]>();

@@ -13,6 +13,14 @@ import { type PipelineStepRequest } from './types';
 /** Outcome segments per stage one step takes at most: bounds its work. */
 const MAX_SEGMENTS = 20;
 const POLL_MS = 200;
+/**
+ * Once a step has found outcomes, how long it waits for more (each stage's batch writes a segment
+ * per step, about one a second while it refills): one step then takes every stage's, so the
+ * pipeline's steps, and its stages' signals, do not grow with the rate of the batches' steps.
+ */
+const LINGER_MS = 1000;
+/** Room for new inputs that makes a step read at once, without waiting for outcomes (a share of `maxInFlight`). */
+const EAGER_SHARE = 4;
 
 /** What a run of a pipeline runs: its definition and each stage's endpoint (written by `openPipeline`). */
 export interface PipelineSpec {
@@ -44,12 +52,20 @@ export async function specOf(store: ObjectStore, run: RunScope): Promise<Pipelin
 const stem = (key: string): string => key.replace(/\.jsonl$/, '');
 
 /** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
-export async function planOf(store: ObjectStore, req: PipelineStepRequest, beat: () => void): Promise<string[][]> {
+export async function planOf(
+  store: ObjectStore,
+  req: PipelineStepRequest,
+  beat: () => void,
+  maxInFlight: number,
+): Promise<string[][]> {
   const key = pipelineKeys.plan(req.run, req.seq);
   const kept = (await store.find(key)) as { segments: string[][] } | undefined;
   if (kept) return kept.segments;
   const started = Date.now();
+  // Much room for new inputs (the start, or many inputs ended): read at once; a little: wait for outcomes as well.
+  const eager = req.read !== undefined && req.read.max >= Math.ceil(maxInFlight / EAGER_SHARE);
   let segments: string[][];
+  let foundAt: number | undefined;
   for (;;) {
     segments = await Promise.all(
       req.stages.map(async (s) =>
@@ -59,7 +75,11 @@ export async function planOf(store: ObjectStore, req: PipelineStepRequest, beat:
           .slice(0, MAX_SEGMENTS),
       ),
     );
-    if (req.read || segments.some((s) => s.length > 0) || Date.now() - started >= req.waitMs) break;
+    const now = Date.now();
+    if (segments.some((s) => s.length > 0)) foundAt ??= now;
+    const full = segments.some((s) => s.length >= MAX_SEGMENTS);
+    const lingered = foundAt !== undefined && now - foundAt >= Math.min(LINGER_MS, req.waitMs);
+    if (eager || full || lingered || now - started >= req.waitMs) break;
     beat();
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -6,7 +6,6 @@
 import { batchKeys, pipelineKeys } from '../../contracts/names';
 import { type RunScope } from '../../contracts';
 import { type PipelineDefinition } from '../../contracts/pipeline';
-import { segmentKeys } from '../../results/batch/outcomes';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type PipelineStepRequest } from './types';
 
@@ -51,6 +50,32 @@ export async function specOf(store: ObjectStore, run: RunScope): Promise<Pipelin
  */
 const stem = (key: string): string => key.replace(/\.jsonl$/, '');
 
+/** Keys one listing of new segments asks for (a page). */
+const LIST_LIMIT = 1000;
+
+/**
+ * The outcome segments of a stage's batch after the last one taken, in the order written, at most
+ * MAX_SEGMENTS: listed from that one on (the listing does not grow with the segments taken before).
+ */
+async function newSegments(store: ObjectStore, s: PipelineStepRequest['stages'][number]): Promise<string[]> {
+  // From the last one's stem: its `-rest-` segments sort before it in key order.
+  const page = await store.list(
+    batchKeys.outcomesPrefix(s.run),
+    s.after === undefined ? { limit: LIST_LIMIT } : { after: stem(s.after), limit: LIST_LIMIT },
+  );
+  let keys = page.entries.map((e) => e.key).filter((k) => k.endsWith('.jsonl'));
+  // A cut page may hold a step's `-rest-` segments without the step's own: leave that step to the next listing.
+  const number = (k: string): string => /(\d+)[^/]*$/.exec(k)?.[1] ?? '';
+  if (page.next !== undefined && keys.length > 0) {
+    const last = number(keys[keys.length - 1]!);
+    keys = keys.filter((k) => number(k) !== last);
+  }
+  return keys
+    .filter((k) => s.after === undefined || stem(k) > stem(s.after))
+    .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
+    .slice(0, MAX_SEGMENTS);
+}
+
 /** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
 export async function planOf(
   store: ObjectStore,
@@ -67,14 +92,7 @@ export async function planOf(
   let segments: string[][];
   let foundAt: number | undefined;
   for (;;) {
-    segments = await Promise.all(
-      req.stages.map(async (s) =>
-        (await segmentKeys(store, batchKeys.outcomesPrefix(s.run)))
-          .filter((k) => s.after === undefined || stem(k) > stem(s.after))
-          .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
-          .slice(0, MAX_SEGMENTS),
-      ),
-    );
+    segments = await Promise.all(req.stages.map((s) => newSegments(store, s)));
     const now = Date.now();
     if (segments.some((s) => s.length > 0)) foundAt ??= now;
     const full = segments.some((s) => s.length >= MAX_SEGMENTS);

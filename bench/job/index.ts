@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
-import { temporalBinary } from '../../common/tools';
+import { temporalEnv } from '../batch/stack';
 import { JobClient } from '../../client/job';
 import { type CompletionMode } from '../../contracts';
 import { startPlatform } from '../../platform';
@@ -42,20 +41,7 @@ async function callsBy(registry: {
 
 async function runMode(mode: CompletionMode) {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-job-'));
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      dbFilename: join(dir, 'temporal.sqlite'),
-      extraArgs: [
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-        '--log-level',
-        'error',
-      ],
-    },
-  });
+  const env = await temporalEnv(dir);
   const platform = await startPlatform({
     port: 0,
     dataDir: join(dir, 'platform'),

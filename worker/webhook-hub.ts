@@ -175,8 +175,11 @@ export class WebhookHub implements CompletionHub {
     remember(this.handled, k);
     const started = Date.now();
     try {
-      if (target.kind === 'batch') await this.o.inbox?.put(run, record);
-      else await this.complete(target, record, retries, k);
+      if (target.kind === 'batch') {
+        await this.o.inbox?.put(run, record);
+        // Its binding is done with (a failed job may be retried under the same URL: kept until it completes).
+        if (record.status === 'COMPLETED') this.batches.delete(run, target.index ?? -1, target.attempt);
+      } else await this.complete(target, record, retries, k);
     } catch (err) {
       this.handled.delete(k); // not handled: the service's next try is no replay
       throw err;

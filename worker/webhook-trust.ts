@@ -45,6 +45,15 @@ export class BatchBindings {
   get(run: RunScope, index: number, attempt: number): string | undefined {
     return this.jobs.get(BatchBindings.key(run, index, attempt));
   }
+
+  /** Forgets a submission whose job completed (no webhook of it will matter any more: a replay is answered as one). */
+  delete(run: RunScope, index: number, attempt: number): void {
+    this.jobs.delete(BatchBindings.key(run, index, attempt));
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
 }
 
 /** What a call needs to be judged. */

@@ -28,7 +28,8 @@ const MAX_REFILL_COLLECT = 1000;
 /**
  * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
  * and the next line of the file is submitted in its place. Other outcomes wait for the workflow
- * (it decides about retries).
+ * (it decides about retries). An open feed (`feed`: the room the step's read left, its end
+ * reached first) is read again at its end while slots are free: it may have grown.
  */
 export async function refill(
   inbox: InboxReader,
@@ -41,8 +42,10 @@ export async function refill(
   parsed: (ref: LineRef, text: string) => JobSubmission | undefined,
   outranked: () => boolean,
   keep?: (index: number) => boolean,
+  feed?: { spare: number },
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
+  let room = feed?.spare ?? 0;
   const seen = new Set(finished.map((r) => r.id));
   const sending: Promise<void>[] = [];
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
@@ -54,9 +57,10 @@ export async function refill(
       if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
       seen.add(r.id);
     }
-    if (freed === 0 || res.read!.eof) continue;
+    room += freed;
+    if (room === 0 || (res.read!.eof && !feed)) continue;
     beat({ seq: req.seq, phase: 'refill' });
-    const page = await input.readLines(res.read!.cursor, freed, keep);
+    const page = await input.readLines(res.read!.cursor, room, keep);
     const send: { ref: LineRef; body: JobSubmission }[] = [];
     for (const line of page.lines) {
       const ref: LineRef = { i: line.i, o: line.o, l: line.l };
@@ -64,6 +68,7 @@ export async function refill(
       if (body) send.push({ ref, body });
     }
     // Sent on their own: the loop goes on taking finished jobs while a slow answer is awaited.
+    room = Math.max(0, room - send.length);
     const sent = sends.sendAll(send, () => beat({ seq: req.seq, phase: 'refill' }));
     sent.catch(() => undefined); // handled here; its failure fails the step below
     sending.push(sent);

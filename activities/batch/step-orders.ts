@@ -65,6 +65,8 @@ export interface Step {
   parsed: (ref: LineRef, text: string) => JobSubmission | undefined;
   /** A submission not answered within its step was answered with remote job `id`. */
   answered: (id: string) => void;
+  /** The window's room left after the step read its new lines (an open feed's end came first). */
+  spare?: number;
 }
 
 /**
@@ -116,6 +118,7 @@ export async function readAndSubmit(s: Step, read: NonNullable<StepRequest['read
     if (ref.k !== undefined) counts.set(ref.k, (counts.get(ref.k) ?? 0) + 1);
   }
   res.read = { cursor: page.cursor, eof: page.eof };
+  s.spare = room;
   await s.sends.sendAll(send, s.beating('read'));
 }
 

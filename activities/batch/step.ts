@@ -11,6 +11,7 @@ import { awaitFinished, beat, collected, refill } from './collect';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';
+import { isFeedLocation } from '../../results/batch/feed';
 import { openedInput, type BatchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
@@ -56,8 +57,12 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   await cancelJobs(s);
   const finished = await pollJobs(s);
-  if (inbox && req.collect.refillMs && req.read && res.read && !res.read.eof) {
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, await keepOf(store, req));
+  // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
+  const feed = isFeedLocation(req.source);
+  if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
+    const keep = await keepOf(store, req);
+    const open = feed ? { spare: s.spare ?? 0 } : undefined;
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.

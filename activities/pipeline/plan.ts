@@ -6,13 +6,20 @@
 import { batchKeys, pipelineKeys } from '../../contracts/names';
 import { type RunScope } from '../../contracts';
 import { type PipelineDefinition } from '../../contracts/pipeline';
-import { segmentKeys } from '../../results/batch/outcomes';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type PipelineStepRequest } from './types';
 
 /** Outcome segments per stage one step takes at most: bounds its work. */
 const MAX_SEGMENTS = 20;
 const POLL_MS = 200;
+/**
+ * Once a step has found outcomes, how long it waits for more (each stage's batch writes a segment
+ * per step, about one a second while it refills): one step then takes every stage's, so the
+ * pipeline's steps, and its stages' signals, do not grow with the rate of the batches' steps.
+ */
+const LINGER_MS = 1000;
+/** Room for new inputs that makes a step read at once, without waiting for outcomes (a share of `maxInFlight`). */
+const EAGER_SHARE = 4;
 
 /** What a run of a pipeline runs: its definition and each stage's endpoint (written by `openPipeline`). */
 export interface PipelineSpec {
@@ -43,23 +50,54 @@ export async function specOf(store: ObjectStore, run: RunScope): Promise<Pipelin
  */
 const stem = (key: string): string => key.replace(/\.jsonl$/, '');
 
+/** Keys one listing of new segments asks for (a page). */
+const LIST_LIMIT = 1000;
+
+/**
+ * The outcome segments of a stage's batch after the last one taken, in the order written, at most
+ * MAX_SEGMENTS: listed from that one on (the listing does not grow with the segments taken before).
+ */
+async function newSegments(store: ObjectStore, s: PipelineStepRequest['stages'][number]): Promise<string[]> {
+  // From the last one's stem: its `-rest-` segments sort before it in key order.
+  const page = await store.list(
+    batchKeys.outcomesPrefix(s.run),
+    s.after === undefined ? { limit: LIST_LIMIT } : { after: stem(s.after), limit: LIST_LIMIT },
+  );
+  let keys = page.entries.map((e) => e.key).filter((k) => k.endsWith('.jsonl'));
+  // A cut page may hold a step's `-rest-` segments without the step's own: leave that step to the next listing.
+  const number = (k: string): string => /(\d+)[^/]*$/.exec(k)?.[1] ?? '';
+  if (page.next !== undefined && keys.length > 0) {
+    const last = number(keys[keys.length - 1]!);
+    keys = keys.filter((k) => number(k) !== last);
+  }
+  return keys
+    .filter((k) => s.after === undefined || stem(k) > stem(s.after))
+    .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
+    .slice(0, MAX_SEGMENTS);
+}
+
 /** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
-export async function planOf(store: ObjectStore, req: PipelineStepRequest, beat: () => void): Promise<string[][]> {
+export async function planOf(
+  store: ObjectStore,
+  req: PipelineStepRequest,
+  beat: () => void,
+  maxInFlight: number,
+): Promise<string[][]> {
   const key = pipelineKeys.plan(req.run, req.seq);
   const kept = (await store.find(key)) as { segments: string[][] } | undefined;
   if (kept) return kept.segments;
   const started = Date.now();
+  // Much room for new inputs (the start, or many inputs ended): read at once; a little: wait for outcomes as well.
+  const eager = req.read !== undefined && req.read.max >= Math.ceil(maxInFlight / EAGER_SHARE);
   let segments: string[][];
+  let foundAt: number | undefined;
   for (;;) {
-    segments = await Promise.all(
-      req.stages.map(async (s) =>
-        (await segmentKeys(store, batchKeys.outcomesPrefix(s.run)))
-          .filter((k) => s.after === undefined || stem(k) > stem(s.after))
-          .sort((a, b) => (stem(a) < stem(b) ? -1 : 1))
-          .slice(0, MAX_SEGMENTS),
-      ),
-    );
-    if (req.read || segments.some((s) => s.length > 0) || Date.now() - started >= req.waitMs) break;
+    segments = await Promise.all(req.stages.map((s) => newSegments(store, s)));
+    const now = Date.now();
+    if (segments.some((s) => s.length > 0)) foundAt ??= now;
+    const full = segments.some((s) => s.length >= MAX_SEGMENTS);
+    const lingered = foundAt !== undefined && now - foundAt >= Math.min(LINGER_MS, req.waitMs);
+    if (eager || full || lingered || now - started >= req.waitMs) break;
     beat();
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -26,7 +26,7 @@ export async function pipelineStep(
   beat: () => void,
 ): Promise<PipelineStepResult> {
   const { definition: def, attempt } = await specOf(store, req.run);
-  const plan = await planOf(store, req, beat);
+  const plan = await planOf(store, req, beat, def.maxInFlight);
   const n = def.stages.length;
   const contexts = new Map<number, InputContext>();
   const rows: FeedRow[][] = def.stages.map(() => []);

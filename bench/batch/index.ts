@@ -8,22 +8,32 @@
  * The `--per-job-workflows` mode runs `--per-job` jobs (a child job workflow each; 0 skips it).
  *
  *   npx tsx bench/batch/index.ts [--jobs 10000] [--per-job 1000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--two] [--json]
+ *   --curve: the large run's memory curve (RSS, heap, external at 10k, 50k, 100k, ... inputs; every 5 s to stderr)
+ *   --heap-snapshots: the daemon writes a heap snapshot on SIGUSR2
  *   (--jobs 0 skips the unlimited runs)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import pino from 'pino';
 import runpodSdk from 'runpod-sdk';
-import { request } from 'undici';
 import { BatchClient } from '../../client/batch';
-import { temporalBinary } from '../../common/tools';
 import { batchChildId } from '../../contracts/names';
 import { RATE_LIMITS, RATE_WINDOW_MS } from '../../contracts';
-import { startPlatform, type Platform } from '../../platform';
+import { type Platform } from '../../platform';
+import {
+  benchPlatform,
+  callsBetween,
+  daemonEnv as stackDaemonEnv,
+  daemonProcess,
+  historyEvents,
+  httpCalls,
+  memoryCurve,
+  rssOf,
+  rssSampler,
+  temporalEnv,
+  warmEndpoint,
+} from './stack';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +44,8 @@ const { values } = parseArgs({
     large: { type: 'string' },
     limited: { type: 'string' },
     two: { type: 'boolean' },
+    curve: { type: 'boolean' },
+    'heap-snapshots': { type: 'boolean' },
     json: { type: 'boolean' },
   },
 });
@@ -44,49 +56,9 @@ const WORKERS = Number(values.workers ?? 8);
 const LARGE = Number(values.large ?? 0);
 const LIMITED = Number(values.limited ?? 0);
 const TWO = values.two === true;
-const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-const silent = pino({ level: 'silent' });
-
-/** Peak and current RSS (MB) of a process, from /proc. */
-function rssOf(pid: number): { peak: number; now: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) / 1024;
-  return { peak: Math.round(kb('VmHWM')), now: Math.round(kb('VmRSS')) };
-}
-
-async function daemonProcess(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; metricsUrl: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [bin, 'worker'], {
-    env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  for (let i = 0; !out.includes('sluice worker running'); i++) {
-    if (i > 600 || child.exitCode !== null) throw new Error(`daemon did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    child,
-    metricsUrl: `http://127.0.0.1:${env.SLUICE_DAEMON_PORT}/metrics`,
-    stop: () =>
-      new Promise<void>((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-async function httpCalls(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await request(metricsUrl)).body.text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^sluice_http_calls_total\{operation="([^"]+)",outcome="([^"]+)"\} (\d+)/gm))
-    out[`${m[1]}:${m[2]}`] = (out[`${m[1]}:${m[2]}`] ?? 0) + Number(m[3]);
-  return out;
-}
-
+const CURVE = values.curve === true;
+// The daemon writes a heap snapshot to the current folder on SIGUSR2 (`kill -USR2 <pid>`).
+const DAEMON_NODE_ARGS = values['heap-snapshots'] === true ? ['--heapsnapshot-signal=SIGUSR2'] : [];
 async function plainLoop(platform: Platform, endpointId: string, jobs: number): Promise<{ jobsPerSecond: number }> {
   const ep = runpodSdk(platform.apiKey, { baseUrl: `${platform.url}/v2` }).endpoint(endpointId)!;
   let next = 0;
@@ -137,68 +109,41 @@ function limitUse(
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-batch-'));
-  // The embedded default's persistence: a SQLite file.
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      dbFilename: join(dir, 'temporal.sqlite'),
-      extraArgs: [
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-        '--log-level',
-        'error',
-      ],
-    },
-  });
+  const env = await temporalEnv(dir);
   const results: Record<string, unknown> = { jobs: JOBS, concurrency: CONCURRENCY, workers: WORKERS };
   try {
     for (const limited of [false, true]) {
       if (limited && LIMITED === 0) continue;
-      if (!limited && JOBS === 0 && PER_JOB === 0) continue;
-      const platform = await startPlatform({
-        port: 0,
-        dataDir: join(dir, limited ? 'platform-limited' : 'platform'),
-        apiKey: 'bench',
-        logger: silent,
-        ...(limited ? {} : { rateLimits: { enabled: false } }),
-        pods: { coldStartMs: 0, flashBootColdStartMs: 0 },
-      });
+      if (!limited && JOBS === 0 && PER_JOB === 0 && LARGE === 0) continue;
+      const platform = await benchPlatform(join(dir, limited ? 'platform-limited' : 'platform'), limited);
       try {
-        const echo = platform.registry.saveEndpoint({
-          ...platform.examples.echo!,
-          workersMin: WORKERS,
-          workersMax: WORKERS,
-        });
-        while (platform.pool.workerCounts(echo.id).idle < WORKERS) await new Promise((r) => setTimeout(r, 100));
+        const echo = { id: await warmEndpoint(platform, platform.examples.echo!, WORKERS) };
         const port = 20_000 + Math.floor(Math.random() * 20_000);
         // A task queue per phase: the stopped daemon of the first would count as a live poller for
         // a while (rate share) in the second.
         const taskQueue = limited ? 'bench-batch-limited' : 'bench-batch';
-        const daemonEnv = (p: number) => ({
-          TEMPORAL_ADDRESS: env.address,
-          SLUICE_QUEUE_URL: `${platform.url}/v2`,
-          SLUICE_API_KEY: platform.apiKey,
-          SLUICE_RESULTS_DIR: join(dir, 'results'),
-          // The inputs and output folders are in the bench's own folder, outside the daemon's cwd.
-          SLUICE_BATCH_ROOTS: dir,
-          SLUICE_DAEMON_PORT: String(p),
-          SLUICE_TEMPORAL_METRICS_PORT: '0',
-          SLUICE_TASK_QUEUE: taskQueue,
-          // Unlimited platform: let the client's budget go far above the spec's base rate.
-          ...(limited ? {} : { SLUICE_RATE_SCALE: '10' }),
-        });
-        const daemon = await daemonProcess(daemonEnv(port));
+        const daemonEnv = (p: number) =>
+          stackDaemonEnv({ temporal: env.address, platform, dir, port: p, taskQueue, limited });
+        const daemon = await daemonProcess(daemonEnv(port), DAEMON_NODE_ARGS);
         const batch = new BatchClient({ client: env.client, taskQueue, resultsDir: join(dir, 'results') });
-        const run = async (name: string, n: number, perJobWorkflows = false) => {
+        const memoryCurveOf = (idOf: () => string, n: number) =>
+          memoryCurve({
+            pid: daemon.child.pid!,
+            metricsUrl: daemon.metricsUrl,
+            done: async () => (idOf() ? (await batch.state(idOf())).counts.done : 0),
+            marks: [
+              10_000, 50_000, 100_000, 200_000, 300_000, 400_000, 500_000, 600_000, 700_000, 800_000, 900_000,
+            ].filter((m) => m < n),
+          });
+        const run = async (name: string, n: number, perJobWorkflows = false, withCurve = false) => {
           const file = join(dir, `${name}.jsonl`);
           writeFileSync(file, Array.from({ length: n }, (_, i) => `{"i":${i}}\n`).join(''));
           const before = await httpCalls(daemon.metricsUrl);
-          let maxRss = 0;
-          const sampler = setInterval(() => (maxRss = Math.max(maxRss, rssOf(daemon.child.pid!).now)), 500);
+          let id = '';
+          const sampler = rssSampler(daemon.child.pid!);
+          const curve = withCurve ? memoryCurveOf(() => id, n) : undefined;
           const t0 = Date.now();
-          const id = await batch.start({
+          id = await batch.start({
             id: `${name}-${Date.now()}`,
             endpointId: echo.id,
             source: file,
@@ -207,18 +152,10 @@ async function main(): Promise<void> {
           });
           const summary = await batch.result(id);
           const wallMs = Date.now() - t0;
-          clearInterval(sampler);
-          const after = await httpCalls(daemon.metricsUrl);
-          const calls: Record<string, number> = {};
-          for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) calls[k] = v - (before[k] ?? 0);
-          const total = Object.values(calls).reduce((a, b) => a + b, 0);
-          let events = 0;
-          const d = await env.client.workflow.getHandle(id).describe();
-          for (let runId: string | undefined = d.raw.workflowExecutionInfo?.firstRunId || d.runId; runId;) {
-            const h = await env.client.workflow.getHandle(id, runId).fetchHistory();
-            events += h.events?.length ?? 0;
-            runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-          }
+          sampler.stop();
+          curve?.stop();
+          const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
+          let { events } = await historyEvents(env.client, id);
           const parentEvents = events;
           // Per-job workflows: each child's own history too (batch/<id>/<index>).
           if (perJobWorkflows) {
@@ -246,7 +183,8 @@ async function main(): Promise<void> {
             httpCallsPerJob: +(total / n).toFixed(3),
             calls,
             rateLimited: summary.counts.rateLimited,
-            daemonRssMb: { peakSampled: maxRss, peakProcess: rssOf(daemon.child.pid!).peak },
+            daemonRssMb: { peakSampled: sampler.max, peakProcess: rssOf(daemon.child.pid!).peak },
+            ...(curve ? { memoryCurve: curve.curve() } : {}),
           };
         };
         try {
@@ -255,7 +193,7 @@ async function main(): Promise<void> {
             if (JOBS > 0) results.plain = await plainLoop(platform, echo.id, JOBS);
             if (JOBS > 0) results.bulk = await run('bulk', JOBS);
             if (PER_JOB > 0) results.perJobWorkflows = await run('perjob', PER_JOB, true);
-            if (LARGE > 0) results.large = await run('large', LARGE);
+            if (LARGE > 0) results.large = await run('large', LARGE, false, CURVE);
           } else {
             // The spec's /run limit: 1,000 per 10 s per endpoint, raised by the dynamic limit (100 per worker) with workers.
             const perWindow = Math.max(RATE_LIMITS.run.perWindow, WORKERS * 100);

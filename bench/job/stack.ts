@@ -1,9 +1,8 @@
 /** bench/job's stack: the Temporal dev server on a SQLite file, an in-process platform with warm echo workers (optionally in fault mode) and an in-process daemon. */
 import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { JobClient } from '../../client/job';
-import { temporalBinary } from '../../common/tools';
 import { startPlatform, type FaultsInput } from '../../platform';
 import { loadConfig } from '../../worker/config';
 import { startDaemon } from '../../worker/daemon';
@@ -11,23 +10,8 @@ import { freePort } from '../../test/helpers/platform';
 
 const silent = pino({ level: 'silent' });
 
-/** The Temporal dev server on `dir/temporal.sqlite`, as the embedded default runs it. */
-export function temporalDev(dir: string): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      dbFilename: join(dir, 'temporal.sqlite'),
-      extraArgs: [
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-        '--log-level',
-        'error',
-      ],
-    },
-  });
-}
+/** The Temporal dev server on `dir/temporal.sqlite`, as the embedded default runs it (one home: bench/batch/stack.ts). */
+export { temporalEnv as temporalDev } from '../batch/stack';
 
 /** Options of {@link jobStack}. */
 export interface JobStackOptions {

@@ -14,10 +14,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
+import { temporalEnv } from '../batch/stack';
 import { BatchClient } from '../../client/batch';
-import { temporalBinary } from '../../common/tools';
 import { startPlatform } from '../../platform';
 import { freePort } from '../../test/helpers/platform';
 import { startS3Server, type S3Server } from '../../test/helpers/s3';
@@ -65,20 +64,7 @@ const round = (x: number, d = 1) => +x.toFixed(d);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-multi-'));
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      dbFilename: join(dir, 'temporal.sqlite'),
-      extraArgs: [
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-        '--log-level',
-        'error',
-      ],
-    },
-  });
+  const env = await temporalEnv(dir);
   const platform = await startPlatform({
     port: 0,
     dataDir: join(dir, 'platform'),

@@ -79,4 +79,6 @@ export const idempotencyKey = (scope: string, index: number, attempt: number): s
 export const BATCH_PATCHES = {
   /** A step may end before its slow submissions answer; the ledger holds them as *submitting*. */
   detachedSubmissions: 'batch-detached-submissions',
+  /** An open feed's batch refills its window from the feed within a step, also when caught up with it. */
+  feedRefill: 'batch-feed-refill',
 } as const;

@@ -5,7 +5,8 @@
  * (`{ line, offset }`) and line positions (`o`, `l`) mean what they mean in a file.
  */
 import { type LineCursor, type PagedLine } from '../store/line-pages';
-import { allKeys, jsonLines, type ObjectStore } from '../store/object-store';
+import { StoreError } from '../errors';
+import { jsonLines, type ObjectStore } from '../store/object-store';
 
 /** True for a feed location: a folder, written with its trailing `/`. */
 export const isFeedLocation = (location: string): boolean => location.endsWith('/');
@@ -23,14 +24,42 @@ const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
 export const feedSegmentKey = (at: LineCursor): string =>
   `${String(at.offset).padStart(15, '0')}-${String(at.line).padStart(12, '0')}.jsonl`;
 
+/**
+ * The segments seen so far of each feed this process reads (a segment, once written, stays: a
+ * retried writer writes it again whole, the same), so a listing asks only for the keys after the
+ * last one seen: reading a feed does not cost more as it grows. Bounded: past it, forgotten.
+ */
+const seen = new Map<string, Segment[]>();
+const SEEN_FEEDS = 256;
+
 /** The feed's segments in order. */
 async function segments(store: ObjectStore): Promise<Segment[]> {
-  const out: Segment[] = [];
-  for (const key of await allKeys(store, '')) {
-    const m = SEGMENT.exec(key);
-    if (m) out.push({ key, offset: Number(m[1]), line: Number(m[2]) });
+  const known = seen.get(store.url) ?? [];
+  const out = [...known];
+  let after = known.at(-1)?.key;
+  for (;;) {
+    const page = await store.list('', after === undefined ? {} : { after });
+    for (const { key } of page.entries) {
+      const m = SEGMENT.exec(key);
+      if (m) out.push({ key, offset: Number(m[1]), line: Number(m[2]) });
+    }
+    if (page.next === undefined) break;
+    after = page.next;
   }
-  return out.sort((a, b) => a.offset - b.offset);
+  out.sort((a, b) => a.offset - b.offset);
+  if (!seen.has(store.url) && seen.size >= SEEN_FEEDS) seen.clear();
+  seen.set(store.url, out);
+  return out;
+}
+
+/** Runs `fn` on the feed's segments; when one is gone (the folder was replaced) lists the feed afresh, once. */
+async function onSegments<T>(store: ObjectStore, fn: (segs: Segment[]) => Promise<T>): Promise<T> {
+  try {
+    return await fn(await segments(store));
+  } catch (err) {
+    if (!(err instanceof StoreError && err.code === 'NOT_FOUND') || !seen.delete(store.url)) throw err;
+    return fn(await segments(store));
+  }
 }
 
 /** The segment holding byte `offset` (the last one starting at or before it). */
@@ -55,50 +84,50 @@ export function feedReader(store: ObjectStore) {
   const text = async (s: Segment): Promise<Buffer> => store.readRange(s.key, 0, await store.size(s.key));
   return {
     exists: async (): Promise<boolean> => true,
-    async count(): Promise<{ lines: number; bytes: number }> {
-      const segs = await segments(store);
-      let lines = 0;
-      let bytes = 0;
-      for (const s of segs) {
-        const buf = await text(s);
-        lines += buf.toString('utf8').split('\n').length - 1;
-        bytes += buf.length;
-      }
-      return { lines, bytes };
-    },
-    async readLines(
+    count: (): Promise<{ lines: number; bytes: number }> =>
+      onSegments(store, async (segs) => {
+        let lines = 0;
+        let bytes = 0;
+        for (const s of segs) {
+          const buf = await text(s);
+          lines += buf.toString('utf8').split('\n').length - 1;
+          bytes += buf.length;
+        }
+        return { lines, bytes };
+      }),
+    readLines: (
       from: LineCursor,
       max: number,
       keep?: (index: number) => boolean,
-    ): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }> {
-      const segs = await segments(store);
-      const lines: PagedLine[] = [];
-      let cursor = from;
-      for (let k = Math.max(0, segmentAt(segs, from.offset)); k < segs.length && lines.length < max; k++) {
-        const s = segs[k]!;
-        const buf = await text(s);
-        let pos = Math.max(0, cursor.offset - s.offset);
-        let line = cursor.offset > s.offset ? cursor.line : s.line;
-        while (pos < buf.length && lines.length < max) {
-          const nl = buf.indexOf(10, pos);
-          if (nl < 0) break;
-          if (!keep || keep(line))
-            lines.push({ i: line, o: s.offset + pos, l: nl - pos, text: buf.toString('utf8', pos, nl) });
-          line++;
-          pos = nl + 1;
+    ): Promise<{ lines: PagedLine[]; cursor: LineCursor; eof: boolean }> =>
+      onSegments(store, async (segs) => {
+        const lines: PagedLine[] = [];
+        let cursor = from;
+        for (let k = Math.max(0, segmentAt(segs, from.offset)); k < segs.length && lines.length < max; k++) {
+          const s = segs[k]!;
+          const buf = await text(s);
+          let pos = Math.max(0, cursor.offset - s.offset);
+          let line = cursor.offset > s.offset ? cursor.line : s.line;
+          while (pos < buf.length && lines.length < max) {
+            const nl = buf.indexOf(10, pos);
+            if (nl < 0) break;
+            if (!keep || keep(line))
+              lines.push({ i: line, o: s.offset + pos, l: nl - pos, text: buf.toString('utf8', pos, nl) });
+            line++;
+            pos = nl + 1;
+          }
+          cursor = { line, offset: s.offset + pos };
         }
-        cursor = { line, offset: s.offset + pos };
-      }
-      const last = segs[segs.length - 1];
-      const end = last ? last.offset + (await store.size(last.key)) : 0;
-      return { lines, cursor, eof: cursor.offset >= end };
-    },
-    async readLineAt(offset: number, length: number): Promise<string> {
-      const segs = await segments(store);
-      const s = segs[segmentAt(segs, offset)];
-      if (!s) throw new Error(`the feed has no line at byte ${offset}`);
-      return (await store.readRange(s.key, offset - s.offset, length)).toString('utf8');
-    },
+        const last = segs[segs.length - 1];
+        const end = last ? last.offset + (await store.size(last.key)) : 0;
+        return { lines, cursor, eof: cursor.offset >= end };
+      }),
+    readLineAt: (offset: number, length: number): Promise<string> =>
+      onSegments(store, async (segs) => {
+        const s = segs[segmentAt(segs, offset)];
+        if (!s) throw new Error(`the feed has no line at byte ${offset}`);
+        return (await store.readRange(s.key, offset - s.offset, length)).toString('utf8');
+      }),
   };
 }
 

@@ -1,5 +1,5 @@
 /** An open batch input (a feed of segments) reads like one file: cursors, line positions, its end. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,5 +38,18 @@ describe('feed input', () => {
     const l4 = all.lines[4]!;
     expect(JSON.parse(await input.readLineAt(l4.o, l4.l))).toEqual({ n: 4 });
     expect(await input.count()).toEqual({ lines: 5, bytes: end.offset });
+  });
+
+  it('reads a feed folder that was replaced (its earlier segments gone) as it is now', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-feed-')) + '/';
+    const input = batchInput(dir, { feed: true });
+    const end = await appendFeedSegment(outputStore(dir), { line: 0, offset: 0 }, [{ n: 0 }, { n: 1 }]);
+    await appendFeedSegment(outputStore(dir), end, [{ n: 2 }]);
+    expect((await input.readLines({ line: 0, offset: 0 }, 10)).lines).toHaveLength(3);
+    rmSync(dir, { recursive: true });
+    await appendFeedSegment(outputStore(dir), { line: 0, offset: 0 }, [{ m: 0 }, { m: 1 }, { m: 2 }, { m: 3 }]);
+    const now = await input.readLines({ line: 0, offset: 0 }, 10);
+    expect(now.lines.map((l) => JSON.parse(l.text))).toEqual([{ m: 0 }, { m: 1 }, { m: 2 }, { m: 3 }]);
+    expect(now.eof).toBe(true);
   });
 });

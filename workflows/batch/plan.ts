@@ -27,6 +27,8 @@ export function planStep(
   c: Controls,
   spend: number,
   now: number,
+  /** The batch's feed is open (more lines may come): it refills from it also when caught up. */
+  feedOpen = false,
 ): { plan: StepPlan; waiting: WaitReason[] } {
   const waiting: WaitReason[] = [];
   const blockers = c.cancelling ? [] : submitBlockers(c, spend, now);
@@ -37,7 +39,7 @@ export function planStep(
   if (submitting && d.waiting.some((x) => x.at > now)) waiting.push('retry-backoff');
   const submit = submitting ? deferredWithRoom(d, w, c.keyLimit) : [];
   if (submitting && d.deferred.length > submit.length) waiting.push('key-cap');
-  const { read, refillMs } = submitting ? readOrder(d, input.options, c, w, now) : {};
+  const { read, refillMs } = submitting ? readOrder(d, input.options, c, w, now, feedOpen) : {};
   if (w.room <= 0 && submitting && (!d.eof || d.deferred.length > 0)) waiting.push('window-full');
   if (d.eof && d.deferred.length === 0 && d.waiting.length === 0) waiting.push('input-done');
 
@@ -105,13 +107,18 @@ function deferredWithRoom(d: LedgerData, w: Window, keyLimit?: number): LineRef[
   return submit;
 }
 
-/** New lines to read; with webhooks and no caps, the step also refills the window itself for `refillMs`. */
+/**
+ * New lines to read; with webhooks and no caps, the step also refills the window itself for
+ * `refillMs`, an open feed's batch also when it has caught up with the feed (rows written meanwhile
+ * are read by the step itself, before their signal comes).
+ */
 function readOrder(
   d: LedgerData,
   o: BatchWorkflowInput['options'],
   c: Controls,
   w: Window,
   now: number,
+  feedOpen: boolean,
 ): { read?: StepPlan['read']; refillMs?: number } {
   const keyLimit = c.keyLimit;
   // Read on while few lines wait for their key: blocked keys must not stall the others for long.
@@ -119,9 +126,10 @@ function readOrder(
   // Without key caps or a cost cap, a step also refills the window itself as jobs complete
   // (webhooks only), up to the deadline.
   const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
+  const more = !d.eof || feedOpen;
   const refill =
-    !d.eof && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
-  if (d.eof || !(w.room > 0 || refill) || deferredRoom <= 0) return {};
+    more && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+  if (!more || !(w.room > 0 || refill) || deferredRoom <= 0) return {};
   const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, w.room * 2) : w.room);
   const read: StepPlan['read'] = {
     from: d.cursor,

@@ -132,7 +132,9 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
         await continueAsNew<typeof batchWorkflow>(r.input, carryOf(r));
       }
     }
-    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now);
+    // Runs recorded before it refill only before the feed's known end (patched() is false on their replay).
+    const feedRefill = r.feed !== undefined && !r.feed.closed && patched(BATCH_PATCHES.feedRefill);
+    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now, feedRefill);
     r.waiting = [...why, ...r.held];
     const idle =
       !plan.read &&

@@ -1,0 +1,222 @@
+/**
+ * bench/pipeline: a two-stage pipeline (stage 2's jobs three times slower than stage 1's, on its
+ * own endpoint) against the same work as two batches run one after the other with the glue between
+ * them (stage 1's results.jsonl turned into stage 2's inputs): wall time of each, history events per
+ * input per stage, HTTP calls per job, the daemon's peak RSS. The stack is the batch bench's.
+ *
+ *   npx tsx bench/pipeline/index.ts [--inputs 100000] [--ms 40] [--workers 4] [--slow-workers 12]
+ *                                   [--concurrency 8] [--slow-concurrency 24] [--order pipeline-first] [--json]
+ *
+ * Stage 1 sleeps `--ms` per job on `--workers` workers; stage 2 sleeps 3 x `--ms` on
+ * `--slow-workers` (default 3 x `--workers`: both stages then take as long alone).
+ */
+import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { BatchClient } from '../../client/batch';
+import { PipelineClient } from '../../client/pipeline';
+import { type BatchResultLine, type PipelineDefinitionInput } from '../../contracts';
+import { stageBatchId } from '../../contracts/names';
+import {
+  benchPlatform,
+  callsBetween,
+  daemonEnv,
+  daemonProcess,
+  historyEvents,
+  httpCalls,
+  rssOf,
+  rssSampler,
+  temporalEnv,
+  warmEndpoint,
+} from '../batch/stack';
+
+const { values } = parseArgs({
+  options: {
+    inputs: { type: 'string' },
+    ms: { type: 'string' },
+    workers: { type: 'string' },
+    'slow-workers': { type: 'string' },
+    concurrency: { type: 'string' },
+    'slow-concurrency': { type: 'string' },
+    order: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+});
+const N = Number(values.inputs ?? 100_000);
+const MS = Number(values.ms ?? 40);
+const WORKERS = Number(values.workers ?? 4);
+const SLOW_WORKERS = Number(values['slow-workers'] ?? 3 * WORKERS);
+const CONC = Number(values.concurrency ?? 2 * WORKERS);
+const SLOW_CONC = Number(values['slow-concurrency'] ?? 2 * SLOW_WORKERS);
+const PIPELINE_FIRST = (values.order ?? 'pipeline-first') === 'pipeline-first';
+const load = (): string => loadavg()[0]!.toFixed(1);
+
+/** The glue a user writes between the two batches: stage 1's results turned into stage 2's inputs. */
+async function glue(results: string, dest: string): Promise<number> {
+  const out = createWriteStream(dest);
+  let n = 0;
+  for await (const text of createInterface({ input: createReadStream(results) })) {
+    const l = JSON.parse(text) as BatchResultLine & { output?: { slept: number } };
+    if (l.status !== 'COMPLETED') continue;
+    if (!out.write(`${JSON.stringify({ ms: l.output!.slept * 3, i: l.index })}\n`)) await once(out, 'drain');
+    n++;
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-bench-pipeline-'));
+  const env = await temporalEnv(dir);
+  const out: Record<string, unknown> = {
+    inputs: N,
+    stage1: { ms: MS, workers: WORKERS, concurrency: CONC },
+    stage2: { ms: 3 * MS, workers: SLOW_WORKERS, concurrency: SLOW_CONC },
+    loadBefore: load(),
+  };
+  const platform = await benchPlatform(join(dir, 'platform'));
+  try {
+    const sleep = platform.examples.sleep!;
+    const fast = await warmEndpoint(platform, { ...sleep, id: undefined, name: 'bench-fast' }, WORKERS);
+    const slow = await warmEndpoint(platform, { ...sleep, id: undefined, name: 'bench-slow' }, SLOW_WORKERS);
+    const taskQueue = 'bench-pipeline';
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const daemon = await daemonProcess(daemonEnv({ temporal: env.address, platform, dir, port, taskQueue }));
+    const o = { client: env.client, taskQueue, resultsDir: join(dir, 'results') };
+    const batch = new BatchClient(o);
+    const pipeline = new PipelineClient(o);
+    const source = join(dir, 'inputs.jsonl');
+    writeFileSync(source, Array.from({ length: N }, (_, i) => `{"ms":${MS},"i":${i}}\n`).join(''));
+    const measured = async <T>(go: () => Promise<T>) => {
+      const before = await httpCalls(daemon.metricsUrl);
+      const sampler = rssSampler(daemon.child.pid!);
+      const t0 = Date.now();
+      const r = await go();
+      const wallMs = Date.now() - t0;
+      sampler.stop();
+      const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
+      const jobs = 2 * N;
+      return { r, wallMs, httpCallsPerJob: +(total / jobs).toFixed(3), calls, rssMaxMb: sampler.max, load: load() };
+    };
+    const perInput = (x: { events: number }) => +(x.events / N).toFixed(4);
+
+    const sequential = async () => {
+      const m = await measured(async () => {
+        const t0 = Date.now();
+        const a = await batch.start({
+          id: `seq-a-${Date.now()}`,
+          endpointId: fast,
+          source,
+          outDir: join(dir, 'seq-a'),
+          options: { concurrency: CONC },
+        });
+        const sa = await batch.result(a);
+        const t1 = Date.now();
+        const glued = await glue(join(dir, 'seq-a', 'results.jsonl'), join(dir, 'seq-b.jsonl'));
+        const t2 = Date.now();
+        const b = await batch.start({
+          id: `seq-b-${Date.now()}`,
+          endpointId: slow,
+          source: join(dir, 'seq-b.jsonl'),
+          outDir: join(dir, 'seq-b'),
+          options: { concurrency: SLOW_CONC },
+        });
+        const sb = await batch.result(b);
+        const stage = (st: typeof sa) => st.counts.byStatus.COMPLETED ?? 0;
+        return {
+          ids: [a, b],
+          completed: [stage(sa), glued, stage(sb)],
+          stageMs: [t1 - t0, t2 - t1, Date.now() - t2],
+        };
+      });
+      const [ea, eb] = await Promise.all(m.r.ids.map((id) => historyEvents(env.client, id)));
+      return {
+        wallMs: m.wallMs,
+        stage1Ms: m.r.stageMs[0],
+        glueMs: m.r.stageMs[1],
+        stage2Ms: m.r.stageMs[2],
+        completed: { stage1: m.r.completed[0], glued: m.r.completed[1], stage2: m.r.completed[2] },
+        eventsPerInput: { stage1: perInput(ea!), stage2: perInput(eb!) },
+        httpCallsPerJob: m.httpCallsPerJob,
+        calls: m.calls,
+        daemonRssMaxMb: m.rssMaxMb,
+        load: m.load,
+      };
+    };
+
+    const piped = async () => {
+      const definition: PipelineDefinitionInput = {
+        name: 'bench',
+        stages: [
+          { name: 'a', endpoint: fast, input: "{ 'ms': $.input.ms, 'i': $.input.i }", concurrency: CONC },
+          {
+            name: 'b',
+            endpoint: slow,
+            input: "{ 'ms': $.a.output.slept * 3, 'i': $.input.i }",
+            concurrency: SLOW_CONC,
+          },
+        ],
+        output: '$.b.output',
+      };
+      const m = await measured(async () => {
+        const id = await pipeline.start({ id: `p-${Date.now()}`, definition, source, outDir: join(dir, 'pipe') });
+        return { id, state: await pipeline.result(id) };
+      });
+      const [ep, ea, eb] = await Promise.all([
+        historyEvents(env.client, m.r.id),
+        historyEvents(env.client, stageBatchId(m.r.id, 'a')),
+        historyEvents(env.client, stageBatchId(m.r.id, 'b')),
+      ]);
+      return {
+        wallMs: m.wallMs,
+        completed: m.r.state.counts.byStatus.COMPLETED ?? 0,
+        byStatus: m.r.state.counts.byStatus,
+        eventsPerInput: { pipeline: perInput(ep), stage1: perInput(ea), stage2: perInput(eb) },
+        runs: { pipeline: ep.runs, stage1: ea.runs, stage2: eb.runs },
+        httpCallsPerJob: m.httpCallsPerJob,
+        calls: m.calls,
+        daemonRssMaxMb: m.rssMaxMb,
+        load: m.load,
+      };
+    };
+
+    try {
+      // Warm-up: the daemon's bundle and both endpoints' workers, off the clock.
+      const warm = join(dir, 'warm.jsonl');
+      writeFileSync(warm, `{"ms":1}\n`);
+      await batch.result(await batch.start({ endpointId: fast, source: warm, outDir: join(dir, 'warm-a') }));
+      await batch.result(await batch.start({ endpointId: slow, source: warm, outDir: join(dir, 'warm-b') }));
+      if (PIPELINE_FIRST) {
+        out.pipeline = await piped();
+        out.sequential = await sequential();
+      } else {
+        out.sequential = await sequential();
+        out.pipeline = await piped();
+      }
+      const p = out.pipeline as { wallMs: number };
+      const s = out.sequential as { wallMs: number; stage1Ms: number; stage2Ms: number };
+      out.pipelineOverSequential = +(p.wallMs / s.wallMs).toFixed(3);
+      out.pipelineOverSlowerStage = +(p.wallMs / Math.max(s.stage1Ms, s.stage2Ms)).toFixed(3);
+      out.daemonPeakRssMb = rssOf(daemon.child.pid!).peak;
+    } finally {
+      await daemon.stop();
+    }
+  } finally {
+    await platform.close();
+    await env.teardown();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(values.json ? JSON.stringify(out, null, 2) : out);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

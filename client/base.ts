@@ -1,5 +1,12 @@
-/** What every orchestration's client shares: its options, the task queue, the results store, run lookup. */
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+/** What every orchestration's client shares: its options, the task queue, the results store, run lookup, a rerun's start. */
+import {
+  type Client,
+  type Workflow,
+  type WorkflowStartOptions,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { TASK_QUEUE, type RunScope } from '../contracts';
 import { join } from 'node:path';
 import { type ObjectStore } from '../results/store/object-store';
@@ -63,4 +70,64 @@ export abstract class OrchestrationClient {
     const d = await this.client.workflow.getHandle(workflowId).describe();
     return { workflowId, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
   }
+}
+
+/** The workflow input of `workflowId`'s latest run, as its first history event holds it (continue-as-new passes it on unchanged). */
+export async function startInputOf<T>(client: Client, workflowId: string): Promise<T | undefined> {
+  const first = (await client.workflow.getHandle(workflowId).fetchHistory()).events?.[0];
+  const data = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+  return data ? (JSON.parse(Buffer.from(data).toString()) as T) : undefined;
+}
+
+/** Why a rerun is refused before it starts: no such workflow, a run still going (or started meanwhile), no outcome files. */
+export type RerunRefusalKind = 'NOT_FOUND' | 'RUNNING' | 'NO_OUTCOMES';
+/** Makes the orchestration's own error for a refused rerun. */
+export type RerunRefuse = (kind: RerunRefusalKind, message: string) => Error;
+
+/**
+ * The run a rerun of `workflowId` re-runs: its status (COMPLETED or CANCELLED, the runs that wrote
+ * their outcome files) and the first run id of its chain; any other state is `refuse`d.
+ */
+export async function endedRunOf(
+  client: Client,
+  workflowId: string,
+  kind: string,
+  refuse: RerunRefuse,
+): Promise<{ status: string; runId: string }> {
+  const d = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch((err: unknown) => {
+      if (err instanceof WorkflowNotFoundError) throw refuse('NOT_FOUND', `no ${kind} ${workflowId}`);
+      throw err;
+    });
+  const status = d.status.name;
+  if (status === 'RUNNING')
+    throw refuse('RUNNING', `${workflowId} is still running; rerun re-runs failed inputs once it has ended`);
+  if (status !== 'COMPLETED' && status !== 'CANCELLED')
+    throw refuse(
+      'NO_OUTCOMES',
+      `${workflowId} ended ${status} without writing its outcome files; there are no results to re-run from`,
+    );
+  return { status, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
+}
+
+/**
+ * Starts `workflow` as a rerun: the same id once the previous run is closed; a run
+ * started meanwhile makes this fail, `refuse`d as RUNNING. Resolves with the new run's id.
+ */
+export async function startRerun<W extends Workflow>(
+  client: Client,
+  workflow: W,
+  o: WorkflowStartOptions<W>,
+  refuse: RerunRefuse,
+): Promise<string> {
+  const started = await client.workflow
+    .start(workflow, { ...o, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE })
+    .catch((err: unknown) => {
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw refuse('RUNNING', `${o.workflowId} is running again (started meanwhile); rerun waits for it to end`);
+      throw err;
+    });
+  return started.firstExecutionRunId;
 }

@@ -5,13 +5,7 @@
  * ("retry" is a remote job attempted again; a batch's failed inputs are *rerun*. The workflow input
  * field is `retryOf` and the state's `retry`: names recorded in Temporal history, kept as they are.)
  */
-import {
-  type Client,
-  type WorkflowHandle,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-} from '@temporalio/client';
+import { type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   BatchWorkflowInput,
   RETRIED_IF_CANCELLED,
@@ -21,6 +15,7 @@ import {
   type BatchState,
 } from '../contracts';
 import { batchStateQuery, batchWorkflow } from '../workflows/batch/workflow';
+import { endedRunOf, startInputOf, startRerun, type RerunRefuse } from './base';
 
 /** Why a rerun was refused; `code` is stable, the message is for people. */
 export type BatchRerunRefusal = 'BATCH_NOT_FOUND' | 'BATCH_RUNNING' | 'NOTHING_TO_RERUN' | 'NO_OUTCOMES';
@@ -68,11 +63,8 @@ export interface BatchRerun {
 type BatchHandle = WorkflowHandle<typeof batchWorkflow>;
 
 /** The workflow input of the latest run of `workflowId` (continue-as-new passes it on unchanged). */
-export async function batchInputOf(client: Client, workflowId: string): Promise<BatchWorkflowInput | undefined> {
-  const first = (await client.workflow.getHandle(workflowId).fetchHistory()).events?.[0];
-  const data = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-  return data ? (JSON.parse(Buffer.from(data).toString()) as BatchWorkflowInput) : undefined;
-}
+export const batchInputOf = (client: Client, workflowId: string): Promise<BatchWorkflowInput | undefined> =>
+  startInputOf<BatchWorkflowInput>(client, workflowId);
 
 /** Inputs of a batch state that a rerun re-runs. */
 export function rerunnable(s: BatchState, includeCancelled = false): number {
@@ -83,28 +75,11 @@ export function rerunnable(s: BatchState, includeCancelled = false): number {
   );
 }
 
-/** The previous run, if it ended with outcome files: its workflow status and first run id. */
-async function endedRun(h: BatchHandle): Promise<{ status: string; runId: string }> {
-  const id = h.workflowId;
-  const d = await h.describe().catch((err: unknown) => {
-    if (err instanceof WorkflowNotFoundError) throw new BatchRerunError('BATCH_NOT_FOUND', id, `no batch ${id}`);
-    throw err;
-  });
-  const status = d.status.name;
-  if (status === 'RUNNING')
-    throw new BatchRerunError(
-      'BATCH_RUNNING',
-      id,
-      `${id} is still running; rerun re-runs failed inputs once it has ended`,
-    );
-  if (status !== 'COMPLETED' && status !== 'CANCELLED')
-    throw new BatchRerunError(
-      'NO_OUTCOMES',
-      id,
-      `${id} ended ${status} without writing its outcome files; there are no results to re-run from`,
-    );
-  return { status, runId: d.raw.workflowExecutionInfo?.firstRunId || d.runId };
-}
+/** A batch's refusal of a rerun: BATCH_NOT_FOUND, BATCH_RUNNING, NO_OUTCOMES. */
+const refuseFor =
+  (workflowId: string): RerunRefuse =>
+  (kind, message) =>
+    new BatchRerunError(kind === 'NO_OUTCOMES' ? kind : `BATCH_${kind}`, workflowId, message);
 
 /** How many inputs the rerun takes (undefined when the counts cannot be read); none is a refusal. */
 async function inputsToRerun(h: BatchHandle, status: string, includeCancelled = false): Promise<number | undefined> {
@@ -154,33 +129,22 @@ export async function rerunFailed(
 ): Promise<BatchRerun> {
   const workflowId = batchWorkflowId(id);
   const h = client.workflow.getHandle<typeof batchWorkflow>(workflowId);
-  const previous = await endedRun(h);
+  const previous = await endedRunOf(client, workflowId, 'batch', refuseFor(workflowId));
   const prev = await batchInputOf(client, workflowId);
   if (!prev)
     throw new BatchRerunError('NO_OUTCOMES', workflowId, `${workflowId}: its input could not be read from history`);
   const inputs = await inputsToRerun(h, previous.status, o.includeCancelled);
   const attempt = (prev.retryOf?.attempt ?? 1) + 1;
   const input = rerunInput(prev, previous.runId, attempt, o);
-  // The same id once the previous run is closed; a run started meanwhile makes this fail.
-  const started = await client.workflow
-    .start(batchWorkflow, {
-      taskQueue,
-      workflowId,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-    })
-    .catch((err: unknown) => {
-      if (err instanceof WorkflowExecutionAlreadyStartedError)
-        throw new BatchRerunError(
-          'BATCH_RUNNING',
-          workflowId,
-          `${workflowId} is running again (started meanwhile); rerun waits for it to end`,
-        );
-      throw err;
-    });
+  const runId = await startRerun(
+    client,
+    batchWorkflow,
+    { taskQueue, workflowId, args: [input] },
+    refuseFor(workflowId),
+  );
   return {
     workflowId,
-    runId: started.firstExecutionRunId,
+    runId,
     previousRunId: previous.runId,
     attempt,
     ...(inputs !== undefined ? { inputs } : {}),

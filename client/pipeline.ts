@@ -21,7 +21,7 @@ import {
 } from '../contracts';
 import { batchInput, isS3Location, outputStore, valueLines } from '../results/batch/locations';
 import { segmentLines } from '../results/batch/outcomes';
-import { OrchestrationClient, type ClientOptions } from './base';
+import { OrchestrationClient, startInputOf, type ClientOptions } from './base';
 import { BatchClient } from './batch';
 import { rerunPipeline, type PipelineRerun } from './pipeline-rerun';
 import {
@@ -193,10 +193,9 @@ export class PipelineClient extends OrchestrationClient {
 
   /** The pipeline's workflow input, as started (every run of it carries the same). */
   async inputOf(id: string): Promise<PipelineWorkflowInput> {
-    const first = (await this.handle(id).fetchHistory()).events?.[0];
-    const data = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-    if (!data) throw new Error(`pipeline ${id}: no input in its history`);
-    return JSON.parse(Buffer.from(data).toString()) as PipelineWorkflowInput;
+    const input = await startInputOf<PipelineWorkflowInput>(this.client, pipelineWorkflowId(id));
+    if (!input) throw new Error(`pipeline ${id}: no input in its history`);
+    return input;
   }
 
   /** True when a pipeline with this id exists. */

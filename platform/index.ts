@@ -5,3 +5,4 @@ export { AdjustableClock, systemClock, type Clock } from './core/clock';
 export { parseFaultSpec, FAULT_SPEC_NAMES } from './faults/spec';
 export { describeFaults, parseFaults, type Faults, type FaultsInput } from './faults/options';
 export { FaultSpecError } from './faults/errors';
+export { examplesUnreadable } from './control-plane/seed';

@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
 import { request } from 'undici';
 import { cleanEnv, sluice, startSluice } from '../../test/cli/run-sluice';
 import { freePort } from '../../test/helpers/platform';
+import { launchChromium } from '../../test/helpers/browser';
 
 const { values } = parseArgs({
   options: {
@@ -27,16 +27,6 @@ const INPUTS = Number(values.inputs ?? 100_000);
 const CONCURRENCY = Number(values.concurrency ?? 64);
 const WORKERS = Number(values.workers ?? 8);
 const ID = 'bench-console';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -62,7 +52,7 @@ async function main(): Promise<void> {
     env,
     dir,
   );
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const url = (await dev.waitFor(/console\s+(http:\/\/\S+)/, 180_000))[1]!;
     const cli = (...args: string[]) => sluice([...args, '--data-dir', dir], { env, cwd: dir, timeout: 120_000 });

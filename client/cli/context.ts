@@ -63,7 +63,7 @@ export async function connectCli(
   const store = { resultsDir: c.SLUICE_RESULTS_DIR, resultsUrl: resultsUrlOf(c) };
   const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
   const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
-  const scaling = new ScalerClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
+  const scaler = new ScalerClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   const pipeline = new PipelineClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
   return {
     settings,
@@ -71,10 +71,10 @@ export async function connectCli(
     ...(queue ? { queue } : {}),
     sluice,
     batch,
-    scaler: scaling,
+    scaler,
     pipeline,
     close: async () => {
-      await Promise.all([sluice.close(), batch.close(), scaling.close(), pipeline.close()]);
+      await Promise.all([sluice.close(), batch.close(), scaler.close(), pipeline.close()]);
       await queue?.close();
       await graphql?.close();
       await connection.close();

@@ -147,6 +147,8 @@ async function platform(o: {
     ...(faults ? { faults } : {}),
   });
   await printBanner(p);
+  const unreadable = (await loadPlatform()).examplesUnreadable(p.pool.podUser);
+  if (unreadable) console.error(`sluice platform: warning: ${unreadable}`);
   await untilSignal();
   await p.close();
   return 0;

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Endpoint } from '../../contracts';
+import { type PodUser } from '../pods/pod-process';
+import { unreadableBy } from '../pods/pod-user';
 import { type Registry } from './registry';
 import { type User } from './users';
 
@@ -21,6 +23,26 @@ export function exampleCommand(name: string): string[] {
   if (!existsSync(source)) return [process.execPath, join(projectRoot, 'examples', 'handlers', `${name}.js`)];
   const tsx = dirname(require.resolve('tsx/package.json'));
   return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, source];
+}
+
+/**
+ * Why pods running as `user` cannot run the example handlers (a folder on the way to them that
+ * user cannot enter, as when a root platform's checkout is under /root or a 0700 folder), and what
+ * to do; undefined when they can, or when pods run as the platform's own user. `files`: the
+ * handlers and loader the example commands name.
+ */
+export function examplesUnreadable(
+  user: PodUser | undefined,
+  files = EXAMPLE_ENDPOINTS.flatMap((n) => exampleCommand(n).slice(1)).filter((a) => a.startsWith('/')),
+): string | undefined {
+  if (!user) return undefined;
+  const where = files.map((f) => unreadableBy(user, f)).find((w) => w !== undefined);
+  if (!where) return undefined;
+  return (
+    `worker pods run as uid ${user.uid} (gid ${user.gid}), which cannot read ${where}: every example endpoint's ` +
+    `jobs would stay IN_QUEUE. Run from a checkout that user can read (a 0755 path outside /root), ` +
+    `or set SLUICE_POD_UID (and SLUICE_POD_GID) to a user that can read it (docs/platform.md "Threat model").`
+  );
 }
 
 /**

@@ -80,8 +80,12 @@ export class PodPool {
   private readonly protocol: WorkerProtocol;
   private readonly reconciler: Reconciler;
 
+  /** Who the pods run as: undefined when they run as the platform's own user. */
+  readonly podUser: PodUser | undefined;
+
   constructor(registry: Registry, engine: JobEngine, options: PodPoolOptions) {
     const podUser = options.podUser === null ? undefined : (options.podUser ?? defaultPodUser());
+    this.podUser = podUser;
     const o = {
       coldStartMs: 1000,
       flashBootColdStartMs: 100,

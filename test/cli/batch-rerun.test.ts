@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchClient } from '../../client/batch';
 import { inputFile, mixedEndpoint, platformJobs, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { cleanEnv, sluice as runSluice } from './run-sluice';
+import { stackEnv, sluice as runSluice } from './run-sluice';
 
 describe('sluice batch rerun', () => {
   let s: Stack;
@@ -17,13 +17,7 @@ describe('sluice batch rerun', () => {
   beforeAll(async () => {
     s = await orchestratorStack();
     cwd = mkdtempSync(join(tmpdir(), 'sluice-batch-rerun-cli-'));
-    env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address,
-      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
-      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey,
-      SLUICE_RESULTS_DIR: s.resultsDir,
-    });
+    env = stackEnv(s);
     ep = mixedEndpoint(s, 'cli-retry', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
   }, 60_000);

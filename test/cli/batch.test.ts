@@ -9,7 +9,7 @@ import { buildProgram, main } from '../../client/cli/main';
 import { inputFile, mixedEndpoint, readJsonl, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
-import { bin, cleanEnv, sluice as runSluice, startSluice } from './run-sluice';
+import { bin, stackEnv, sluice as runSluice, startSluice } from './run-sluice';
 
 describe('sluice batch', () => {
   let s: Stack;
@@ -20,13 +20,7 @@ describe('sluice batch', () => {
   beforeAll(async () => {
     s = await orchestratorStack();
     cwd = mkdtempSync(join(tmpdir(), 'sluice-batch-cli-'));
-    env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address,
-      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
-      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey,
-      SLUICE_RESULTS_DIR: s.resultsDir,
-    });
+    env = stackEnv(s);
     ep = mixedEndpoint(s, 'cli-batch', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
   }, 60_000);

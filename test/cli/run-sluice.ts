@@ -13,6 +13,25 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...extra };
 }
 
+/** What {@link stackEnv} reads of a test stack (orchestratorStack's). */
+export interface CliStack {
+  env: { address: string };
+  platform: { url: string; apiKey: string };
+  resultsDir: string;
+}
+
+/** A {@link cleanEnv} whose `sluice` reaches stack `s`: its Temporal, platform (queue and GraphQL) and results dir; `extra` over it. */
+export function stackEnv(s: CliStack, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({
+    TEMPORAL_ADDRESS: s.env.address,
+    SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
+    SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
+    SLUICE_API_KEY: s.platform.apiKey,
+    SLUICE_RESULTS_DIR: s.resultsDir,
+    ...extra,
+  });
+}
+
 /** Runs `sluice ...args` to its end. */
 export function sluice(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {

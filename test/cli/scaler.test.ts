@@ -7,7 +7,7 @@ import { GraphqlClient } from '../../platform-api';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
 import { boundsOf, sleepEndpoint, type Stack } from '../scaler/helpers';
-import { cleanEnv, sluice as runSluice, startSluice } from './run-sluice';
+import { stackEnv, sluice as runSluice, startSluice } from './run-sluice';
 
 describe('sluice scaler', () => {
   let s: Stack;
@@ -16,13 +16,7 @@ describe('sluice scaler', () => {
   let gql: GraphqlClient;
   beforeAll(async () => {
     s = await orchestratorStack();
-    env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address,
-      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
-      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey,
-      SLUICE_RESULTS_DIR: s.resultsDir,
-    });
+    env = stackEnv(s);
     scalers = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
     gql = new GraphqlClient({ url: `${s.platform.url}/graphql`, apiKey: s.platform.apiKey });
   }, 60_000);

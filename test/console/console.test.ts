@@ -7,27 +7,18 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchClient } from '../../client/batch';
 import { ScalerClient } from '../../client/scaler';
 import { inputFile, mixedEndpoint, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
-import { cleanEnv, sluice, startSluice } from '../cli/run-sluice';
+import { sluice, stackEnv, startSluice } from '../cli/run-sluice';
 import { decisionWhen, sleepEndpoint, submit } from '../scaler/helpers';
+import { launchChromium } from '../helpers/browser';
 
 const SHOTS = join(__dirname, '..', '..', 'docs', 'console');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PATIENCE = 90_000;
 
 describe('the web console in a browser', () => {
@@ -44,20 +35,13 @@ describe('the web console in a browser', () => {
 
   beforeAll(async () => {
     s = await orchestratorStack();
-    env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address,
-      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
-      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey,
-      SLUICE_RESULTS_DIR: s.resultsDir,
-      SLUICE_TEMPORAL_UI_URL: 'http://127.0.0.1:1/ui',
-    });
+    env = stackEnv(s, { SLUICE_TEMPORAL_UI_URL: 'http://127.0.0.1:1/ui' });
     ep = mixedEndpoint(s, 'console-mixed', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
     scaler = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
     server = startSluice(['console', '--port', '0'], env);
     url = (await server.waitFor(/sluice console\s+(http:\/\/\S+)/))[1]!;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // Script errors and refused loads (a Content-Security-Policy violation, a missing asset) fail the last test.
     page.on('pageerror', (err) => browserErrors.push(err.message));

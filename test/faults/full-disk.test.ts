@@ -17,11 +17,8 @@ import { openResultsStore } from '../../results/store/open';
 import { inputFile, resultsOf } from '../batch/helpers';
 import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
 import { eventually, freePort, testPlatform } from '../helpers/platform';
-import { platformJobsByInput } from './helpers';
+import { SLEEPERS as N, exampleEndpoint, expectEachSleeperOnce, sleeperLines } from './helpers';
 import { startSluice, type SluiceProcess } from './servers';
-
-const N = 120;
-const ms = (i: number) => 200 + (i % 10) * 10;
 
 /** `cmd args` as root: directly when root, else through `sudo -n` (no password asked); the error text when it fails. */
 function asRoot(cmd: string, args: string[]): string | undefined {
@@ -121,8 +118,7 @@ describe.skipIf(cannotMount)(
     });
 
     it('ENOSPC mid-batch: the log names the path and ENOSPC, nothing lost, the batch resumes when space returns', async () => {
-      const sleep = platform.registry.saveEndpoint({ ...platform.examples.sleep!, workersMin: 6, workersMax: 6 });
-      await eventually(() => platform.pool.workerCounts(sleep.id).idle >= 6, 60_000);
+      const sleep = await exampleEndpoint({ platform }, 'sleep', 6);
       const resultsDir = join(disk, 'results');
       daemon = await startSluice(
         ['worker'],
@@ -134,11 +130,11 @@ describe.skipIf(cannotMount)(
         /sluice worker running/,
       );
       const batch = new BatchClient({ client: env.client, resultsDir });
-      const { file, dir } = inputFile(Array.from({ length: N }, (_, i) => ({ i, ms: ms(i) })));
+      const { file, dir } = inputFile(sleeperLines());
       const outDir = join(disk, 'out');
       try {
         const id = await batch.start({
-          endpointId: sleep.id,
+          endpointId: sleep,
           source: file,
           outDir,
           options: { concurrency: 6, webhookFallbackMs: 1000 },
@@ -165,15 +161,7 @@ describe.skipIf(cannotMount)(
           outDir,
           Array.from({ length: N }, (_, i) => i),
         );
-        for (const r of results.values()) {
-          expect(r.output, `index ${r.index}`).toEqual({ slept: ms(r.index) });
-          expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
-        }
-        const { byInput, keyShared } = platformJobsByInput({ platform }, sleep.id);
-        expect(keyShared).toBe(0);
-        expect(byInput.size).toBe(N);
-        for (const [i, jobs] of byInput)
-          expect(jobs, `platform jobs of input ${i}`).toEqual(results.get(i)!.remoteJobIds);
+        expectEachSleeperOnce({ platform }, sleep, results);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

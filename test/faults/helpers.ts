@@ -1,6 +1,8 @@
-/** Helpers of the fault tests: a real stack whose platform runs a fault mode, an echo endpoint, and the platform's own count of jobs per input. */
+/** Helpers of the fault tests: a real stack whose platform runs a fault mode, an example endpoint, a batch of sleepers, and the platform's own count of jobs per input. */
 import pino from 'pino';
 import { request } from 'undici';
+import { expect } from 'vitest';
+import { type BatchResultLine } from '../../contracts';
 import { type FaultsInput } from '../../platform';
 import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually, freePort } from '../helpers/platform';
@@ -49,15 +51,50 @@ export async function faultyStack(c: FaultCase): Promise<FaultyStack> {
   return Object.assign(s, { log });
 }
 
-/** The example echo endpoint with `workers` workers kept up (waited for). */
-export async function echoEndpoint(s: Stack, workers = 4): Promise<string> {
-  const echo = s.platform.registry.saveEndpoint({
-    ...s.platform.examples.echo!,
+/** The example endpoint `name` with `workers` workers kept up (waited for). */
+export async function exampleEndpoint(
+  s: Pick<Stack, 'platform'>,
+  name: 'echo' | 'sleep',
+  workers: number,
+): Promise<string> {
+  const ep = s.platform.registry.saveEndpoint({
+    ...s.platform.examples[name]!,
     workersMin: workers,
     workersMax: workers,
   });
-  await eventually(() => s.platform.pool.workerCounts(echo.id).idle >= workers, 60_000);
-  return echo.id;
+  await eventually(() => s.platform.pool.workerCounts(ep.id).idle >= workers, 60_000);
+  return ep.id;
+}
+
+/** The example echo endpoint with `workers` workers kept up (waited for). */
+export const echoEndpoint = (s: Stack, workers = 4): Promise<string> => exampleEndpoint(s, 'echo', workers);
+
+/** How many inputs a restart test's batch has ({@link sleeperLines}). */
+export const SLEEPERS = 120;
+/** Input `i`'s sleep: each its own, so its output (`{ slept }`) is its own; about 5 s of work at concurrency 6. */
+export const sleepMs = (i: number): number => 200 + (i % 10) * 10;
+/** A restart test's input lines for the sleep endpoint: `{ i, ms }`. */
+export const sleeperLines = (): { i: number; ms: number }[] =>
+  Array.from({ length: SLEEPERS }, (_, i) => ({ i, ms: sleepMs(i) }));
+
+/**
+ * Every sleeper COMPLETED with its own output and one remote job, and the platform holds exactly
+ * that job for it (no idempotency key shared): each input ran exactly once.
+ */
+export function expectEachSleeperOnce(
+  s: Pick<Stack, 'platform'>,
+  endpointId: string,
+  results: Map<number, BatchResultLine>,
+): void {
+  for (const r of results.values()) {
+    expect(r.status, `index ${r.index}`).toBe('COMPLETED');
+    expect(r.output, `index ${r.index}`).toEqual({ slept: sleepMs(r.index) });
+    expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
+  }
+  const { byInput, keyShared } = platformJobsByInput(s, endpointId);
+  expect(keyShared).toBe(0);
+  expect(byInput.size).toBe(SLEEPERS);
+  for (const [i, jobs] of byInput) expect(jobs, `platform jobs of input ${i}`).toEqual(results.get(i)!.remoteJobIds);
 }
 
 /**

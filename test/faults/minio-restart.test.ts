@@ -12,11 +12,7 @@ import { orchestratorStack } from '../helpers/orchestrator';
 import { eventually } from '../helpers/platform';
 import { everyIndexOnce } from '../helpers/results-location';
 import { startS3Server, type S3Server } from '../helpers/s3';
-import { platformJobsByInput, type Stack } from './helpers';
-
-const N = 120;
-/** Each input sleeps its own time, so its output (`{ slept }`) is its own; about 5 s of work at concurrency 6. */
-const ms = (i: number) => 200 + (i % 10) * 10;
+import { SLEEPERS as N, exampleEndpoint, expectEachSleeperOnce, sleeperLines, type Stack } from './helpers';
 
 describe('a batch on s3:// through a restart of MinIO', () => {
   let s3: S3Server;
@@ -31,9 +27,10 @@ describe('a batch on s3:// through a restart of MinIO', () => {
   });
 
   it('MinIO SIGKILLed mid-batch and started again on its data: every input exactly once, one platform job each', async () => {
-    const sleep = s.platform.registry.saveEndpoint({ ...s.platform.examples.sleep!, workersMin: 6, workersMax: 6 });
-    await eventually(() => s.platform.pool.workerCounts(sleep.id).idle >= 6, 60_000);
-    const body = Array.from({ length: N }, (_, i) => JSON.stringify({ i, ms: ms(i) })).join('\n') + '\n';
+    const sleep = await exampleEndpoint(s, 'sleep', 6);
+    const body = sleeperLines()
+      .map((l) => `${JSON.stringify(l)}\n`)
+      .join('');
     const client = s3ClientFromEnv(s3.env);
     try {
       await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'in/restart.jsonl', Body: body }));
@@ -43,7 +40,7 @@ describe('a batch on s3:// through a restart of MinIO', () => {
     const batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir, resultsUrl: s.resultsUrl });
     const outDir = s3.url('out/restart/');
     const id = await batch.start({
-      endpointId: sleep.id,
+      endpointId: sleep,
       source: s3.url('in/restart.jsonl'),
       outDir,
       options: { concurrency: 6, webhookFallbackMs: 1000 },
@@ -63,14 +60,6 @@ describe('a batch on s3:// through a restart of MinIO', () => {
       (await out.lines('results.jsonl').finally(() => out.close())) as BatchResultLine[],
       N,
     );
-    for (const r of results.values()) {
-      expect(r.status, `index ${r.index}`).toBe('COMPLETED');
-      expect(r.output, `index ${r.index}`).toEqual({ slept: ms(r.index) });
-      expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
-    }
-    const { byInput, keyShared } = platformJobsByInput(s, sleep.id);
-    expect(keyShared).toBe(0);
-    expect(byInput.size).toBe(N);
-    for (const [i, jobs] of byInput) expect(jobs, `platform jobs of input ${i}`).toEqual(results.get(i)!.remoteJobIds);
+    expectEachSleeperOnce(s, sleep, results);
   }, 180_000);
 });

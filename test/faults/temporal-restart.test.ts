@@ -13,12 +13,8 @@ import { hasExited } from '../../common/process';
 import { inputFile, resultsOf } from '../batch/helpers';
 import { daemonEnv } from '../helpers/orchestrator';
 import { eventually, freePort, testPlatform } from '../helpers/platform';
-import { platformJobsByInput } from './helpers';
+import { SLEEPERS as N, exampleEndpoint, expectEachSleeperOnce, sleeperLines } from './helpers';
 import { startSluice, startTemporalServer, type SluiceProcess, type TemporalServer } from './servers';
-
-const N = 120;
-/** Each input sleeps its own time, so its output (`{ slept }`) is its own; about 5 s of work at concurrency 6. */
-const ms = (i: number) => 200 + (i % 10) * 10;
 
 describe('a batch through a restart of the Temporal server', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-temporal-restart-'));
@@ -40,8 +36,7 @@ describe('a batch through a restart of the Temporal server', () => {
   });
 
   it('the server SIGKILLed mid-batch and started again: the daemon goes on by itself, every input exactly once', async () => {
-    const sleep = platform.registry.saveEndpoint({ ...platform.examples.sleep!, workersMin: 6, workersMax: 6 });
-    await eventually(() => platform.pool.workerCounts(sleep.id).idle >= 6, 60_000);
+    const sleep = await exampleEndpoint({ platform }, 'sleep', 6);
     const resultsDir = join(dataDir, 'results');
     daemon = await startSluice(
       ['worker'],
@@ -50,10 +45,10 @@ describe('a batch through a restart of the Temporal server', () => {
     );
     connection = await Connection.connect({ address: temporal.address });
     const batch = new BatchClient({ client: new Client({ connection }), resultsDir });
-    const { file, dir } = inputFile(Array.from({ length: N }, (_, i) => ({ i, ms: ms(i) })));
+    const { file, dir } = inputFile(sleeperLines());
     try {
       const id = await batch.start({
-        endpointId: sleep.id,
+        endpointId: sleep,
         source: file,
         outDir: join(dir, 'out'),
         options: { concurrency: 6, webhookFallbackMs: 1000 },
@@ -73,15 +68,7 @@ describe('a batch through a restart of the Temporal server', () => {
         join(dir, 'out'),
         Array.from({ length: N }, (_, i) => i),
       );
-      for (const r of results.values()) {
-        expect(r.output, `index ${r.index}`).toEqual({ slept: ms(r.index) });
-        expect(r.remoteJobIds, `index ${r.index}`).toHaveLength(1);
-      }
-      const { byInput, keyShared } = platformJobsByInput({ platform }, sleep.id);
-      expect(keyShared).toBe(0);
-      expect(byInput.size).toBe(N);
-      for (const [i, jobs] of byInput)
-        expect(jobs, `platform jobs of input ${i}`).toEqual(results.get(i)!.remoteJobIds);
+      expectEachSleeperOnce({ platform }, sleep, results);
       expect(hasExited(daemon.child), 'the daemon ran on').toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });

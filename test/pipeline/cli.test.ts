@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputFile, mixedEndpoint, readJsonl, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { cleanEnv, sluice as runSluice } from '../cli/run-sluice';
+import { sluice as runSluice, stackEnv } from '../cli/run-sluice';
 
 describe('sluice pipeline', () => {
   let s: Stack;
@@ -14,13 +14,7 @@ describe('sluice pipeline', () => {
   beforeAll(async () => {
     s = await orchestratorStack();
     cwd = mkdtempSync(join(tmpdir(), 'sluice-pipeline-cli-'));
-    env = cleanEnv({
-      TEMPORAL_ADDRESS: s.env.address,
-      SLUICE_QUEUE_URL: `${s.platform.url}/v2`,
-      SLUICE_GRAPHQL_URL: `${s.platform.url}/graphql`,
-      SLUICE_API_KEY: s.platform.apiKey,
-      SLUICE_RESULTS_DIR: s.resultsDir,
-    });
+    env = stackEnv(s);
     mixedEndpoint(s, 'cli-pipe', 2);
   }, 60_000);
   afterAll(async () => {

@@ -46,7 +46,7 @@ describe('scaler workflow (real platform and Temporal)', () => {
     const ids = await submit(s, ep, 6, 2500);
     // Any message makes the scaler take a tick at once and answers after it (this one changes nothing): that tick is
     // the first sure to have sampled the queued jobs, and the raise is decided by it at the latest. A tick under way
-    // (or started) meanwhile may have raised first. Wall-clock figures are bench/scaling's.
+    // (or started) meanwhile may have raised first. Wall-clock figures are bench/scaler's.
     const seen = await scaling.configure(ep, { ceiling: quick.ceiling! });
     const raise = seen.decisions.find((d) => d.write && (d.tick ?? 0) > before && d.bounds.workersMax >= 6)!;
     expect(raise).toBeDefined();

@@ -3,11 +3,8 @@
  * body only names its job, whose outcome is its `/status` record, even a body naming its URL's own job.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobWorkflowState } from '../../contracts';
-import { JOB_QUERIES } from '../../contracts/names';
-import { eventually } from '../helpers/platform';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { captureWebhookUrls, postWebhook } from '../helpers/webhook-urls';
+import { captureWebhookUrls, postWebhook, remoteJobOnceHooked } from '../helpers/webhook-urls';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
@@ -21,15 +18,7 @@ describe('webhooks confirmed by /status (SLUICE_WEBHOOK_CONFIRM=status)', () => 
   afterAll(() => s.dispose());
 
   /** A running job's remote id, once its wait is held. */
-  const remoteJobOf = async (id: string): Promise<string> => {
-    const handle = s.env.client.workflow.getHandle(id);
-    let remote: string | undefined;
-    await eventually(async () => {
-      remote = (await handle.query<JobWorkflowState>(JOB_QUERIES.state)).remoteJobId;
-      return remote !== undefined && urls.has(id);
-    });
-    return remote!;
-  };
+  const remoteJobOf = (id: string): Promise<string> => remoteJobOnceHooked(s.env.client, urls, id);
 
   it('a body disagreeing with /status ends with what /status says', async () => {
     const sleep = s.platform.examples.sleep!.id;

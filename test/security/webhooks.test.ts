@@ -10,15 +10,15 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS, type JobWorkflowState } from '../../contracts';
+import { LIMITS } from '../../contracts';
 import { BatchClient } from '../../client/batch';
-import { JOB_QUERIES, outputKey, runKey } from '../../contracts/names';
+import { outputKey, runKey } from '../../contracts/names';
 import { WEBHOOK_SECRET_KEY } from '../../worker/webhook-secret';
 import { WebhookUrls } from '../../worker/webhook-url';
 import { addEndpoint, call, eventually } from '../helpers/platform';
 import { tsxCommand } from '../helpers/tsx-command';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { captureWebhookUrls, postWebhook } from '../helpers/webhook-urls';
+import { captureWebhookUrls, postWebhook, remoteJobOnceHooked } from '../helpers/webhook-urls';
 
 type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 
@@ -34,15 +34,7 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
 
   const post = postWebhook;
   /** A running job's remote id, once its wait is held. */
-  const remoteJobOf = async (id: string): Promise<string> => {
-    const handle = s.env.client.workflow.getHandle(id);
-    let remote: string | undefined;
-    await eventually(async () => {
-      remote = (await handle.query<JobWorkflowState>(JOB_QUERIES.state)).remoteJobId;
-      return remote !== undefined && urls.has(id);
-    });
-    return remote!;
-  };
+  const remoteJobOf = (id: string): Promise<string> => remoteJobOnceHooked(s.env.client, urls, id);
   const status = async (endpointId: string, jobId: string) =>
     (await call(s.platform.url, 'GET', `/v2/${endpointId}/status/${jobId}`)).body as Record<string, unknown>;
 

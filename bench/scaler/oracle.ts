@@ -1,5 +1,5 @@
 /**
- * The oracle of bench/scaling: knows every job's arrival and execution time in advance and plans
+ * The oracle of bench/scaler: knows every job's arrival and execution time in advance and plans
  * workers to serve each job within a queue delay (one for all, or each job's own), paying as little worker time as it can: a worker
  * costs from the start of its cold start to its stop; a worker idle longer than a cold start is
  * stopped and started again just in time (it pays min(gap, cold start) for a gap). Also the best

@@ -1,10 +1,10 @@
 /**
- * An offline model of bench/scaling: the trace, the platform's pool (REQUEST_COUNT 1, idleTimeout,
+ * An offline model of bench/scaler: the trace, the platform's pool (REQUEST_COUNT 1, idleTimeout,
  * a cold start per worker) and the scaler's real policy (`decide`/`remember`) ticking on model time,
  * to compare policies in seconds before a real replay. A model, not a measure: bench/README's figures
  * come from index.ts.
  *
- *   npx tsx bench/scaling/simulate.ts [--config '{"warmHoldMs":2000}'] [--cold 2000] [--tick 1000] [--mode scaler,static-ceiling,clairvoyant]
+ *   npx tsx bench/scaler/simulate.ts [--config '{"warmHoldMs":2000}'] [--cold 2000] [--tick 1000] [--mode scaler,static-ceiling,clairvoyant]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,11 +1,11 @@
 /**
- * bench/scaling: a recorded load trace (bursts, quiet, oscillation) replayed against the embedded
+ * bench/scaler: a recorded load trace (bursts, quiet, oscillation) replayed against the embedded
  * platform with the scaler and with static bounds, against an oracle that knows the trace:
  * time from a burst to raised bounds and to running workers, queue delay p50/p99, worker-seconds,
  * GraphQL writes per hour, decisions reversed within the stabilization window.
  *
- *   npx tsx bench/scaling/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm,clairvoyant] [--cold 2000]
- *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaling/trace.json] [--raw out.json] [--json]
+ *   npx tsx bench/scaler/index.ts [--speed 10] [--ceiling 6] [--modes scaler,scaler-cost,static-ceiling,static-warm,clairvoyant] [--cold 2000]
+ *                                  [--config '{"scaleUp":{"workers":6}}'] [--trace bench/scaler/trace.json] [--raw out.json] [--json]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

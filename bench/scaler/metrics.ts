@@ -1,4 +1,4 @@
-/** The figures of bench/scaling from one replay: queue delay, worker-seconds, bursts, bounds writes and reversals, cold start. */
+/** The figures of bench/scaler from one replay: queue delay, worker-seconds, bursts, bounds writes and reversals, cold start. */
 import { type PodSpan, type ReplayResult, type Sample } from './replay';
 
 export const percentile = (xs: number[], p: number): number => {

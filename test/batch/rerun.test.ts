@@ -1,5 +1,5 @@
 /**
- * retry-failed on the real stack: a new run of the same batch re-runs only the failed indices
+ * A batch rerun on the real stack: a new run of the same batch re-runs only the failed indices
  * (counted by the platform), results.jsonl then holds one line per index (new outcomes merged with
  * the previous ones, which are kept), the summary counts every input; refusals are typed.
  */

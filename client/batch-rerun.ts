@@ -12,14 +12,9 @@ import {
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import {
-  BatchWorkflowInput,
-  RETRIED_IF_CANCELLED,
-  RETRIED_OUTCOMES,
-  batchWorkflowId,
-  type BatchOptionsInput,
-  type BatchState,
-} from '../contracts';
+import { type BatchOptionsInput, type BatchState } from '../contracts';
+import { BatchWorkflowInput } from '../contracts/batch';
+import { RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchWorkflowId } from '../contracts/names/batch';
 import { batchStateQuery, batchWorkflow } from '../workflows/batch/workflow';
 
 /** Why a rerun was refused; `code` is stable, the message is for people. */

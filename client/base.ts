@@ -7,7 +7,8 @@ import {
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { TASK_QUEUE, type RunScope } from '../contracts';
+import { type RunScope } from '../contracts';
+import { TASK_QUEUE } from '../contracts/names/common';
 import { join } from 'node:path';
 import { type ObjectStore } from '../results/store/object-store';
 import { openResultsStore } from '../results/store/open';

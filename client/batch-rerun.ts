@@ -6,14 +6,9 @@
  * field is `retryOf` and the state's `retry`: names recorded in Temporal history, kept as they are.)
  */
 import { type Client, type WorkflowHandle } from '@temporalio/client';
-import {
-  BatchWorkflowInput,
-  RETRIED_IF_CANCELLED,
-  RETRIED_OUTCOMES,
-  batchWorkflowId,
-  type BatchOptionsInput,
-  type BatchState,
-} from '../contracts';
+import { type BatchOptionsInput, type BatchState } from '../contracts';
+import { BatchWorkflowInput } from '../contracts/batch';
+import { RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchWorkflowId } from '../contracts/names/batch';
 import { batchStateQuery, batchWorkflow } from '../workflows/batch/workflow';
 import { endedRunOf, startInputOf, startRerun, type RerunRefuse } from './base';
 

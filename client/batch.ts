@@ -2,20 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { resolve } from 'node:path';
-import {
-  BatchConfigure,
-  BatchWorkflowInput,
-  batchIdOf,
-  batchWorkflowId,
-  WORKFLOW_TYPES,
-  type BatchResultLine,
-  type BatchState,
-  type BatchWorkflowInputInit,
-} from '../contracts';
+import { type BatchResultLine, type BatchState, type BatchWorkflowInputInit } from '../contracts';
+import { BatchConfigure, BatchWorkflowInput } from '../contracts/batch';
+import { batchIdOf, batchWorkflowId } from '../contracts/names/batch';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
 import { batchInput, isS3Location, openedInput, outputStore, valueLines } from '../results/batch/locations';
 import { outcomesSoFar } from '../results/batch/outcomes';
 import { mergedResults } from '../results/batch/rerun';
-import { parseS3Url } from '../results/store/open';
+import { parseS3Url } from '../results/store/s3-url';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';

@@ -1,7 +1,8 @@
 /** Reading Temporal failure chains: the message a person wants and the failure type a program matches. */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { JOB_END_FAILURE, type JobWorkflowResult } from '../contracts';
+import { type JobWorkflowResult } from '../contracts';
+import { JOB_END_FAILURE } from '../contracts/names/failures';
 
 /** The innermost message of a Temporal failure chain (what a person wants to read). */
 export function failureMessage(err: unknown): string {

@@ -1,9 +1,6 @@
 /** The library's job orchestration: one remote job, durably, through the job workflow. */
 import { randomUUID } from 'node:crypto';
 import {
-  JobWorkflowInput,
-  jobWorkflowId,
-  streamPrefix,
   type JobRecord,
   type JobWorkflowInputInit,
   type JobWorkflowResult,
@@ -11,6 +8,9 @@ import {
   type OutputRef,
   type RunScope,
 } from '../contracts';
+import { JobWorkflowInput } from '../contracts/job';
+import { jobWorkflowId } from '../contracts/names/job';
+import { streamPrefix } from '../contracts/names/results';
 import { type StoreEntry } from '../results/store/object-store';
 import { type QueueClient } from '../platform-api';
 import { jobWorkflow, stateQuery } from '../workflows/job';

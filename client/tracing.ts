@@ -7,6 +7,7 @@
 import { type WorkflowClientInterceptor } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { startTracing } from '../common/tracing';
+import { otlpEndpoints } from '../common/traces-url';
 
 /** What to give `new Client({ interceptors })`, and the flush before the process ends. */
 export interface ClientTracing {
@@ -23,11 +24,7 @@ export function clientTracing(
   env: Record<string, string | undefined> = process.env,
   serviceName = 'sluice-client',
 ): ClientTracing {
-  const tracing = startTracing({
-    serviceName,
-    ...(env.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
-    ...(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? { tracesEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT } : {}),
-  });
+  const tracing = startTracing({ serviceName, ...otlpEndpoints(env) });
   if (!tracing) return { interceptors: { workflow: [] }, shutdown: async () => {} };
   return {
     interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },

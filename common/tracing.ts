@@ -8,13 +8,10 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { tracesUrl, type OtlpEndpoints } from './traces-url';
 
 /** Options of {@link startTracing}: the standard variables' values and the process's name. */
-export interface TracingOptions {
-  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the collector's base URL; traces go to `<it>/v1/traces`. */
-  endpoint?: string;
-  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: the full URL of traces, before `endpoint`. */
-  tracesEndpoint?: string;
+export interface TracingOptions extends OtlpEndpoints {
   /** `service.name` of the spans, e.g. `sluice-daemon`; `OTEL_SERVICE_NAME` wins when set. */
   serviceName: string;
   /**
@@ -31,12 +28,6 @@ export interface Tracing {
   spanProcessor: SpanProcessor;
   /** Sends the spans not sent yet and stops (a process's last step). */
   shutdown(): Promise<void>;
-}
-
-/** Where traces go, from the standard variables; undefined: tracing is off. */
-export function tracesUrl(o: Pick<TracingOptions, 'endpoint' | 'tracesEndpoint'>): string | undefined {
-  if (o.tracesEndpoint) return o.tracesEndpoint;
-  return o.endpoint ? `${o.endpoint.replace(/\/+$/, '')}/v1/traces` : undefined;
 }
 
 let current: Tracing | undefined;

@@ -4,8 +4,8 @@
  * the Temporal connection resolved as Temporal's tools do (./temporal.ts), the results store's URL.
  */
 import { z } from 'zod';
-import { TASK_QUEUE } from '../contracts';
-import { parseS3Url } from '../results/store/open';
+import { TASK_QUEUE } from '../contracts/names/common';
+import { parseS3Url } from '../results/store/s3-url';
 import { ConfigError, type ConfigIssue } from './errors';
 import { temporalProfile, type TemporalProfile, type TemporalProfileOptions } from './temporal';
 

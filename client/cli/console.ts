@@ -22,7 +22,7 @@ export async function serveConsole(cli: CliContext, s: ConsoleSettings): Promise
     sources: {
       batch: cli.batch,
       scaler: cli.scaler,
-      job: cli.sluice,
+      job: cli.job,
       ...(cli.graphql ? { graphql: cli.graphql } : {}),
       ...(cli.queue ? { queue: cli.queue } : {}),
       ...(temporalUiUrl ? { temporalUiUrl } : {}),
@@ -45,8 +45,8 @@ export async function consoleSettings(o: { host?: string; port?: number }): Prom
 
 async function consoleCommand(o: { dataDir: string; host?: string; port?: number; json?: boolean }): Promise<number> {
   const settings = await consoleSettings(o);
-  const { connectCli } = await import('./context');
-  const cli = await connectCli(o.dataDir);
+  const { ALL_CLIENTS, connectCli } = await import('./context');
+  const cli = await connectCli(o.dataDir, ALL_CLIENTS);
   try {
     const server = await serveConsole(cli, settings);
     console.log(

@@ -1,39 +1,88 @@
-/** A connected client for the CLI's job, batch and scale commands, from the resolved settings. */
+/**
+ * A connected client for the CLI's job, batch, scaler and pipeline commands, from the resolved
+ * settings: only the clients a command names are loaded (issue 23: a `status` never loads the
+ * batch engine's modules, the service's HTTP clients or OpenTelemetry's SDK).
+ */
 import { Client, Connection } from '@temporalio/client';
-import { GraphqlClient, QueueClient } from '../../platform-api';
+import { type GraphqlClient, type QueueClient } from '../../platform-api';
 import { resultsUrlOf } from '../../config/settings';
 import { temporalConnectOptions } from '../../config/temporal';
 import { payloadDataConverter } from '../../config/payload-keys';
-import { BatchClient } from '../batch';
-import { JobClient } from '../job';
-import { PipelineClient } from '../pipeline';
-import { ScalerClient } from '../scaler';
-import { clientTracing } from '../tracing';
+import { tracesUrl, otlpEndpoints } from '../../common/traces-url';
+import { type BatchClient } from '../batch';
+import { type ClientOptions } from '../base';
+import { type JobClient } from '../job';
+import { type PipelineClient } from '../pipeline';
+import { type ScalerClient } from '../scaler';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
-/** What a job command works with; `close()` releases every connection. */
-export interface CliContext {
-  settings: CliSettings;
-  sluice: JobClient;
-  /** The batch commands' client, on the same connection. */
+/** The orchestrations' clients, on one connection. */
+export interface CliClients {
+  job: JobClient;
+  /** The batch commands' client. */
   batch: BatchClient;
-  /** The scale commands' client (scalers and schedules), on the same connection. */
+  /** The scale commands' client (scalers and schedules). */
   scaler: ScalerClient;
-  /** The pipeline commands' client, on the same connection. */
+  /** The pipeline commands' client. */
   pipeline: PipelineClient;
-  /** Absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
-  graphql?: GraphqlClient;
-  /** The service's queue API (`/health`); absent without a queue URL and API key. */
-  queue?: QueueClient;
-  close(): Promise<void>;
 }
 
-/** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir` (or those given). */
-export async function connectCli(
+/** What a command uses: orchestrations' clients, and `service` for the service's GraphQL and queue clients. */
+export type CliUse = keyof CliClients | 'service';
+
+/** Every client (the console's and the daemon's needs). */
+export const ALL_CLIENTS = ['job', 'batch', 'scaler', 'pipeline', 'service'] as const satisfies readonly CliUse[];
+
+/** What a command works with: the clients of its `uses`; `close()` releases every connection. */
+export type CliContext<U extends CliUse = CliUse> = Pick<CliClients, Extract<U, keyof CliClients>> & {
+  settings: CliSettings;
+  /** With `service` in the uses; absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
+  graphql?: GraphqlClient;
+  /** With `service` in the uses: the service's queue API (`/health`); absent without a queue URL and API key. */
+  queue?: QueueClient;
+  close(): Promise<void>;
+};
+
+/** Each client's module, loaded when a command uses it. */
+const CLIENTS: {
+  [K in keyof CliClients]: (o: ClientOptions & { queue?: Pick<QueueClient, 'status'> }) => Promise<CliClients[K]>;
+} = {
+  job: async (o) => new (await import('../job')).JobClient(o),
+  batch: async (o) => new (await import('../batch')).BatchClient(o),
+  scaler: async (o) => new (await import('../scaler')).ScalerClient(o),
+  pipeline: async (o) => new (await import('../pipeline')).PipelineClient(o),
+};
+
+/** The service's clients, when their URL and key are set (platform-api loads undici: only for a command that uses them). */
+async function serviceClients(c: CliSettings['config'], eager: boolean) {
+  const retry = { maxAttempts: 2 };
+  const api = async () => import('../../platform-api');
+  const graphql =
+    eager && c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
+      ? new (await api()).GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry })
+      : undefined;
+  if (!c.SLUICE_QUEUE_URL || !c.SLUICE_API_KEY) return { graphql };
+  const o = { baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry };
+  if (eager) return { graphql, queue: new (await api()).QueueClient(o) };
+  // A job's live status reads the queue only while the job runs: the client is made at that first call.
+  let made: Promise<QueueClient> | undefined;
+  const queue = () => (made ??= api().then((m) => new m.QueueClient(o)));
+  return {
+    graphql,
+    lazyQueue: {
+      status: async (endpointId: string, jobId: string) => (await queue()).status(endpointId, jobId),
+      close: async () => (made ? (await made).close() : undefined),
+    },
+  };
+}
+
+/** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir` (or those given), loading the clients of `uses`. */
+export async function connectCli<U extends CliUse>(
   dataDir: string,
+  uses: readonly U[],
   settings: CliSettings = resolveSettings(dataDir),
-): Promise<CliContext> {
+): Promise<CliContext<U>> {
   const c = settings.config;
   // The payload keys (SLUICE_PAYLOAD_KEY_FILE) before connecting: a bad key file is a ConfigError.
   const dataConverter = payloadDataConverter(c);
@@ -45,40 +94,35 @@ export async function connectCli(
     },
   );
   // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: the command's workflow calls join the daemon's trace.
-  const tracing = clientTracing(process.env, 'sluice-cli');
+  const tracing = tracesUrl(otlpEndpoints(process.env))
+    ? (await import('../tracing')).clientTracing(process.env, 'sluice-cli')
+    : undefined;
   const client = new Client({
     connection,
     namespace: c.temporal.namespace,
     dataConverter,
-    interceptors: tracing.interceptors,
+    interceptors: tracing?.interceptors ?? {},
   });
-  const queue =
-    c.SLUICE_QUEUE_URL && c.SLUICE_API_KEY
-      ? new QueueClient({ baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })
-      : undefined;
-  const graphql =
-    c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
-      ? new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } })
-      : undefined;
-  const store = { resultsDir: c.SLUICE_RESULTS_DIR, resultsUrl: resultsUrlOf(c) };
-  const sluice = new JobClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store, ...(queue ? { queue } : {}) });
-  const batch = new BatchClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
-  const scaler = new ScalerClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
-  const pipeline = new PipelineClient({ client, taskQueue: c.SLUICE_TASK_QUEUE, ...store });
+  const { graphql, queue, lazyQueue } = await serviceClients(c, (uses as readonly CliUse[]).includes('service'));
+  const options = {
+    client,
+    taskQueue: c.SLUICE_TASK_QUEUE,
+    resultsDir: c.SLUICE_RESULTS_DIR,
+    resultsUrl: resultsUrlOf(c),
+    ...(queue || lazyQueue ? { queue: queue ?? lazyQueue } : {}),
+  };
+  const names = uses.filter((u): u is Extract<U, keyof CliClients> => u !== 'service');
+  const clients = await Promise.all(names.map(async (name) => [name, await CLIENTS[name](options)] as const));
   return {
+    ...(Object.fromEntries(clients) as Pick<CliClients, Extract<U, keyof CliClients>>),
     settings,
     ...(graphql ? { graphql } : {}),
     ...(queue ? { queue } : {}),
-    sluice,
-    batch,
-    scaler,
-    pipeline,
     close: async () => {
-      await Promise.all([sluice.close(), batch.close(), scaler.close(), pipeline.close()]);
-      await queue?.close();
-      await graphql?.close();
+      await Promise.all(clients.map(([, client]) => client.close()));
+      await Promise.all([queue?.close(), lazyQueue?.close(), graphql?.close()]);
       await connection.close();
-      await tracing.shutdown();
+      await tracing?.shutdown();
     },
   };
 }
@@ -87,16 +131,16 @@ export async function connectCli(
  * Connects, runs `fn` on one orchestration's client when workflow `id` exists (otherwise
  * `no <noun> <id>`, a usage error: exit 2), and closes the connection on every path.
  */
-export async function withExisting<C extends { exists(id: string): Promise<boolean> }>(
+export async function withExisting<K extends keyof CliClients>(
   dataDir: string,
   id: string,
   noun: string,
-  pick: (cli: CliContext) => C,
-  fn: (client: C, id: string) => Promise<number>,
+  use: K,
+  fn: (client: CliClients[K], id: string) => Promise<number>,
 ): Promise<number> {
-  const cli = await connectCli(dataDir);
+  const cli = await connectCli(dataDir, [use]);
   try {
-    const client = pick(cli);
+    const client = (cli as unknown as CliClients)[use];
     if (!(await client.exists(id))) throw new UsageError(`no ${noun} ${id}`);
     return await fn(client, id);
   } finally {

@@ -104,8 +104,8 @@ async function dev(o: StackOptions & { faults?: FaultsOption; consolePort?: numb
 
 /** The dev stack's console on 127.0.0.1 (its settings: the dev.json just written, or the environment). */
 async function startDevConsole(dataDir: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
-  const [{ connectCli }, { serveConsole }] = await Promise.all([import('./context'), import('./console')]);
-  const cli = await connectCli(dataDir);
+  const [{ ALL_CLIENTS, connectCli }, { serveConsole }] = await Promise.all([import('./context'), import('./console')]);
+  const cli = await connectCli(dataDir, ALL_CLIENTS);
   try {
     const server = await serveConsole(cli, { host: '127.0.0.1', port });
     return {

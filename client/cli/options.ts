@@ -67,3 +67,15 @@ export const portOption = (flags: string, description: string, fallback: number)
 /** The exit codes, for every command's help. */
 export const EXIT_CODES_HELP =
   'Exit codes: 0 completed, 1 failed / timed out / expired (or the command failed), 2 usage, 3 cancelled, 4 still running, 130 interrupted.';
+
+export const parseSeconds = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('must be a positive number of seconds');
+  return n;
+};
+/** `--interval S` of the commands that watch a batch or a pipeline. */
+export const intervalOption = () =>
+  new Option('--interval <s>', 'seconds between progress lines when not on a terminal (and JSON lines with --json)')
+    .argParser(parseSeconds)
+    .default(5);

@@ -63,8 +63,8 @@ async function startDaemonConsole(
   dataDir: string,
   s: ConsoleSettings,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const { connectCli } = await import('./context');
-  const cli = await connectCli(dataDir);
+  const { ALL_CLIENTS, connectCli } = await import('./context');
+  const cli = await connectCli(dataDir, ALL_CLIENTS);
   const server = await serveConsole(cli, s).catch(async (err: unknown) => {
     await cli.close();
     throw err;

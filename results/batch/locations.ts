@@ -9,7 +9,8 @@ import { isStoreError, StoreError } from '../errors';
 import { FsObjectStore } from '../store/fs-object-store';
 import { type ObjectStore } from '../store/object-store';
 import { readLinePage, type LineCursor, type PagedLine } from '../store/line-pages';
-import { openResultsStore, parseS3Url, type OpenStoreOptions } from '../store/open';
+import { openResultsStore } from '../store/open';
+import { parseS3Url, type OpenStoreOptions } from '../store/s3-url';
 import { countChunks, countLines, readLineAt, readLines } from './input';
 import { feedReader, isFeedLocation } from './feed';
 

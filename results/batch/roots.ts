@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseS3Url } from '../store/open';
+import { parseS3Url } from '../store/s3-url';
 import { isS3Location } from './locations';
 
 /** The setting that names the roots, as messages name it. */

@@ -7,7 +7,8 @@ import { batchInput, outputStore, valueLines, type BatchInput } from '../../resu
 import { isStoreError } from '../../results/errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { openResultsStore, s3ClientFromEnv } from '../../results/store/open';
+import { openResultsStore } from '../../results/store/open';
+import { s3ClientFromEnv } from '../../results/store/s3-client';
 import { type LineCursor as Cursor } from '../../results/store/line-pages';
 import { startS3Server, type S3Server } from '../helpers/s3';
 

@@ -10,7 +10,7 @@ import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon, type DaemonOptions } from '../../worker/daemon';
 import { testPlatform } from './platform';
 import { startS3Server } from './s3';
-import { parseS3Url } from '../../results/store/open';
+import { parseS3Url } from '../../results/store/s3-url';
 
 /**
  * A real Temporal dev server (the project's `temporal` binary) for a test file: in memory, or on

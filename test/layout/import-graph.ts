@@ -8,6 +8,8 @@ import { posix } from 'node:path';
 export interface Import {
   spec: string;
   typeOnly: boolean;
+  /** `import('…')` or `require('…')`: loaded when the code runs, not with the file. */
+  dynamic: boolean;
 }
 
 /** One file importing another (both relative to the repository root); type-only when every import between them is. */
@@ -37,8 +39,8 @@ const onlyInlineTypes = (clause: string): boolean => {
 export function importsOf(text: string): Import[] {
   const out: Import[] = [];
   for (const [, , typeKeyword, clause, spec] of text.matchAll(STATIC))
-    out.push({ spec: spec!, typeOnly: Boolean(typeKeyword) || onlyInlineTypes(clause ?? '') });
-  for (const m of text.matchAll(DYNAMIC)) out.push({ spec: m[1]!, typeOnly: false });
+    out.push({ spec: spec!, typeOnly: Boolean(typeKeyword) || onlyInlineTypes(clause ?? ''), dynamic: false });
+  for (const m of text.matchAll(DYNAMIC)) out.push({ spec: m[1]!, typeOnly: false, dynamic: true });
   return out;
 }
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isStoreError } from '../../results/errors';
-import { checkConditionalWrites, openResultsStore, parseS3Url } from '../../results/store/open';
+import { checkConditionalWrites, openResultsStore } from '../../results/store/open';
+import { parseS3Url } from '../../results/store/s3-url';
 import { startS3Server } from '../helpers/s3';
 import { liveGroupMembers } from '../helpers/processes';
 

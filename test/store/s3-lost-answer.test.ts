@@ -4,7 +4,7 @@
  * written twice and a create reports that it won.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s3ClientFromEnv } from '../../results/store/open';
+import { s3ClientFromEnv } from '../../results/store/s3-client';
 import { S3ObjectStore } from '../../results/store/s3-object-store';
 import { startS3Server, type S3Server } from '../helpers/s3';
 

@@ -1,9 +1,9 @@
 /** What each `sluice batch` command does (commands.ts registers them; `start` is in start.ts): status, watch, pause, resume, cancel, rerun, results, list. */
-import { batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
+import { type BatchOptionsInput } from '../../../contracts';
+import { batchWorkflowId } from '../../../contracts/names/batch';
 import { type BatchClient } from '../../batch';
 import { BatchRerunError, type BatchRerunRefusal } from '../../batch-rerun';
 import { batchExitCode, batchView, statusTable } from './output';
-import { watchBatch } from './progress';
 import { connectCli, withExisting } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
@@ -32,7 +32,7 @@ const withBatch = (
   rawId: string,
   o: { dataDir: string },
   fn: (batch: BatchClient, id: string) => Promise<number>,
-): Promise<number> => withExisting(o.dataDir, batchWorkflowId(rawId), 'batch', (cli) => cli.batch, fn);
+): Promise<number> => withExisting(o.dataDir, batchWorkflowId(rawId), 'batch', 'batch', fn);
 
 export const status = (rawId: string, o: IdOptions) =>
   withBatch(rawId, o, async (batch, id) => {
@@ -42,7 +42,7 @@ export const status = (rawId: string, o: IdOptions) =>
   });
 
 export const watch = (rawId: string, o: WatchFlags) =>
-  withBatch(rawId, o, (batch, id) => watchBatch(batch, id, watchOptions(o)));
+  withBatch(rawId, o, async (batch, id) => (await import('./progress')).watchBatch(batch, id, watchOptions(o)));
 
 /** `pause` (pausing) or `resume`: only a running batch (an ended one: exit 1, like `cancel`). */
 export const control = (pausing: boolean) => (rawId: string, o: IdOptions) =>
@@ -149,11 +149,11 @@ export const rerun = (rawId: string, o: RerunFlags) =>
       console.log(
         `re-running ${what} of ${id} (attempt ${started.attempt}); results in ${started.outDir}\n(Ctrl-C stops watching, not the batch)`,
       );
-    return await watchBatch(batch, id, watchOptions(o));
+    return await (await import('./progress')).watchBatch(batch, id, watchOptions(o));
   });
 
 export const list = async (o: IdOptions): Promise<number> => {
-  const cli = await connectCli(o.dataDir);
+  const cli = await connectCli(o.dataDir, ['batch']);
   try {
     const batches = await cli.batch.list({ limit: o.limit ?? 50 });
     if (o.json) console.log(JSON.stringify(batches));

@@ -5,9 +5,9 @@ import { BATCH_GROUP } from '../groups';
 import { BATCH_EXIT_HELP } from './output';
 /** The actions, loaded when a command runs. */
 const actions = () => import('./actions');
-import { ID_ARGUMENT, intervalOption } from './parse';
+import { ID_ARGUMENT } from './parse';
 import { rerunCommands, startCommand } from './run-commands';
-import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+import { dataDirOption, intervalOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
 /** `sluice batch status ID`. */
 function statusCommand(batch: Command, exit: ExitState): void {

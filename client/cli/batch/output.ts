@@ -1,5 +1,6 @@
 /** How the batch commands show batches to people: exit codes, the status table, the one-line progress. */
-import { BATCH_OUTCOMES, type BatchState } from '../../../contracts';
+import { type BatchState } from '../../../contracts';
+import { BATCH_OUTCOMES } from '../../../contracts/names/batch';
 import { type BatchView } from '../../batch';
 import { failedCount } from '../../batch-status';
 import { EXIT_CODES } from '../exit-codes';

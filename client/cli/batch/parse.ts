@@ -1,5 +1,5 @@
-/** What the batch commands share: the id argument, --interval, argument parsers (USD, priority, deadline, seconds) and the library's defaults shown in help. */
-import { InvalidArgumentError, Option } from 'commander';
+/** What the batch commands share: the id argument, argument parsers (USD, priority, deadline) and the library's defaults shown in help (--interval: ../options). */
+import { InvalidArgumentError } from 'commander';
 import { BatchOptions } from '../../../contracts';
 
 /** The library's defaults, shown in help. */
@@ -30,16 +30,4 @@ export const parseDeadline = (raw: string): number => {
   if (ms <= Date.now()) throw new InvalidArgumentError('is in the past');
   return ms;
 };
-export const parseSeconds = (raw: string): number => {
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError('must be a positive number of seconds');
-  return n;
-};
-
 export const ID_ARGUMENT = ['<id>', 'the batch: batch/<id> or <id>'] as const;
-/** `--interval S` of the commands that watch a batch. */
-export const intervalOption = () =>
-  new Option('--interval <s>', 'seconds between progress lines when not on a terminal (and JSON lines with --json)')
-    .argParser(parseSeconds)
-    .default(5);

@@ -1,8 +1,8 @@
 /** The batch subcommands that start a run of the batch workflow: `sluice batch start FILE` and `sluice batch rerun ID` (registered by commands.ts). */
 import { type Command, Option } from 'commander';
 import { BATCH_EXIT_HELP } from './output';
-import { DEFAULTS, ID_ARGUMENT, intervalOption, parseCost, parseDeadline, parsePrice, parsePriority } from './parse';
-import { dataDirOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+import { DEFAULTS, ID_ARGUMENT, parseCost, parseDeadline, parsePrice, parsePriority } from './parse';
+import { dataDirOption, intervalOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 
 /** The actions, loaded when a command runs. */
 const actions = () => import('./actions');

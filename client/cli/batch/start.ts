@@ -8,9 +8,8 @@ import { batchInput, isS3Location } from '../../../results/batch/locations';
 import { batchLocationRefusal, batchRoots } from '../../../results/batch/roots';
 import { isStoreError } from '../../../results/errors';
 import { resultsUrlOf } from '../../../config/settings';
-import { parseS3Url } from '../../../results/store/open';
+import { parseS3Url } from '../../../results/store/s3-url';
 import { watchOptions, type WatchFlags } from './actions';
-import { watchBatch } from './progress';
 import { connectCli } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
@@ -89,7 +88,7 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   const refusal =
     roots && batchLocationRefusal({ source: file, outDir }, batchRoots(roots, resultsUrlOf(settings.config)));
   if (refusal) throw new UsageError(refusal);
-  const cli = await connectCli(o.dataDir, settings);
+  const cli = await connectCli(o.dataDir, ['batch', 'service'], settings);
   try {
     const endpointId = await endpointArg(cli, o.endpoint);
     const workflowId = await cli.batch
@@ -107,7 +106,7 @@ export async function start(file: string, o: StartOptions): Promise<number> {
       console.log(
         `started ${workflowId} on endpoint ${endpointId}; results in ${outDir}\n(Ctrl-C stops watching, not the batch)`,
       );
-    return await watchBatch(cli.batch, workflowId, watchOptions(o));
+    return await (await import('./progress')).watchBatch(cli.batch, workflowId, watchOptions(o));
   } finally {
     await cli.close();
   }

@@ -1,7 +1,7 @@
 /** What each job command does (commands.ts registers them): `sluice run`, `status`, `cancel`, `result`. */
 import { readFileSync } from 'node:fs';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { jobWorkflowId } from '../../../contracts';
+import { jobWorkflowId } from '../../../contracts/names/job';
 import { failureType } from '../../failures';
 import { type JobClient } from '../../job';
 import { connectCli, withExisting } from '../context';
@@ -54,12 +54,12 @@ export async function run(o: RunOptions): Promise<number> {
   const input = parseInput(o.input);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, o.endpoint);
-  const cli = await connectCli(o.dataDir, settings);
+  const cli = await connectCli(o.dataDir, ['job', 'service'], settings);
   try {
     const endpointId = await endpointArg(cli, o.endpoint);
     let workflowId: string;
     try {
-      workflowId = await cli.sluice.start({
+      workflowId = await cli.job.start({
         ...(o.id ? { id: o.id } : {}),
         endpointId,
         input,
@@ -91,7 +91,7 @@ export async function run(o: RunOptions): Promise<number> {
       return EXIT_CODES.ok;
     }
     if (!o.json) console.log(`started ${workflowId} on endpoint ${endpointId}`);
-    return await watch(cli.sluice, workflowId, { json: o.json ?? false, stream: o.stream ?? false });
+    return await watch(cli.job, workflowId, { json: o.json ?? false, stream: o.stream ?? false });
   } finally {
     await cli.close();
   }
@@ -109,7 +109,7 @@ const withJob = (
   rawId: string,
   o: IdOptions,
   fn: (sluice: JobClient, id: string) => Promise<number>,
-): Promise<number> => withExisting(o.dataDir, jobWorkflowId(rawId), 'job', (cli) => cli.sluice, fn);
+): Promise<number> => withExisting(o.dataDir, jobWorkflowId(rawId), 'job', 'job', fn);
 
 export const status = (rawId: string, o: IdOptions) =>
   withJob(rawId, o, async (sluice, id) => {

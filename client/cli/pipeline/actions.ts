@@ -41,7 +41,7 @@ const withPipeline = (
   rawId: string,
   o: { dataDir: string },
   fn: (pipeline: PipelineClient, id: string) => Promise<number>,
-): Promise<number> => withExisting(o.dataDir, pipelineWorkflowId(rawId), 'pipeline', (cli) => cli.pipeline, fn);
+): Promise<number> => withExisting(o.dataDir, pipelineWorkflowId(rawId), 'pipeline', 'pipeline', fn);
 
 /**
  * Shows the pipeline until it ends (its progress and a line per stage every `intervalMs`; with
@@ -169,7 +169,7 @@ export const results = (rawId: string, o: IdOptions) =>
   });
 
 export const list = async (o: IdOptions): Promise<number> => {
-  const cli = await connectCli(o.dataDir);
+  const cli = await connectCli(o.dataDir, ['pipeline']);
   try {
     const pipelines = await cli.pipeline.list({ limit: o.limit ?? 50 });
     if (o.json) console.log(JSON.stringify(pipelines));

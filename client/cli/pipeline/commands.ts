@@ -1,10 +1,18 @@
 /** The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|rerun|results|list` — registered on the program by main. */
 import { type Command, Option } from 'commander';
-import { BATCH_UPDATES } from '../../../contracts';
+import { BATCH_UPDATES } from '../../../contracts/names/batch';
 import { PIPELINE_EXIT_HELP } from './output';
 import { registerRerunCommands } from './rerun-commands';
-import { intervalOption } from '../batch/parse';
-import { dataDirOption, jsonOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
+
+import {
+  dataDirOption,
+  intervalOption,
+  jsonOption,
+  lazyAction,
+  parsePositiveInt,
+  withExit,
+  type ExitState,
+} from '../options';
 
 /** The actions, loaded when a command runs. */
 const validating = () => import('./validate');

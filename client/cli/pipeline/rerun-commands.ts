@@ -1,7 +1,7 @@
 /** `sluice pipeline rerun ID`, and the same command under the name `retry-failed` (hidden, as `sluice batch` has it); registered by commands.ts. */
 import { type Command, Option } from 'commander';
-import { intervalOption } from '../batch/parse';
-import { dataDirOption, lazyAction, withExit, type ExitState } from '../options';
+
+import { dataDirOption, intervalOption, lazyAction, withExit, type ExitState } from '../options';
 import { PIPELINE_EXIT_HELP } from './output';
 
 const actions = () => import('./actions');

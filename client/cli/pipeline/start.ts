@@ -32,7 +32,7 @@ export async function startCommand(file: string, inputs: string, o: PipelineStar
   const settings = resolveSettings(o.dataDir);
   const id = pipelineIdOf(pipelineWorkflowId(o.id ?? randomUUID()));
   const outDir = o.out ?? join(o.dataDir, 'pipelines', id);
-  const cli = await connectCli(o.dataDir, settings);
+  const cli = await connectCli(o.dataDir, ['pipeline', 'service'], settings);
   try {
     const workflowId = await cli.pipeline
       .start({

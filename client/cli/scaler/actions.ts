@@ -22,7 +22,7 @@ async function withScaler(
   o: ScalerFlags,
   fn: (scaler: ScalerClient, endpointId: string) => Promise<number>,
 ): Promise<number> {
-  const cli = await connectCli(o.dataDir);
+  const cli = await connectCli(o.dataDir, ['scaler', 'service']);
   try {
     const endpointId = await endpointArg(cli, endpoint, (id) => cli.scaler.exists(id));
     if (!(await cli.scaler.exists(endpointId)))
@@ -55,7 +55,7 @@ export async function start(endpoint: string, o: ScalerFlags & ScalerStartFlags)
   const config = scalerConfigOf(o);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, endpoint);
-  const cli = await connectCli(o.dataDir, settings);
+  const cli = await connectCli(o.dataDir, ['scaler', 'service'], settings);
   try {
     const endpointId = await endpointArg(cli, endpoint);
     const workflowId = await cli.scaler.start(endpointId, config).catch((err: unknown) => {

@@ -1,5 +1,8 @@
 /** What each `sluice scaler schedule add|list|pause|resume|delete` command does: scheduled scale up/down of an endpoint, as Temporal Schedules (schedule-commands.ts registers them). */
 import type { CliContext } from '../context';
+
+/** What the schedule commands connect with. */
+type ScheduleCli = CliContext<'scaler' | 'service'>;
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
 import { schedulesTable, whenText } from './output';
@@ -27,13 +30,13 @@ export interface AddFlags extends Flags {
 }
 
 /** Connects, runs `fn`, maps the schedules' errors to usage errors (exit 2), closes on every path. */
-async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>): Promise<number> {
+async function withSchedules(o: Flags, fn: (cli: ScheduleCli) => Promise<number>): Promise<number> {
   // Loaded here: the schedule commands' definitions (schedule-commands.ts) read VERBS and EXIT_HELP.
   const [{ connectCli }, { ScalerScheduleError }] = await Promise.all([
     import('../context'),
     import('../../scaler-schedules'),
   ]);
-  const cli = await connectCli(o.dataDir);
+  const cli = await connectCli(o.dataDir, ['scaler', 'service']);
   try {
     return await fn(cli);
   } catch (err) {
@@ -45,7 +48,7 @@ async function withSchedules(o: Flags, fn: (cli: CliContext) => Promise<number>)
 }
 
 /** The endpoint's id; one that no longer exists is still found by its schedules. */
-const endpointOf = async (cli: CliContext, endpoint: string) =>
+const endpointOf = async (cli: ScheduleCli, endpoint: string) =>
   (await import('../endpoint-arg')).endpointArg(
     cli,
     endpoint,
@@ -94,7 +97,7 @@ export async function list(endpoint: string | undefined, o: Flags): Promise<numb
 }
 
 interface VerbSpec {
-  apply: (cli: CliContext, endpointId: string, name: string) => Promise<unknown>;
+  apply: (cli: ScheduleCli, endpointId: string, name: string) => Promise<unknown>;
   done: string;
   summary: string;
   json: string;

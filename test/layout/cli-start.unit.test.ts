@@ -1,0 +1,52 @@
+/**
+ * What the `sluice` command loads before it answers (issue 23: the CLI answers at once): the
+ * program's definitions (`--version`, `--help`, every command's parsing) load commander alone, and
+ * a `status` or `list` loads Temporal's client but neither the AWS SDK, the service's HTTP
+ * client, OpenTelemetry's SDK nor JSONata. Read from the sources' value imports (./load-closure);
+ * the times are measured in bench/cli/start.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadedWith } from './load-closure';
+import { code, sourceFiles } from './source-tree';
+
+const files = sourceFiles([
+  'contracts',
+  'common',
+  'platform-api',
+  'results',
+  'workflows',
+  'config',
+  'client',
+  'console',
+]);
+
+/** The packages loaded with all of `entries` (a command's action and the client modules it loads). */
+const packagesOf = (...entries: string[]): string[] =>
+  [...new Set(entries.flatMap((e) => [...loadedWith(e, files, code).packages]))].sort();
+
+/** What no status or list command needs. */
+const HEAVY =
+  /^(@aws-sdk\/|@opentelemetry\/|@temporalio\/interceptors-opentelemetry$|undici$|jsonata$|cli-progress$|yaml$)/;
+
+describe('what the CLI loads', () => {
+  it('defines every command with commander alone: --version and --help load no client, schema or SDK', () => {
+    expect(packagesOf('client/cli/main.ts')).toEqual(['commander']);
+  });
+
+  it('runs `status` with the Temporal client and the job client only', () => {
+    const loaded = packagesOf('client/cli/job/actions.ts', 'client/cli/context.ts', 'client/job.ts');
+    expect(loaded).toContain('@temporalio/client');
+    expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
+  });
+
+  it('runs `batch status` and `batch list` with the Temporal client and the batch client only', () => {
+    const loaded = packagesOf('client/cli/batch/actions.ts', 'client/cli/context.ts', 'client/batch.ts');
+    expect(loaded).toContain('@temporalio/client');
+    expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
+  });
+
+  it('opens a results store without the AWS SDK (loaded at an s3:// store’s first use)', () => {
+    expect(packagesOf('results/store/open.ts').filter((p) => p.startsWith('@aws-sdk/'))).toEqual([]);
+    expect(packagesOf('results/store/s3-client.ts')).toContain('@aws-sdk/client-s3');
+  });
+});

@@ -175,7 +175,9 @@ export class WebhookHub implements CompletionHub {
     remember(this.handled, k);
     const started = Date.now();
     try {
-      if (target.kind === 'batch') await this.o.inbox?.put(run, record);
+      // A batch URL names its input: a step matches the job to it even before the /run answer came.
+      const claim = target.index !== undefined ? { i: target.index, a: target.attempt } : undefined;
+      if (target.kind === 'batch') await this.o.inbox?.put(run, record, claim);
       else await this.complete(target, record, retries, k);
     } catch (err) {
       this.handled.delete(k); // not handled: the service's next try is no replay

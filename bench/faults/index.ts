@@ -19,6 +19,7 @@ import { eventually } from '../../test/helpers/platform';
 import { counters, load1 } from '../multi/procs';
 import { exactness, type Exactness } from './exactness';
 import { ROWS, specOf, type FaultRow } from './rows';
+import { timeline, type Timeline } from './timeline';
 import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
 
 const { values } = parseArgs({
@@ -47,7 +48,10 @@ interface Run {
   timedOut: boolean;
   applied: Record<string, number>;
   queueCalls: number;
+  /** The 429s the daemon met, by operation (its counter: each attempt). */
+  limited: Record<string, number>;
   exact: Exactness;
+  timeline?: Timeline;
 }
 
 /** Runs the batch once on a fresh platform (spec `spec`) and daemon; `row` says what else happens. */
@@ -102,11 +106,13 @@ async function measure(
     await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
     await kills;
     const exact = { exact: false, problems: ['stopped at the timeout'] };
-    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, exact };
+    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, limited: {}, exact };
   }
   const killError = await kills;
   if (killError) throw killError;
   const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
+  const limited = await counters(daemon.metricsUrl(), 'sluice_http_rate_limited_total').catch(() => ({}));
+  const tl = timeline(outDir, t0);
   return {
     key,
     spec,
@@ -114,7 +120,9 @@ async function measure(
     timedOut: false,
     applied: { ...platform.applied },
     queueCalls: Object.values(calls).reduce((a, b) => a + b, 0),
+    limited,
     exact: exactness(outDir, N, await platformJobCounts(platform)),
+    ...(tl ? { timeline: tl } : {}),
   };
 }
 
@@ -139,7 +147,7 @@ async function killMidRun(
   await platform.killAndRestart();
 }
 
-function line(r: Run, free: Run, row?: FaultRow): Record<string, string | number | boolean> {
+function line(r: Run, free: Run, row?: FaultRow): Record<string, unknown> {
   const ratio = r.wallMs / free.wallMs;
   const time = r.timedOut ? `> ${Math.round(TIMEOUT_MS / 1000)} s` : `${(r.wallMs / 1000).toFixed(1)} s`;
   return {
@@ -152,6 +160,8 @@ function line(r: Run, free: Run, row?: FaultRow): Record<string, string | number
     applied: Object.entries(r.applied)
       .map(([k, v]) => `${k} ${v}`)
       .join(', '),
+    // Where the time went (JSON only): 429s the daemon met, when the inputs were sent, the tail.
+    ...(values.json ? { daemon429s: r.limited, timeline: r.timeline } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { EndpointInput, EndpointView, MyEndpoints, PodTemplate, type SaveTemplateInput } from '../contracts';
 import { BadRequestError, InvalidResponseError, isPlatformApiError, type PlatformApiErrorContext } from './errors';
 import { Envelope, errorOf } from './graphql-errors';
-import { HttpCore } from './http';
+import { HttpCore, type HttpCoreOptions } from './http';
 import { withRetry, type RetryOptions } from './retry';
 import { parseResponse } from './validate';
 
@@ -56,7 +56,7 @@ const DataCenterView = z.looseObject({
 });
 
 /** Options of {@link GraphqlClient}. */
-export interface GraphqlClientOptions {
+export interface GraphqlClientOptions extends Pick<HttpCoreOptions, 'onRateLimited'> {
   /** The GraphQL URL, e.g. `http://127.0.0.1:8080/graphql` or `https://api.runpod.io/graphql`. */
   url: string;
   /** Sent as `Authorization: Bearer <key>` (the platform and the service also take `?api_key=`). */

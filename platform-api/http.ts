@@ -44,6 +44,21 @@ export interface HttpCoreOptions {
   keepAliveTimeout?: number;
   /** Use this dispatcher instead of an own pool; it is not closed by {@link HttpCore.close}. */
   dispatcher?: Dispatcher;
+  /**
+   * Told of every 429 answer, each attempt of a call on its own (a 429 retried, or waited out by
+   * the rate budget, is told too): what metrics count as "429s met".
+   * @default undefined (not told)
+   */
+  onRateLimited?: (e: RateLimitedEvent) => void;
+}
+
+/** A 429 answer, as {@link HttpCoreOptions.onRateLimited} is told of it. */
+export interface RateLimitedEvent {
+  /** The operation of the request (e.g. `run`, `status`, a GraphQL operation). */
+  operation: string;
+  endpointId?: string;
+  /** The answer's `Retry-After`, ms, when it gave one. */
+  retryAfterMs?: number;
 }
 
 /** One request. `body` is already-encoded JSON so callers can measure it before sending. */
@@ -140,6 +155,7 @@ export class HttpCore {
   private readonly ownsDispatcher: boolean;
   private readonly authorization: string;
   private readonly timeoutMs: number;
+  private readonly onRateLimited: HttpCoreOptions['onRateLimited'];
 
   constructor(opts: HttpCoreOptions) {
     const u = new URL(opts.baseUrl);
@@ -148,6 +164,7 @@ export class HttpCore {
     this.authorization = (opts.authStyle ?? 'bearer') === 'bearer' ? `Bearer ${opts.apiKey}` : opts.apiKey;
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.ownsDispatcher = opts.dispatcher === undefined;
+    this.onRateLimited = opts.onRateLimited;
     this.dispatcher =
       opts.dispatcher ??
       new Pool(u.origin, { connections: opts.connections ?? 64, keepAliveTimeout: opts.keepAliveTimeout ?? 4_000 });
@@ -192,6 +209,7 @@ export class HttpCore {
       const err = errorForStatus(res.statusCode, body, req.ctx);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
       if (retryAfterMs !== undefined) Object.assign(err, { retryAfterMs });
+      if (res.statusCode === 429) this.toldRateLimited(req.ctx, retryAfterMs);
       throw err;
     } catch (e) {
       if (isPlatformApiError(e)) throw e;
@@ -200,6 +218,15 @@ export class HttpCore {
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private toldRateLimited(ctx: PlatformApiErrorContext, retryAfterMs: number | undefined): void {
+    const e: RateLimitedEvent = { operation: ctx.operation ?? 'request', endpointId: ctx.endpointId, retryAfterMs };
+    try {
+      this.onRateLimited?.(e);
+    } catch {
+      // An observer's failure is not the request's.
     }
   }
 

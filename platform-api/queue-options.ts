@@ -1,6 +1,6 @@
 /** The options of the queue client: of the client, of each call and of submissions, and the names of its operations. */
 import { type Dispatcher } from 'undici';
-import { type AuthStyle } from './http';
+import { type AuthStyle, type HttpCoreOptions } from './http';
 import { type RateBudget, type RateBudgetOptions } from './rate-budget';
 import { type RetryEvent, type RetryOptions } from './retry';
 
@@ -9,7 +9,7 @@ export type QueueOperation =
   'run' | 'runsync' | 'status' | 'status-sync' | 'stream' | 'cancel' | 'retry' | 'purge-queue' | 'health';
 
 /** Options of the queue client (`QueueClient`, ./queue-client). */
-export interface QueueClientOptions {
+export interface QueueClientOptions extends Pick<HttpCoreOptions, 'onRateLimited'> {
   /** Queue base URL including `/v2`, e.g. `http://127.0.0.1:8080/v2` or `https://api.runpod.ai/v2`. */
   baseUrl: string;
   apiKey: string;

@@ -17,7 +17,7 @@ import {
   type PodIncludes,
 } from '../contracts';
 import { BadRequestError, type PlatformApiErrorContext } from './errors';
-import { HttpCore, type HttpRequest } from './http';
+import { HttpCore, type HttpCoreOptions, type HttpRequest } from './http';
 import { withRetry, type RetryOptions } from './retry';
 import { parseResponse, segment } from './validate';
 
@@ -38,7 +38,7 @@ export type RestOperation =
   | 'deleteEndpoint';
 
 /** Options of {@link RestClient}. */
-export interface RestClientOptions {
+export interface RestClientOptions extends Pick<HttpCoreOptions, 'onRateLimited'> {
   /** REST base URL including `/v1`, e.g. `http://127.0.0.1:8080/v1` or `https://rest.runpod.io/v1`. */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <key>`. */

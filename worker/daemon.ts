@@ -16,7 +16,14 @@ import { StoreInbox } from '../results/batch/store-inbox';
 import { PriorityBoard } from '../activities/batch/priority-board';
 import { type ObjectStore } from '../results/store/object-store';
 import { checkConditionalWrites, openResultsStore } from '../results/store/open';
-import { GraphqlClient, QueueClient, RateBudget, RestClient, type RateBudgetOptions } from '../platform-api';
+import {
+  GraphqlClient,
+  QueueClient,
+  RateBudget,
+  RestClient,
+  type RateBudgetOptions,
+  type RateLimitedEvent,
+} from '../platform-api';
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { resultsUrlOf } from '../config/settings';
@@ -125,21 +132,26 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
 
   // One budget per daemon: every batch step and job activity of every workflow submits through it.
   const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
+  // Every 429 the daemon meets is counted, each attempt (calls retry theirs inside the client).
+  const onRateLimited = (e: RateLimitedEvent): void => metrics.rateLimited(e.operation);
   const queue = new QueueClient({
     baseUrl: config.SLUICE_QUEUE_URL,
     apiKey: config.SLUICE_API_KEY,
     rateBudget: budget,
+    onRateLimited,
   });
   const rest = new RestClient({
     baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL),
     apiKey: config.SLUICE_API_KEY,
     retry: { maxAttempts: 2 },
+    onRateLimited,
   });
   const price = endpointPrice(rest);
   // The scaler reads and writes bounds over GraphQL (saveEndpoint).
   const graphql = new GraphqlClient({
     url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL),
     apiKey: config.SLUICE_API_KEY,
+    onRateLimited,
   });
   const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config, dataConverter);
   const client = o.client ?? own!.client;

@@ -120,7 +120,14 @@ export class DaemonMetrics implements ActivityMetrics {
 
   httpCall(operation: string, outcome: string): void {
     this.calls.inc({ operation, outcome });
-    if (outcome === 'RATE_LIMITED') this.limited.inc({ operation });
+  }
+
+  /**
+   * A 429 answer of the service, told by the clients' HTTP core for every attempt: a call whose
+   * 429s were retried (or that was abandoned while it waited them out) ends `ok` or not at all.
+   */
+  rateLimited(operation: string): void {
+    this.limited.inc({ operation });
   }
 
   remoteJobFinished(status: string, via: string): void {

@@ -175,8 +175,13 @@ export class WebhookHub implements CompletionHub {
     remember(this.handled, k);
     const started = Date.now();
     try {
+      // A batch URL names its input: a step matches the job to it even before the /run answer came;
+      // not a job another submission's answer named (the URL's own binding is checked above).
+      const own = this.batches.get(run, target.index ?? -1, target.attempt) === record.id;
+      const claimable = target.index !== undefined && (own || !this.batches.hasJob(record.id));
+      const claim = claimable ? { i: target.index!, a: target.attempt } : undefined;
       if (target.kind === 'batch') {
-        await this.o.inbox?.put(run, record);
+        await this.o.inbox?.put(run, record, claim);
         // Its binding is done with (a failed job may be retried under the same URL: kept until it completes).
         if (record.status === 'COMPLETED') this.batches.delete(run, target.index ?? -1, target.attempt);
       } else await this.complete(target, record, retries, k);

@@ -30,6 +30,8 @@ const BOUND_BATCH_JOBS = 100_000;
  */
 export class BatchBindings {
   private readonly jobs = new Map<string, string>();
+  /** How many submissions each job is bound to (one, but for a service ignoring idempotency keys). */
+  private readonly ids = new Map<string, number>();
 
   private static key(run: RunScope, index: number, attempt: number): string {
     return `${runKey(run)}\u0000${index}#${attempt}`;
@@ -37,9 +39,24 @@ export class BatchBindings {
 
   set(run: RunScope, index: number, attempt: number, remoteJobId: string): void {
     const k = BatchBindings.key(run, index, attempt);
-    this.jobs.delete(k);
-    if (this.jobs.size >= BOUND_BATCH_JOBS) this.jobs.delete(this.jobs.keys().next().value!);
+    this.forget(k);
+    if (this.jobs.size >= BOUND_BATCH_JOBS) this.forget(this.jobs.keys().next().value!);
     this.jobs.set(k, remoteJobId);
+    this.ids.set(remoteJobId, (this.ids.get(remoteJobId) ?? 0) + 1);
+  }
+
+  /** Whether a submission's answer named job `id` (then no other URL may claim it). */
+  hasJob(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  private forget(k: string): void {
+    const id = this.jobs.get(k);
+    if (id === undefined) return;
+    this.jobs.delete(k);
+    const n = (this.ids.get(id) ?? 1) - 1;
+    if (n > 0) this.ids.set(id, n);
+    else this.ids.delete(id);
   }
 
   get(run: RunScope, index: number, attempt: number): string | undefined {

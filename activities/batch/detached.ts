@@ -8,10 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { runKey } from '../../contracts/names';
 import { type JobSubmission, type RunScope } from '../../contracts';
-import { type ObjectStore } from '../../results/store/object-store';
-import { batchKeys } from '../../contracts/names';
-import { type Journaled, type Submitted, type Submitter } from './submitter';
-import { type LineRef, type StepResult, type Submitting } from './types';
+import { type Submitted, type Submitter } from './submitter';
+import { type LineRef, type Submitting } from './types';
 
 /** How long a step waits at its end for its unanswered submissions, ms (then they are handed on). */
 export const PATIENCE_MS = 250;
@@ -21,7 +19,7 @@ export const DETACHED_MS = 10_000;
 export const GRACE_MS = 2000;
 
 /** What a detached call came to: answered, refused for good, never sent (deferred), or abandoned / failed (lost). */
-type Settled = { id: string; dup?: boolean } | { error: string } | 'deferred' | 'lost';
+export type Settled = { id: string; dup?: boolean } | { error: string } | 'deferred' | 'lost';
 
 interface Entry {
   settled?: Settled;
@@ -88,6 +86,8 @@ export interface StepSendsDeps {
 /** The first submissions of one step: sent in lanes, and at its end waited for briefly, then handed on. */
 export class StepSends {
   private readonly open = new Map<number, LineRef>();
+  /** Inputs whose job its webhook made known before the call answered (their answer changes nothing). */
+  private readonly byHook = new Set<number>();
   private readonly running: Promise<void>[] = [];
   private ended = false;
   /** Abandons this step's calls still unanswered; every lane's call listens to it (no listener cap: they are bounded by the lanes). */
@@ -136,6 +136,20 @@ export class StepSends {
     });
   }
 
+  /**
+   * This step's submissions still unanswered whose job's webhook came (its URL names the input:
+   * `jobs`, input to job id): answered by it, not handed on; the call's own answer comes to nothing.
+   */
+  byWebhook(jobs: Map<number, string>): void {
+    for (const [i, id] of jobs) {
+      const ref = this.open.get(i);
+      if (!ref || this.ended) continue;
+      this.open.delete(i);
+      this.byHook.add(i);
+      this.d.record(ref, this.d.sub.bound(i, 1, id));
+    }
+  }
+
   private async send(ref: LineRef, body: JobSubmission): Promise<void> {
     const { sub } = this.d;
     if (this.ended) return this.settle(ref, undefined); // never sent: a later step sends it
@@ -149,6 +163,7 @@ export class StepSends {
       }
       r = 'lost';
     }
+    if (this.byHook.has(ref.i)) return;
     if (!this.ended) {
       this.open.delete(ref.i);
       this.d.record(ref, r as Submitted);
@@ -159,6 +174,8 @@ export class StepSends {
   }
 
   private settle(ref: LineRef, r: Submitted | 'lost'): void {
+    // Settled already (a later step matched its job by webhook): the answer comes to nothing.
+    if (this.d.detach!.get(this.d.run, ref.i) !== undefined) return;
     const s: Settled =
       r === 'lost'
         ? 'lost'
@@ -169,47 +186,6 @@ export class StepSends {
             : { id: r.id, ...(r.dup ? { dup: true } : {}) };
     if (typeof s === 'object' && 'id' in s) this.d.answered(s.id);
     this.d.detach!.settle(this.d.run, ref.i, s);
-  }
-}
-
-/**
- * Reports the earlier submissions whose answer is known now: from this daemon's memory when it runs
- * the call, else from the sending step's journal; a call abandoned, failed, or not journaled by its
- * deadline (its daemon died) comes back deferred, to be sent again with the same idempotency key.
- */
-export async function reportSubmitting(
-  store: ObjectStore,
-  run: RunScope,
-  sg: Submitting[],
-  res: StepResult,
-  detach: DetachedSubmissions | undefined,
-  answered: (id: string) => void,
-): Promise<void> {
-  const journals = new Map<number, Map<number, Journaled>>();
-  const journal = async (q: number) => {
-    let j = journals.get(q);
-    if (!j) {
-      const lines = (await store.lines(batchKeys.submitJournal(run, q))) as Journaled[];
-      journals.set(q, (j = new Map(lines.filter((x) => x.a === 1).map((x) => [x.i, x]))));
-    }
-    return j;
-  };
-  for (const x of sg) {
-    const ref: LineRef = { i: x.i, o: x.o, l: x.l, ...(x.k !== undefined ? { k: x.k } : {}) };
-    let s: Settled | undefined;
-    if (detach && x.dm === detach.id) {
-      s = detach.get(run, x.i);
-      // Its abort did not end it in time (should not happen): lost, and a late answer is ignored.
-      if (s === undefined && Date.now() >= x.dl + GRACE_MS) detach.settle(run, x.i, (s = 'lost'));
-    } else {
-      const hit = (await journal(x.q)).get(x.i);
-      if (hit) answered(hit.id);
-      s = hit ? { id: hit.id, ...(hit.dup ? { dup: true } : {}) } : Date.now() >= x.dl + GRACE_MS ? 'lost' : undefined;
-    }
-    if (s === undefined) continue; // still running
-    if (s === 'lost' || s === 'deferred') res.deferred.push(ref);
-    else if ('error' in s) res.rejected.push({ i: x.i, error: s.error });
-    else res.submitted.push({ ...ref, id: s.id, ...(s.dup ? { dup: true } : {}) });
   }
 }
 

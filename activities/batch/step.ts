@@ -17,7 +17,8 @@ import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
 import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
 import { Submitter, type Submitted } from './submitter';
-import { StepSends, reportSubmitting } from './detached';
+import { StepSends } from './detached';
+import { claimedJobs, reportSubmitting } from './submitting';
 import { type JobSubmission } from '../../contracts';
 import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from './types';
 
@@ -69,11 +70,14 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;
   await awaitFinished(inbox, req, waitMs, finished, wake);
   if (inbox instanceof SteadyPoll) inbox.stop();
-  // Its own submissions still unanswered are handed on; earlier ones answered since are reported.
+  // Submissions whose job's webhook came before their answer are answered by it (the URL names the
+  // input); the step's own still unanswered are handed on; earlier ones answered since are reported.
+  const claims = claimedJobs(finished);
+  s.sends.byWebhook(claims);
   const sg = await s.sends.end();
   if (sg.length > 0) res.sg = sg;
   if (deps.detached) res.dm = deps.detached.id;
-  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered);
+  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
   if (inbox instanceof SteadyPoll) inbox.sync();
   res.completions = await collected(store, req, finished);
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);

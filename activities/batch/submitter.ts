@@ -114,6 +114,11 @@ export class Submitter {
     }
   }
 
+  /** A first submission whose job is known before its call answered (its webhook came): journaled as answered. */
+  bound(i: number, a: number, id: string): Journaled {
+    return this.known(i, a) ?? this.record({ i, a, id, how: 'submit' });
+  }
+
   /** `/retry` of a finished job (attempt `a`); `refused` when the service will not (expired, wrong state). */
   async retry(i: number, id: string, a: number): Promise<'done' | 'refused' | 'limited'> {
     if (this.known(i, a)) return 'done';

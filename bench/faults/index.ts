@@ -21,6 +21,7 @@ import { counters, load1 } from '../multi/procs';
 import { exactness, type Exactness } from './exactness';
 import { ROWS, specOf, type FaultRow } from './rows';
 import { rowLine, within, type RowRun } from './report';
+import { sendsOf, type Sends } from './sends';
 import { Marks, timeline, type Mark } from './timeline';
 import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
 
@@ -54,6 +55,10 @@ interface Run {
   exact: Exactness;
   /** With --timeline: the kills and the workflow's stalls, in seconds from the start. */
   timeline?: Mark[];
+  /** The 429s the daemon met, by operation (its counter: each attempt). */
+  limited: Record<string, number>;
+  /** When the inputs were sent, and the tail after the last (from the results). */
+  sends?: Sends;
 }
 
 const runOf = (r: Run): RowRun => ({ ...r, problems: r.exact.problems });
@@ -112,11 +117,13 @@ async function measure(
     await env.client.workflow.getHandle(id).terminate('bench/faults: past --timeout');
     await kills;
     const exact = { exact: false, problems: ['stopped at the timeout'] };
-    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, exact };
+    return { key, spec, wallMs, timedOut: true, applied: { ...platform.applied }, queueCalls: -1, limited: {}, exact };
   }
   const killError = await kills;
   if (killError) throw killError;
   const calls = await counters(daemon.metricsUrl(), 'sluice_http_calls_total').catch(() => ({}));
+  const limited = await counters(daemon.metricsUrl(), 'sluice_http_rate_limited_total').catch(() => ({}));
+  const sends = sendsOf(outDir, t0);
   return {
     ...(values.timeline ? { timeline: await timeline(env.client, id, t0, marks.list) } : {}),
     key,
@@ -125,6 +132,8 @@ async function measure(
     timedOut: false,
     applied: { ...platform.applied },
     queueCalls: Object.values(calls).reduce((a, b) => a + b, 0),
+    limited,
+    ...(sends ? { sends } : {}),
     exact: exactness(outDir, N, await platformJobCounts(platform)),
   };
 }
@@ -185,6 +194,8 @@ async function main(): Promise<void> {
       out.push({
         ...rowLine(runOf(r), runOf(free), TIMEOUT_MS, row),
         spec: r.spec || (row.unreachable ? 'SLUICE_PUBLIC_URL=closed port' : ''),
+        // Where the time went (JSON only): 429s the daemon met, when the inputs were sent, the tail.
+        ...(values.json ? { daemon429s: r.limited, sends: r.sends } : {}),
       });
       if (!values.json) console.error(out.at(-1));
       for (const m of r.timeline ?? []) console.error(`  ${row.key} +${m.atS.toFixed(1)} s  ${m.what}`);

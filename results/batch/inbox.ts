@@ -6,10 +6,22 @@
  */
 import { type JobRecord, type RunScope } from '../../contracts';
 
+/**
+ * The submission a webhook's URL speaks for (input `i`, attempt `a`: worker/webhook-url.ts), kept
+ * with the job's record: a step matches a job to its input by it before the `/run` answer came.
+ */
+export interface InboxClaim {
+  i: number;
+  a: number;
+}
+
+/** A finished job's record as the inbox keeps it, with the claim of the URL it came to. */
+export type InboxRecord = JobRecord & { claim?: InboxClaim };
+
 /** One step's view of a run's inbox. */
 export interface InboxReader {
   /** Every record received since the last finished step (each once in this step). */
-  take(): Promise<JobRecord[]>;
+  take(): Promise<InboxRecord[]>;
   /** Resolves once `min` records wait (after a short linger for stragglers), after `ms`, or on abort. */
   wait(min: number, ms: number, signal?: AbortSignal): Promise<void>;
   /** How far this step has read: kept with the step's result (as `inboxAt`), where the next step starts. */
@@ -27,6 +39,6 @@ export interface BatchInbox {
 
 /** The inbox as the webhook receiver sees it. */
 export interface InboxReceiver {
-  /** A finished job of a batch run (a webhook call): resolves once it is kept (durably). */
-  put(run: RunScope, record: JobRecord): Promise<void>;
+  /** A finished job of a batch run (a webhook call to the URL of `claim`): resolves once it is kept (durably). */
+  put(run: RunScope, record: JobRecord, claim?: InboxClaim): Promise<void>;
 }

@@ -10,7 +10,14 @@ import { type JobRecord, type RunScope } from '../../contracts';
 import { batchKeys, runKey } from '../../contracts/names';
 import { allKeys, type ObjectStore } from '../store/object-store';
 import { GroupAppender } from '../store/group-appender';
-import { type BatchInbox, type InboxPosition, type InboxReader, type InboxReceiver } from './inbox';
+import {
+  type BatchInbox,
+  type InboxClaim,
+  type InboxPosition,
+  type InboxReader,
+  type InboxReceiver,
+  type InboxRecord,
+} from './inbox';
 
 /** Options of {@link StoreInbox}; durations in ms. */
 export interface StoreInboxOptions {
@@ -47,8 +54,8 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
   }
 
   /** A finished job of a batch run (a webhook call): resolves once it is durable in the store. */
-  async put(run: RunScope, record: JobRecord): Promise<void> {
-    await this.appender.append(batchKeys.inboxLog(run, this.daemonId), record);
+  async put(run: RunScope, record: JobRecord, claim?: InboxClaim): Promise<void> {
+    await this.appender.append(batchKeys.inboxLog(run, this.daemonId), claim ? { ...record, claim } : record);
     for (const w of this.waiters.get(runKey(run)) ?? []) w();
   }
 
@@ -86,7 +93,7 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
 const LOOK_BACK = 8;
 
 class Reader implements InboxReader {
-  private readonly buffered = new Map<string, JobRecord>();
+  private readonly buffered = new Map<string, InboxRecord>();
   private logs: string[] = [];
   private listedAt = 0;
   private dirty = true;
@@ -97,7 +104,7 @@ class Reader implements InboxReader {
     private readonly at: InboxPosition,
   ) {}
 
-  async take(): Promise<JobRecord[]> {
+  async take(): Promise<InboxRecord[]> {
     // What a wait just read is not read again: the logs are listed at most every pollMs.
     await this.refresh();
     const out = [...this.buffered.values()];
@@ -160,7 +167,7 @@ class Reader implements InboxReader {
       this.logs.map(async (key) => {
         const { lines, at } = await store.tail(key, this.at[key] ?? 0);
         this.at[key] = at;
-        for (const r of lines as JobRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
+        for (const r of lines as InboxRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
       }),
     );
   }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchKeys } from '../../contracts/names';
-import { DetachedSubmissions, GRACE_MS, reportSubmitting } from '../../activities/batch/detached';
+import { DetachedSubmissions, GRACE_MS } from '../../activities/batch/detached';
+import { claimedJobs, reportSubmitting } from '../../activities/batch/submitting';
 import { emptyStepResult, type Submitting } from '../../activities/batch/types';
 import { openResultsStore } from '../../results/store/open';
 
@@ -69,5 +70,24 @@ describe('reportSubmitting', () => {
     expect(answered).toEqual(['j1']); // polled soon: its webhook may have been taken already
     // Its daemon died (or abandoned it) and nothing was journaled: sent again later, same idempotency key.
     expect(res.deferred).toEqual([{ i: 3, o: 30, l: 10 }]);
+  });
+
+  it('a job whose webhook came to its URL before the answer is answered by it (attempt 1 only); its late answer changes nothing', async () => {
+    const d = new DetachedSubmissions();
+    for (const i of [1, 2]) d.hold(run, i);
+    const claims = claimedJobs([
+      { id: 'j1', status: 'COMPLETED', claim: { i: 1, a: 1 } },
+      { id: 'j9', status: 'COMPLETED', claim: { i: 2, a: 2 } }, // a retry's: not a first submission
+      { id: 'j7', status: 'COMPLETED' }, // no claim (an older daemon's record)
+    ]);
+    expect([...claims]).toEqual([[1, 'j1']]);
+    const answered: string[] = [];
+    const res = emptyStepResult();
+    await reportSubmitting(store(), run, [open(1, d.id), open(2, d.id)], res, d, (id) => answered.push(id), claims);
+    expect(res.submitted).toEqual([{ i: 1, o: 10, l: 10, id: 'j1' }]);
+    expect(answered).toEqual([]); // finished already: not polled
+    d.settle(run, 1, 'lost'); // the call's own end, later
+    expect(d.get(run, 1)).toEqual({ id: 'j1' });
+    expect(d.get(run, 2)).toBeUndefined(); // still open
   });
 });

@@ -79,4 +79,9 @@ export const idempotencyKey = (scope: string, index: number, attempt: number): s
 export const BATCH_PATCHES = {
   /** A step may end before its slow submissions answer; the ledger holds them as *submitting*. */
   detachedSubmissions: 'batch-detached-submissions',
+  /**
+   * A closed feed whose rows left may not be submitted (a pipeline's stop, a deadline, a cost cap)
+   * ends the batch, its rows NOT_SUBMITTED, as a file does; before, the batch waited for the feed.
+   */
+  closedFeedStops: 'batch-closed-feed-stops',
 } as const;

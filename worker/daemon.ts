@@ -27,6 +27,8 @@ import {
 import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
 import { createLogger } from '../common/logger';
 import { resultsUrlOf } from '../config/settings';
+import { type BatchState } from '../contracts';
+import { BATCH_QUERIES } from '../contracts/names';
 import { type DaemonConfig } from './config';
 import { ConfigError } from '../config/errors';
 import { payloadDataConverter } from '../config/payload-keys';
@@ -201,7 +203,12 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
       ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
       ...createScaleWindowActivities({ client, graphql }),
       ...createInputActivities(),
-      ...createPipelineActivities({ store, roots, queue }),
+      ...createPipelineActivities({
+        store,
+        roots,
+        queue,
+        batchSpend: async (id) => (await client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state)).spend,
+      }),
     },
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,

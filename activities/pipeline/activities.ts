@@ -26,6 +26,25 @@ export interface PipelineActivityDeps {
   queue?: Pick<QueueMethods, 'health'>;
   /** Where pipelines may read and write (SLUICE_BATCH_ROOTS, as batches); without it, anywhere the daemon can reach. */
   roots?: BatchRoots;
+  /** A batch's spend (USD) as its state says it (the batch's own accounting); without it a pipeline's `maxCost` sees no spend. */
+  batchSpend?: (batchId: string) => Promise<number>;
+}
+
+/** How long the stages' batches may take to tell their spend before the step goes on without it, ms. */
+const SPEND_TIMEOUT_MS = 5000;
+
+/** The sum of the stages' spend; undefined when a batch did not answer in time (the workflow keeps what it knew). */
+async function stagesSpend(
+  ask: (batchId: string) => Promise<number>,
+  stages: PipelineStepRequest['stages'],
+): Promise<number | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), SPEND_TIMEOUT_MS)));
+  const all = Promise.all(stages.map((s) => ask(s.run.workflowId))).then(
+    (spends) => spends.reduce((a, b) => a + b, 0),
+    () => undefined,
+  );
+  return Promise.race([all, late]).finally(() => clearTimeout(timer));
 }
 
 const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
@@ -62,7 +81,9 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** One step of the pipeline (activities/pipeline/step.ts). */
     async pipelineStep(req: PipelineStepRequest): Promise<PipelineStepResult> {
       check(req);
-      return pipelineStep(store, req, beat({ seq: req.seq }));
+      const res = await pipelineStep(store, req, beat({ seq: req.seq }));
+      const spend = req.spend && deps.batchSpend ? await stagesSpend(deps.batchSpend, req.stages) : undefined;
+      return spend !== undefined ? { ...res, spend } : res;
     },
     /** Writes the output files. */
     async finishPipeline(req: PipelineFinishRequest): Promise<PipelineFinishResult> {

@@ -7,6 +7,7 @@ import { type PipelineResultLine, type PipelineState, type RunScope } from '../.
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { segmentLines, writeCounted } from '../../results/batch/outcomes';
 import { type ObjectStore } from '../../results/store/object-store';
+import { forgetEnded } from './forget';
 import { specOf } from './plan';
 import { type Cursor } from './types';
 
@@ -46,6 +47,7 @@ export async function finishPipeline(
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+  await forgetEnded(store, req.run, req.seq, beat);
   const input = batchInput(req.source);
   const out = outputStore(req.outDir);
   let notSubmitted = 0;

@@ -2,9 +2,8 @@
  * The start of a pipeline's run: the input is checked and counted, the definition kept for the
  * steps, and each stage's batch input made: an open feed under `<out>/stages/<name>/`, read as
  * bodies (a row carries the stage's policy), with the stage's batch options and the pipeline's
- * deadline. The pipeline's `maxCost` is not passed on: a stage stopped by its own cost cap would
- * hold its inputs (its feed stays open while the pipeline reads) until the file is read; a cap over
- * the sum of the stages is still to come (docs/pipelines.md).
+ * deadline. The pipeline's `maxCost` is not passed on: it caps the sum of the stages' spend, which
+ * the pipeline workflow enforces itself (workflows/pipeline/workflow.ts).
  */
 import { pipelineKeys, stageDirs } from '../../contracts/names';
 import { BatchWorkflowInput, type RunScope } from '../../contracts';
@@ -53,6 +52,7 @@ export async function openPipeline(
         inputFormat: 'body',
         ...(s.keyPath !== undefined ? { keyPath: s.keyPath } : {}),
         ...(s.keyLimit !== undefined ? { keyLimit: s.keyLimit } : {}),
+        ...(s.pricePerHour !== undefined ? { pricePerHour: s.pricePerHour } : {}),
         ...(def.deadline !== undefined ? { deadline: def.deadline } : {}),
       },
     });

@@ -10,6 +10,7 @@ import { appendFeedSegment, feedLineReader } from '../../results/batch/feed';
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
 import { advance, settle, stageEnding, type Ending } from './advance';
+import { forgetEnded } from './forget';
 import { planOf, specOf } from './plan';
 import {
   stageOutcomeOf,
@@ -108,6 +109,8 @@ export async function pipelineStep(
   if (dead.length > 0) writes.push(store.putLines(pipelineKeys.deadLetter(req.run, req.seq), dead));
   await Promise.all(writes);
   await inBatches([...contexts.values()], 32, (c) => store.put(pipelineKeys.context(req.run, c.index), c));
+  // The step before is recorded: the contexts of the inputs it ended are read no more.
+  await forgetEnded(store, req.run, req.seq, beat);
 
   return {
     stages: def.stages.map((_, k) => {

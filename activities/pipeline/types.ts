@@ -37,6 +37,8 @@ export interface PipelineStepRequest extends PipelineRunRef {
   stopped?: string;
   /** Wait up to this long for a new outcome segment when there is nothing to read. */
   waitMs: number;
+  /** Ask the stages' batches their spend (a pipeline with `maxCost`). */
+  spend?: boolean;
 }
 
 /** What a step did to one stage. */
@@ -55,6 +57,8 @@ export interface PipelineStepResult {
   read?: { cursor: Cursor; eof: boolean; lines: number };
   /** Inputs that ended in this step, by final status. */
   ended: Partial<Record<PipelineOutcomeStatus, number>>;
+  /** The sum of the stages' batches' spend (USD), when asked and every batch answered. */
+  spend?: number;
 }
 
 /** A row of a stage's feed: the job's body, and which input (and element of an `each`) it is for. */

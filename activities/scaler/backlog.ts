@@ -1,11 +1,13 @@
 /**
  * The scaler's pull of batch backlogs: lists the batch workflows running on Temporal and queries
- * each one's `batchState` (remaining work, average job time, deadline). One scan serves every
- * scaler of the daemon (cached for the age the caller accepts) and queries at most `limit` batches.
+ * each one's `batchState` (remaining work, average job time, deadline); a pipeline's stage batch
+ * also counts the inputs not yet fed to it (its pipeline's `pipelineState`). One scan serves every
+ * scaler of the daemon (cached for the age the caller accepts) and queries at most `limit` batches
+ * (and as many pipelines).
  */
 import { type Client } from '@temporalio/client';
-import { type BatchState } from '../../contracts';
-import { BATCH_QUERIES, WORKFLOW_TYPES } from '../../contracts/names';
+import { type BatchState, type PipelineState } from '../../contracts';
+import { BATCH_QUERIES, PIPELINE_QUERIES, WORKFLOW_TYPES } from '../../contracts/names';
 
 /** Options of {@link backlogScanner}. */
 export interface BacklogScanOptions {
@@ -43,6 +45,23 @@ export interface BacklogScan {
 
 /** Visibility query of the running batches (the dev server's SQLite visibility supports it, as does Temporal Cloud's). */
 export const RUNNING_BATCHES = `WorkflowType = '${WORKFLOW_TYPES.batch}' AND ExecutionStatus = 'Running'`;
+export const RUNNING_PIPELINES = `WorkflowType = '${WORKFLOW_TYPES.pipeline}' AND ExecutionStatus = 'Running'`;
+
+/**
+ * The inputs a running pipeline has not fed to each stage yet, by the stage's batch id: the lines
+ * not read, and the inputs at an earlier stage. Each counts as one job (a `when` may skip it, an
+ * `each` make several): an estimate, as a batch's remaining is. None once it stopped submitting.
+ */
+export function pipelineUpstream(s: PipelineState): Map<string, number> {
+  const up = new Map<string, number>();
+  if (s.phase !== 'running' && s.phase !== 'paused') return up;
+  let before = s.stopped !== undefined ? 0 : Math.max(0, (s.counts.total ?? s.counts.read) - s.counts.read);
+  for (const st of s.stages) {
+    if (before > 0) up.set(st.batchId, before);
+    before += s.stopped !== undefined ? 0 : st.active;
+  }
+  return up;
+}
 
 /** A batch's backlog from its state; undefined when it submits nothing more (cancelling, finishing, done). */
 export function backlogOf(source: string, s: BatchState): PulledBacklog | undefined {
@@ -76,25 +95,37 @@ export function backlogScanner(
   let last: BacklogScan | undefined;
   let running: Promise<BacklogScan> | undefined;
 
-  const scan = async (): Promise<BacklogScan> => {
-    const at = Date.now();
+  /** The running workflows of `query` (at most `limit`), and whether more ran. */
+  const listRunning = async (query: string): Promise<{ ids: string[]; truncated: boolean }> => {
     const ids: string[] = [];
-    let truncated = false;
-    for await (const w of client.workflow.list({ query: RUNNING_BATCHES, pageSize: limit + 1 })) {
+    for await (const w of client.workflow.list({ query, pageSize: limit + 1 })) {
       if (ids.includes(w.workflowId)) continue;
-      if (ids.length >= limit) {
-        truncated = true;
-        break;
-      }
+      if (ids.length >= limit) return { ids, truncated: true };
       ids.push(w.workflowId);
     }
-    const answers = await Promise.allSettled(
-      ids.map((id) => within(client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state), queryTimeoutMs)),
-    );
+    return { ids, truncated: false };
+  };
+  const ask = <T>(ids: string[], query: string) =>
+    Promise.allSettled(ids.map((id) => within(client.workflow.getHandle(id).query<T>(query), queryTimeoutMs)));
+
+  const scan = async (): Promise<BacklogScan> => {
+    const at = Date.now();
+    const [{ ids, truncated }, pipelines] = await Promise.all([
+      listRunning(RUNNING_BATCHES),
+      listRunning(RUNNING_PIPELINES),
+    ]);
+    const [answers, stages] = await Promise.all([
+      ask<BatchState>(ids, BATCH_QUERIES.state),
+      ask<PipelineState>(pipelines.ids, PIPELINE_QUERIES.state),
+    ]);
+    // A stage's batch: the rows fed and not done, and the inputs its pipeline has not fed it yet.
+    const upstream = new Map<string, number>();
+    for (const p of stages)
+      if (p.status === 'fulfilled') for (const [id, n] of pipelineUpstream(p.value)) upstream.set(id, n);
     const batches: PulledBacklog[] = [];
     answers.forEach((a, i) => {
       const b = a.status === 'fulfilled' ? backlogOf(ids[i]!, a.value) : undefined;
-      if (b) batches.push(b);
+      if (b) batches.push({ ...b, remaining: b.remaining + (upstream.get(b.source) ?? 0) });
     });
     return {
       at,

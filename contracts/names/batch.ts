@@ -81,4 +81,9 @@ export const BATCH_PATCHES = {
   detachedSubmissions: 'batch-detached-submissions',
   /** An open feed's batch refills its window from the feed within a step, also when caught up with it. */
   feedRefill: 'batch-feed-refill',
+  /**
+   * A closed feed whose rows left may not be submitted (a pipeline's stop, a deadline, a cost cap)
+   * ends the batch, its rows NOT_SUBMITTED, as a file does; before, the batch waited for the feed.
+   */
+  closedFeedStops: 'batch-closed-feed-stops',
 } as const;

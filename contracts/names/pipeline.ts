@@ -16,6 +16,12 @@ export const stageBatchId = (pipelineId: string, stage: string): string =>
   `batch/pipeline/${pipelineIdOf(pipelineId)}/${stage}`;
 
 export const PIPELINE_QUERIES = { state: 'pipelineState' } as const;
+
+/** `patched()` ids of the pipeline workflow's changes (docs/orchestrator.md, "Changing the workflow safely"). */
+export const PIPELINE_PATCHES = {
+  /** `maxCost` enforced over the stages' spend: once reached, every stage's batch is told to stop submitting. */
+  costCap: 'pipeline-cost-cap',
+} as const;
 export const PIPELINE_UPDATES = { pause: 'pausePipeline', resume: 'resumePipeline' } as const;
 
 /**

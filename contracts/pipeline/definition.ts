@@ -39,7 +39,8 @@ export const StageName = z
  * The batch's options that make sense per stage, with the batch's schemas and defaults:
  * `concurrency` (jobs of this stage in flight, default 50), `keyPath` + `keyLimit` (here a path
  * into the stage's job input), `priority` (default 5), `retry` (the job retry options), `policy`
- * (the jobs' execution policy) and `completion` (`webhook` or `poll`, default webhook).
+ * (the jobs' execution policy), `completion` (`webhook` or `poll`, default webhook) and
+ * `pricePerHour` (the spend estimate's price; default the endpoint's worker `costPerHr`).
  */
 const STAGE_OPTIONS_FROM_BATCH = {
   concurrency: true,
@@ -49,6 +50,7 @@ const STAGE_OPTIONS_FROM_BATCH = {
   retry: true,
   policy: true,
   completion: true,
+  pricePerHour: true,
 } as const;
 
 /** One stage: every input (or every element of its `each`) becomes one job on `endpoint`. */

@@ -118,5 +118,9 @@ export const PipelineState = z.strictObject({
   endedAt: z.number().optional(),
   runs: z.number().int(),
   outDir: z.string(),
+  /** The sum of the stages' estimated spend (USD) the pipeline last knew; kept only with a `maxCost`. */
+  spend: z.number().optional(),
+  /** Why it submits no more, once it stopped: `cost-cap`, `deadline`, cancelled. */
+  stopped: z.string().optional(),
 });
 export type PipelineState = z.infer<typeof PipelineState>;

@@ -173,6 +173,13 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     }
   }
 
+  async delete(key: string): Promise<void> {
+    count(this.stats, 'unlink');
+    await unlink(this.path(key)).catch((err: unknown) => {
+      if (!isCode(err, 'ENOENT')) throw err;
+    });
+  }
+
   async close(): Promise<void> {}
 
   protected override writeValue(key: string, text: string): Promise<OutputRef> {

@@ -70,6 +70,9 @@ export class LazyStore implements ObjectStore {
   async readRange(key: string, offset: number, length: number): Promise<Buffer> {
     return (await this.store()).readRange(key, offset, length);
   }
+  async delete(key: string): Promise<void> {
+    return (await this.store()).delete(key);
+  }
   /** Closes the store if it was loaded (an unused one holds nothing). */
   async close(): Promise<void> {
     if (this.loading) await (await this.loading).close();

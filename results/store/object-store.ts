@@ -82,6 +82,8 @@ export interface ObjectStore {
   size(key: string): Promise<number>;
   /** `length` bytes of the value `key` from byte `offset` (fewer at its end); `NOT_FOUND` when absent. */
   readRange(key: string, offset: number, length: number): Promise<Buffer>;
+  /** Removes the value `key` (not a log's parts); nothing when it is absent. */
+  delete(key: string): Promise<void>;
   /** Releases connections (S3); the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * concurrent appenders never overwrite each other and nothing is read-modified-written.
  */
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -164,6 +165,13 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
       if (statusOf(err) === 416) return Buffer.alloc(0);
       throw err;
     }
+  }
+
+  async delete(key: string): Promise<void> {
+    // S3 answers 204 for a key that holds nothing.
+    await this.send('DeleteObject', (c) =>
+      c.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.name(key) })),
+    );
   }
 
   async close(): Promise<void> {

@@ -47,6 +47,8 @@ describe('submitBlockers', () => {
     ['before the deadline', { deadline: NOW + 1 }, 0, []],
     ['at the deadline', { deadline: NOW }, 0, ['deadline']],
     ['all three', { paused: true, maxCost: 1, deadline: NOW - 1 }, 2, ['paused', 'cost-cap', 'deadline']],
+    ["its feeder's stop (a pipeline's cost cap)", { stop: 'cost-cap' }, 0, ['cost-cap']],
+    ['its own cost cap and the same stop: once', { maxCost: 1, stop: 'cost-cap' }, 1, ['cost-cap']],
   ];
   it.each(rows)('%s', (_name, c, spend, why) => {
     expect(submitBlockers(controls(c), spend, NOW)).toEqual(why);

@@ -1,4 +1,5 @@
 /** Pipeline test helpers: a real stack with a pipeline client, result lines checked one per input. */
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { PipelineClient } from '../../client/pipeline';
@@ -35,4 +36,14 @@ export function pipelineResults(outDir: string, count: number): Map<number, Pipe
   if (missing.length > 0) throw new Error(`no result for indices ${missing.slice(0, 10).join(', ')}`);
   if (byIndex.size !== count) throw new Error(`${byIndex.size} result lines for ${count} inputs`);
   return byIndex;
+}
+
+/** The keys a pipeline's runs keep in a local results store under `sub` (`context`, `steps`), every run. */
+export function pipelineStoreKeys(resultsDir: string, pipelineId: string, sub: string): string[] {
+  const root = join(resultsDir, encodeURIComponent(`pipeline/${pipelineId.replace(/^pipeline\//, '')}`));
+  if (!existsSync(root)) throw new Error(`no records of pipeline ${pipelineId} in ${resultsDir}`);
+  return readdirSync(root).flatMap((run) => {
+    const dir = join(root, run, sub);
+    return existsSync(dir) ? readdirSync(dir).map((f) => `${run}/${sub}/${f}`) : [];
+  });
 }

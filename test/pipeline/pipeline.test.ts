@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inputFile, mixedEndpoint, platformJobs, readJsonl } from '../batch/helpers';
-import { pipelineResults, pipelineStack } from './helpers';
+import { pipelineResults, pipelineStack, pipelineStoreKeys } from './helpers';
 
 describe('pipeline workflow', () => {
   const ctx = pipelineStack();
@@ -94,5 +94,8 @@ describe('pipeline workflow', () => {
     expect(readJsonl(join(outDir, 'stages', 'final.jsonl'))).toHaveLength(went);
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toEqual([]);
     expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({ phase: 'done' });
+    // The store keeps no input's context (nor a step's plan) once the input ended: it does not grow with the file.
+    expect(pipelineStoreKeys(ctx.s.resultsDir, id, 'context')).toEqual([]);
+    expect(pipelineStoreKeys(ctx.s.resultsDir, id, 'steps')).toEqual([]);
   }, 180_000);
 });

@@ -99,6 +99,18 @@ describe.each([
       expect(await code(s.put(bad, 1)), bad).toBe('INVALID_KEY');
   });
 
+  it('deletes a value (listed no more), and deleting a key that holds nothing is no error', async () => {
+    const s = open('deletes');
+    await s.put('run/context/1.json', { i: 1 });
+    await s.put('run/context/2.json', { i: 2 });
+    await s.delete('run/context/1.json');
+    await s.delete('run/context/1.json');
+    await s.delete('run/context/never.json');
+    expect(await s.find('run/context/1.json')).toBeUndefined();
+    expect((await s.list('run/context/')).entries.map((e) => e.key)).toEqual(['run/context/2.json']);
+    expect(await code(s.delete('../up'))).toBe('INVALID_KEY');
+  });
+
   it('reads back lines written whole and lines appended, and a write is visible to another client once it resolves', async () => {
     const s = open('lines');
     await s.putLines('seg.jsonl', [{ i: 0 }, null, 'two', undefined]);

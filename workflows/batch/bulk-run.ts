@@ -76,6 +76,7 @@ export function feedTo(r: BulkRun, f: BatchFeed): void {
     closed: r.feed.closed || f.closed,
   };
   r.total = r.feed.lines;
+  if (f.stop !== undefined) r.controls.stop = f.stop;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface Controls {
   keyLimit?: number;
   maxCost?: number;
   deadline?: number;
+  /** A stop its parent sent with the feed (a pipeline's cost cap over every stage): it submits no more. */
+  stop?: WaitReason;
 }
 
 /** The controls a batch starts with: its options'. */
@@ -40,10 +42,15 @@ export function configure(c: Controls, change: BatchConfigure): void {
 export function submitBlockers(c: Controls, spend: number, now: number): WaitReason[] {
   const why: WaitReason[] = [];
   if (c.paused) why.push('paused');
-  if (c.maxCost !== undefined && spend >= c.maxCost) why.push('cost-cap');
+  if (costCapReached(c.maxCost, spend)) why.push('cost-cap');
   if (c.deadline !== undefined && now >= c.deadline) why.push('deadline');
+  if (c.stop !== undefined && !why.includes(c.stop)) why.push(c.stop);
   return why;
 }
+
+/** The cost cap's rule, for a batch and a pipeline alike: spend (USD, {@link spendOf}) has reached it. */
+export const costCapReached = (maxCost: number | undefined, spend: number): boolean =>
+  maxCost !== undefined && spend >= maxCost;
 
 /** The estimated spend (USD) of `execMs` of execution at `pricePerHour` per worker-hour; 0 without a price. */
 export const spendOf = (execMs: number, pricePerHour: number | undefined): number =>

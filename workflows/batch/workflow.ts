@@ -111,7 +111,9 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
     const canSubmit = !controls.cancelling && submitBlockers(controls, bulkSpend(r), now).length === 0;
     const moreToSubmit = canSubmit && (!ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0);
     if (!moreToSubmit && holding(ledger) === 0 && ledger.finals.length === 0) {
-      if (open && !controls.cancelling) {
+      // A closed feed whose rows left may not be submitted (a stop, a deadline, a cost cap) ends as a file does.
+      const stoppedFeed = !canSubmit && r.feed?.closed === true && patched(BATCH_PATCHES.closedFeedStops);
+      if (open && !controls.cancelling && !stoppedFeed) {
         // Caught up with the feed: wait for it to grow or close (or for a control).
         const before = JSON.stringify([r.feed, controls]);
         r.waiting = controls.paused ? ['paused'] : ['feed'];

@@ -4,8 +4,11 @@
  * continue-as-new, and its state query. Pure.
  */
 import { pipelineIdOf } from '../../contracts/names';
-import type { PipelineState, PipelineWorkflowInput, RunScope } from '../../contracts';
+import type { PipelineState, PipelineWorkflowInput, RunScope, WaitReason } from '../../contracts';
 import type { Cursor, PipelineStepResult } from '../../activities/pipeline/activities';
+
+/** Why a pipeline stopped submitting once its `maxCost` was reached: the batch's own wait reason. */
+export const COST_CAP: WaitReason = 'cost-cap';
 
 /** One stage: its batch's run, its feed's end, the last outcome segment read, and its inputs. */
 export interface StageRun {
@@ -33,8 +36,10 @@ export interface PipelineCarry {
   startedAt: number;
   runs: number;
   paused: boolean;
-  /** Why it submits no more (cancelled, deadline); inputs that would go on end NOT_SUBMITTED. */
+  /** Why it submits no more (cancelled, deadline, cost-cap); inputs that would go on end NOT_SUBMITTED. */
   stopped?: string;
+  /** The stages' spend as the last step that asked found it (a pipeline with `maxCost`). */
+  spend?: number;
 }
 
 export interface PipelineRun extends PipelineCarry {
@@ -88,6 +93,7 @@ export function applyStep(r: PipelineCarry, res: PipelineStepResult): void {
     r.byStatus[status] = (r.byStatus[status] ?? 0) + n;
     r.done += n;
   }
+  if (res.spend !== undefined) r.spend = Math.max(r.spend ?? 0, res.spend);
 }
 
 /** The state query (and, at the end, the summary). */
@@ -111,5 +117,7 @@ export function pipelineState(r: PipelineRun): PipelineState {
     ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
     runs: r.runs,
     outDir: r.input.outDir,
+    ...(r.spend !== undefined ? { spend: r.spend } : {}),
+    ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),
   };
 }

@@ -6,7 +6,7 @@ import { ParentClosePolicy, getExternalWorkflowHandle, log, startChild } from '@
 import { stageBatchId } from '../../contracts/names';
 import type { BatchWorkflowInput } from '../../contracts';
 import { batchWorkflow, feedSignal } from '../batch/workflow';
-import { stageDrained, type PipelineRun, type StageRun } from './run';
+import { COST_CAP, stageDrained, type PipelineRun, type StageRun } from './run';
 
 /** Starts each stage's batch. Abandoned on close: the pipeline ends its stages itself (closing their feeds, or cancelling them). */
 export async function startStages(r: PipelineRun, inputs: BatchWorkflowInput[]): Promise<void> {
@@ -26,12 +26,13 @@ export async function startStages(r: PipelineRun, inputs: BatchWorkflowInput[]):
   }
 }
 
-/** Tells a stage's batch how far its feed goes. */
-export async function feedStage(s: StageRun): Promise<void> {
+/** Tells a stage's batch how far its feed goes, and to submit no more once the pipeline's cost cap is reached. */
+export async function feedStage(r: PipelineRun, s: StageRun): Promise<void> {
   await getExternalWorkflowHandle(s.run.workflowId).signal(feedSignal, {
     lines: s.feed.line,
     bytes: s.feed.offset,
     closed: s.closed,
+    ...(r.stopped === COST_CAP ? { stop: COST_CAP } : {}),
   });
 }
 
@@ -41,7 +42,7 @@ export async function closeDrained(r: PipelineRun): Promise<void> {
     r.stages.map(async (s, k) => {
       if (s.closed || !stageDrained(r, k)) return;
       s.closed = true;
-      await feedStage(s);
+      await feedStage(r, s);
     }),
   );
 }

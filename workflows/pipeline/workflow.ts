@@ -10,17 +10,28 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { ACTIVITY_RETRY } from '../../contracts/retry-rule';
-import { pipelineRerunSource } from '../../contracts/names';
+import { PIPELINE_PATCHES, pipelineRerunSource } from '../../contracts/names';
 import type { PipelineState, PipelineWorkflowInput, RunScope } from '../../contracts';
 import type { PipelineActivities } from '../../activities/pipeline/activities';
+import { costCapReached } from '../batch/controls';
 import { cancelStages, closeDrained, feedStage, startStages } from './stages';
 import { pausePipelineUpdate, pipelineStateQuery, resumePipelineUpdate } from './messages';
-import { applyStep, carryOf, inFlight, newCarry, pipelineState, type PipelineCarry, type PipelineRun } from './run';
+import {
+  COST_CAP,
+  applyStep,
+  carryOf,
+  inFlight,
+  newCarry,
+  pipelineState,
+  type PipelineCarry,
+  type PipelineRun,
+} from './run';
 
 export { pausePipelineUpdate, pipelineStateQuery, resumePipelineUpdate } from './messages';
 
@@ -149,12 +160,17 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
       ...(reading ? { read: { from: r.cursor, max: Math.min(MAX_READ, room) } } : {}),
       ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),
       waitMs: WAIT_MS,
+      ...(def.maxCost !== undefined ? { spend: true } : {}),
     });
     applyStep(r, res);
     steps++;
+    // The cost cap (the batch's rule, over every stage's spend): read no more, and every stage's batch submits no more.
+    const capped =
+      r.stopped === undefined && costCapReached(def.maxCost, r.spend ?? 0) && patched(PIPELINE_PATCHES.costCap);
+    if (capped) r.stopped = COST_CAP;
     await Promise.all(
       r.stages.map(async (s, k) => {
-        if (s.feed.offset !== before[k]) await feedStage(s);
+        if (capped || s.feed.offset !== before[k]) await feedStage(r, s);
       }),
     );
   }

@@ -7,6 +7,7 @@ import { onCtrlC } from '../ctrl-c';
 import { EXIT_CODES } from '../exit-codes';
 import { UsageError } from '../errors';
 import { pipelineExitCode, pipelineView, progressText, statusText } from './output';
+import { pipelineBars } from './progress';
 
 export interface WatchFlags {
   json?: boolean;
@@ -50,16 +51,20 @@ const withPipeline = (
 export async function watchPipeline(
   pipeline: PipelineClient,
   id: string,
-  o: { json: boolean; intervalMs: number },
+  o: { json: boolean; intervalMs: number; tty?: boolean },
 ): Promise<number> {
   const ctrlC = onCtrlC();
+  // On a terminal: a bar for the inputs and one per stage, redrawn every poll (stderr); elsewhere lines every interval.
+  const bars = !o.json && (o.tty ?? Boolean(process.stderr.isTTY)) ? pipelineBars() : undefined;
   let last = 0;
   try {
     for (;;) {
       const v = await pipelineView(pipeline, id);
       if (ctrlC.pressed) break;
       const ended = v.workflowStatus !== 'RUNNING';
-      if (ended || Date.now() - last >= o.intervalMs) {
+      if (bars && v.state && !ended) bars.show(v.state);
+      else if (ended || Date.now() - last >= o.intervalMs) {
+        bars?.stop();
         if (o.json) console.log(JSON.stringify(v));
         else if (ended) console.log(statusText(v));
         else if (v.state) console.log(progressText(v.state));
@@ -68,9 +73,11 @@ export async function watchPipeline(
       if (ended) return pipelineExitCode(v);
       if (await ctrlC.pause(POLL_MS)) break;
     }
+    bars?.stop();
     console.error(`\nstopped watching; the pipeline keeps running. Re-attach: sluice pipeline watch ${id}`);
     return EXIT_CODES.interrupted;
   } finally {
+    bars?.stop();
     ctrlC.dispose();
   }
 }

@@ -101,7 +101,7 @@ ${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
 
   for (const [name, summary] of [
     ['status', 'inputs done and in flight, and per stage: inputs there, jobs done, in flight, rate, ETA, spend'],
-    ['watch', 'show a pipeline live until it ends, a line per stage'],
+    ['watch', 'show a pipeline live until it ends: a bar per stage on a terminal, else a line per stage'],
   ] as const) {
     const c = pipeline
       .command(name)

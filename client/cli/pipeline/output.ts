@@ -2,7 +2,7 @@
 import { type PipelineState } from '../../../contracts';
 import { type PipelineClient, type PipelineView } from '../../pipeline';
 import { EXIT_CODES } from '../exit-codes';
-import { duration, etaText, rateText } from '../batch/output';
+import { duration, etaText, rateText, spendText } from '../batch/output';
 
 /** Exit codes of the pipeline commands, for their help and docs. */
 export const PIPELINE_EXIT_HELP =
@@ -31,22 +31,36 @@ const byStatusText = (by: Record<string, number | undefined>): string =>
     .map(([k, n]) => `${k} ${n}`)
     .join(', ') || 'none yet';
 
-/** One line per stage: jobs done of fed, in flight, failed, rate, ETA, spend, and why it waits. */
+type StageState = PipelineState['stages'][number];
+
+/** A stage's jobs: done of fed, in flight, not completed, rate, ETA, spend, and why it waits (its line and its bar). */
+export function stageJobsText(st: StageState, now = Date.now()): string {
+  const b = st.batch;
+  if (!b) return `${st.fed} jobs fed`;
+  const failed = b.counts.done - (b.counts.byStatus.COMPLETED ?? 0);
+  const waiting = b.waiting.length ? ` (${b.waiting.join(', ')})` : '';
+  return `${b.counts.done}/${st.fed} jobs, ${b.counts.inFlight} in flight, ${failed} not completed, ${rateText(b.completeRate)}/s, ETA ${etaText(b, now)}, ${spendText(b.spend)}${waiting}`;
+}
+
+/** One line per stage: its inputs, its jobs, whether its feed is closed. */
 export function stageLines(s: PipelineState, now = Date.now()): string[] {
-  return s.stages.map((st) => {
-    const b = st.batch;
-    const jobs = b
-      ? `${b.counts.done}/${st.fed} jobs, ${b.counts.inFlight} in flight, ${b.counts.done - (b.counts.byStatus.COMPLETED ?? 0)} not completed, ${rateText(b.completeRate)}/s, ETA ${etaText(b, now)}, $${b.spend.toFixed(4)}${b.waiting.length ? ` (${b.waiting.join(', ')})` : ''}`
-      : `${st.fed} jobs fed`;
-    return `  ${st.name.padEnd(16)} ${String(st.active).padStart(6)} inputs here  ${jobs}${st.closed ? '  [feed closed]' : ''}`;
-  });
+  return s.stages.map(
+    (st) =>
+      `  ${st.name.padEnd(16)} ${String(st.active).padStart(6)} inputs here  ${stageJobsText(st, now)}${st.closed ? '  [feed closed]' : ''}`,
+  );
+}
+
+/** The inputs: done of total, in flight, by final status, the pipeline's spend and why it stopped. */
+export function inputsText(s: PipelineState, now = Date.now()): string {
+  const total = s.counts.total !== undefined ? `/${s.counts.total}` : '';
+  const spend = s.spend !== undefined ? `, ${spendText(s.spend)}` : '';
+  const stopped = s.stopped !== undefined ? `, stopped: ${s.stopped}` : '';
+  return `${s.counts.done}${total} inputs done, ${s.counts.inFlight} in flight [${byStatusText(s.counts.byStatus)}]${spend}${stopped}, ${duration((s.endedAt ?? now) - s.startedAt)}`;
 }
 
 /** The pipeline's progress: the inputs, then a line per stage. */
 export function progressText(s: PipelineState, now = Date.now()): string {
-  const total = s.counts.total !== undefined ? `/${s.counts.total}` : '';
-  const head = `${s.pipelineId} (${s.name}) ${s.phase}: ${s.counts.done}${total} inputs done, ${s.counts.inFlight} in flight [${byStatusText(s.counts.byStatus)}], ${duration((s.endedAt ?? now) - s.startedAt)}`;
-  return [head, ...stageLines(s, now)].join('\n');
+  return [`${s.pipelineId} (${s.name}) ${s.phase}: ${inputsText(s, now)}`, ...stageLines(s, now)].join('\n');
 }
 
 export function statusText(v: PipelineView): string {

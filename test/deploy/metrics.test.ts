@@ -58,16 +58,17 @@ describe('the metrics the dashboard and the alerts query', () => {
     });
     // A pipeline beside it: a sleep, then a stage that fails one input in 6 and skips one in 6 (its `when`).
     const pipelines = new PipelineClient({ client: s.env.client, resultsDir: s.resultsDir });
+    const pep = mixedEndpoint(s, 'metrics-pipe', 3); // its own endpoint: the platform's counts below are the batch's
     const piped = inputFile(Array.from({ length: 24 }, (_, i) => ({ i })));
     const pipelineId = await pipelines.start({
       id: 'metrics-p',
       definition: {
         name: 'metrics',
         stages: [
-          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 150, 'i': $.input.i }" },
+          { name: 'first', endpoint: pep, input: "{ 'kind': 'sleep', 'ms': 150, 'i': $.input.i }" },
           {
             name: 'second',
-            endpoint: ep,
+            endpoint: pep,
             when: '$.input.i % 6 != 5',
             input: "{ 'kind': $.input.i % 6 = 2 ? 'fail' : 'echo', 'i': $.input.i }",
             retry: { maxAttempts: 1 },

@@ -155,14 +155,14 @@ describe('the web console in a browser', () => {
   });
 
   it('lists a pipeline, shows its stages with counts on each, pauses it from its page, and groups its failures by stage and error type', async () => {
-    const lines = Array.from({ length: 60 }, (_, i) => ({ i }));
+    const lines = Array.from({ length: 80 }, (_, i) => ({ i }));
     const { file, dir } = inputFile(lines);
     await pipeline.start({
       id: 'console-p',
       definition: {
         name: 'two-stages',
         stages: [
-          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 200, 'i': $.input.i }" },
+          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 2000, 'i': $.input.i }" },
           {
             name: 'second',
             endpoint: ep,
@@ -194,24 +194,24 @@ describe('the web console in a browser', () => {
     expect(await page.locator('h1').innerText()).toContain('Pause: pipeline console-p');
     await page.click('button:text-is("Pause")');
     await page.waitForURL(`${url}/pipelines/console-p`);
-    expect((await pipeline.state('console-p')).phase).toBe('paused');
+    await eventually(async () => (await pipeline.state('console-p')).phase === 'paused', PATIENCE);
 
     await pipeline.resume('console-p');
     const end = await pipeline.result('console-p');
-    expect(end.counts.byStatus).toEqual({ COMPLETED: 51, FAILED: 3, SKIPPED: 6 });
+    expect(end.counts.byStatus).toEqual({ COMPLETED: 68, FAILED: 4, SKIPPED: 8 });
     await page.goto(`${url}/pipelines/console-p`);
     await expect
       .poll(() => page.locator('#pipeline-failures').innerText(), { timeout: PATIENCE })
       .toContain('bad input 3');
     const failures = await page.locator('#pipeline-failures').innerText();
-    expect(failures).toMatch(/second · \S+ \(3 inputs\)/);
+    expect(failures).toMatch(/second · \S+ \(4 inputs\)/);
     expect(failures).toContain('"i":3');
     // After the outcomes' pass the diagram counts the skipped inputs on their stage, the chart has the history.
     await page.reload();
     await expect
       .poll(() => page.locator('.stage[data-stage="second"]').innerText(), { timeout: PATIENCE })
-      .toMatch(/skipped\s+6/);
-    expect(await page.locator('.stage[data-stage="second"]').innerText()).toMatch(/failed\s+3/);
+      .toMatch(/skipped\s+8/);
+    expect(await page.locator('.stage[data-stage="second"]').innerText()).toMatch(/failed\s+4/);
     const points = (
       JSON.parse((await page.locator('#pipeline-chart').getAttribute('data-chart')) ?? '{}') as { x: number[] }
     ).x.length;

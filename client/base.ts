@@ -13,6 +13,33 @@ import { join } from 'node:path';
 import { type ObjectStore } from '../results/store/object-store';
 import { openResultsStore } from '../results/store/open';
 
+/** Temporal's visibility names of the statuses the lists filter on. */
+const VISIBILITY_STATUS: Record<string, string> = {
+  RUNNING: 'Running',
+  COMPLETED: 'Completed',
+  FAILED: 'Failed',
+  CANCELLED: 'Canceled',
+  TERMINATED: 'Terminated',
+  TIMED_OUT: 'TimedOut',
+};
+
+/** What the lists take: how many, a status (Temporal's name, RUNNING...), how many to skip first. */
+export interface ListOptions {
+  /** @default 100 */
+  limit?: number;
+  status?: string;
+  /** @default 0 */
+  skip?: number;
+}
+
+/** One workflow id as a list finds it (its latest run). */
+export interface ListedWorkflow {
+  workflowId: string;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
 export interface ClientOptions {
   client: Client;
   /**
@@ -64,6 +91,36 @@ export abstract class OrchestrationClient {
       if (err instanceof WorkflowNotFoundError) return false;
       throw err;
     }
+  }
+
+  /**
+   * Workflows of `type` in the order Temporal lists them, the latest run of each id once, those
+   * `keep` refuses left out before `skip` counts; at most `limit`.
+   */
+  protected async listLatest(
+    type: string,
+    o: ListOptions = {},
+    keep: (workflowId: string) => boolean = () => true,
+  ): Promise<ListedWorkflow[]> {
+    const limit = o.limit ?? 100;
+    const status =
+      o.status && VISIBILITY_STATUS[o.status] ? ` AND ExecutionStatus = '${VISIBILITY_STATUS[o.status]}'` : '';
+    const ids = new Set<string>();
+    const out: ListedWorkflow[] = [];
+    let skip = o.skip ?? 0;
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${type}'${status}` })) {
+      if (w.status.name === 'CONTINUED_AS_NEW' || ids.has(w.workflowId) || !keep(w.workflowId)) continue;
+      ids.add(w.workflowId);
+      if (skip > 0 && skip--) continue;
+      out.push({
+        workflowId: w.workflowId,
+        status: w.status.name,
+        startTime: w.startTime,
+        ...(w.closeTime ? { closeTime: w.closeTime } : {}),
+      });
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   /** The latest run of a workflow id (its records are keyed by the first run id of its chain). */

@@ -1,6 +1,7 @@
 /**
- * A batch's failed inputs grouped by error type: how many of each, and a few examples with their
- * error, remote job ids and input line. Streams the outcomes once, keeping only the examples.
+ * Failed inputs grouped by error type (a batch's, or a pipeline's by stage and error type): how many
+ * of each, and a few examples with their error, remote job ids and input line. Streams the outcomes
+ * once, keeping only the examples.
  */
 import { type BatchResultLine } from '../contracts';
 import { type BatchInput } from '../results/batch/locations';
@@ -16,8 +17,20 @@ export interface FailureExample {
   input?: string;
 }
 
-/** The failures of one error type (the outcome's errorType, else its status). */
+/** What grouping reads of one outcome: a batch's result line, or a pipeline's with its stage. */
+export type FailureLine = Pick<
+  BatchResultLine,
+  'index' | 'error' | 'errorType' | 'remoteJobIds' | 'attempts' | 'submittedAt'
+> & {
+  endedAt?: number;
+  status: string;
+  stage?: string;
+};
+
+/** The failures of one error type (the outcome's errorType, else its status), at one stage of a pipeline. */
 export interface FailureGroup {
+  /** The pipeline stage where these inputs stopped. */
+  stage?: string;
   type: string;
   count: number;
   examples: FailureExample[];
@@ -29,11 +42,13 @@ export interface GroupFailuresOptions {
   examples?: number;
   /** Outcomes that count as failures. @default everything but COMPLETED */
   failed?: (status: string) => boolean;
+  /** Sees every line, failed or not, as it streams by (the console's history of a batch: client/outcome-history.ts). */
+  seen?: (line: FailureLine) => void;
 }
 
 /** Groups `lines` by error type, largest group first, with up to `examples` examples each (input lines read from `input`). */
 export async function groupFailures(
-  lines: AsyncIterable<BatchResultLine>,
+  lines: AsyncIterable<FailureLine>,
   input: BatchInput | undefined,
   o: GroupFailuresOptions = {},
 ): Promise<FailureGroup[]> {
@@ -41,10 +56,13 @@ export async function groupFailures(
   const failed = o.failed ?? ((s: string) => s !== 'COMPLETED');
   const groups = new Map<string, FailureGroup>();
   for await (const l of lines) {
+    o.seen?.(l);
     if (!failed(l.status)) continue;
     const type = l.errorType ?? l.status;
-    let g = groups.get(type);
-    if (!g) groups.set(type, (g = { type, count: 0, examples: [] }));
+    const key = `${l.stage ?? ''}\u0000${type}`;
+    let g = groups.get(key);
+    if (!g)
+      groups.set(key, (g = { ...(l.stage !== undefined ? { stage: l.stage } : {}), type, count: 0, examples: [] }));
     g.count++;
     if (g.examples.length < keep)
       g.examples.push({

@@ -6,11 +6,12 @@ import { type BatchResultLine, type BatchState, type BatchWorkflowInputInit } fr
 import { BatchConfigure, BatchWorkflowInput } from '../contracts/batch';
 import { batchIdOf, batchWorkflowId } from '../contracts/names/batch';
 import { WORKFLOW_TYPES } from '../contracts/names/common';
+import { isStageBatchId } from '../contracts/names/pipeline';
 import { batchInput, isS3Location, openedInput, outputStore, valueLines } from '../results/batch/locations';
 import { outcomesSoFar } from '../results/batch/outcomes';
 import { mergedResults } from '../results/batch/rerun';
 import { parseS3Url } from '../results/store/s3-url';
-import { OrchestrationClient, type ClientOptions } from './base';
+import { OrchestrationClient, type ClientOptions, type ListOptions } from './base';
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';
 import {
@@ -20,16 +21,6 @@ import {
   pauseUpdate,
   resumeUpdate,
 } from '../workflows/batch/workflow';
-
-/** Temporal's visibility names of the statuses {@link BatchClient.list} filters on. */
-const VISIBILITY_STATUS: Record<string, string> = {
-  RUNNING: 'Running',
-  COMPLETED: 'Completed',
-  FAILED: 'Failed',
-  CANCELLED: 'Canceled',
-  TERMINATED: 'Terminated',
-  TIMED_OUT: 'TimedOut',
-};
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
@@ -191,28 +182,12 @@ export class BatchClient extends OrchestrationClient {
    * Batches in the order Temporal lists them, one per batch id (runs that continued as new are left out); at most
    * `limit`, after `skip` (paging), of one `status` when given (RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED,
    * TIMED_OUT). Temporal's visibility is eventually consistent: a batch just started may be missing.
+   * `stages: false` leaves out the batches of pipeline stages.
    */
-  async list(o: { limit?: number; status?: string; skip?: number } = {}): Promise<BatchListing[]> {
-    const limit = o.limit ?? 100;
-    const seen = new Map<string, BatchListing>();
-    const status =
-      o.status && VISIBILITY_STATUS[o.status] ? ` AND ExecutionStatus = '${VISIBILITY_STATUS[o.status]}'` : '';
-    const ids = new Set<string>();
-    let skip = o.skip ?? 0;
-    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.batch}'${status}` })) {
-      if (w.status.name === 'CONTINUED_AS_NEW' || ids.has(w.workflowId)) continue;
-      ids.add(w.workflowId);
-      if (skip > 0 && skip--) continue;
-      seen.set(w.workflowId, {
-        workflowId: w.workflowId,
-        batchId: batchIdOf(w.workflowId),
-        status: w.status.name,
-        startTime: w.startTime,
-        ...(w.closeTime ? { closeTime: w.closeTime } : {}),
-      });
-      if (seen.size >= limit) break;
-    }
-    return [...seen.values()];
+  async list(o: ListOptions & { stages?: boolean } = {}): Promise<BatchListing[]> {
+    const keep = o.stages === false ? (id: string) => !isStageBatchId(id) : undefined;
+    const listed = await this.listLatest(WORKFLOW_TYPES.batch, o, keep);
+    return listed.map((w) => ({ ...w, batchId: batchIdOf(w.workflowId) }));
   }
 
   /** True when a batch with this id exists. */

@@ -21,7 +21,7 @@ import {
 } from '../contracts';
 import { batchInput, isS3Location, outputStore, valueLines } from '../results/batch/locations';
 import { segmentLines } from '../results/batch/outcomes';
-import { OrchestrationClient, startInputOf, type ClientOptions } from './base';
+import { OrchestrationClient, startInputOf, type ClientOptions, type ListOptions } from './base';
 import { BatchClient } from './batch';
 import { rerunPipeline, type PipelineRerun } from './pipeline-rerun';
 import {
@@ -173,22 +173,10 @@ export class PipelineClient extends OrchestrationClient {
       yield line as PipelineResultLine;
   }
 
-  /** Pipelines in the order Temporal lists them (latest run of each id); at most `limit`. */
-  async list(o: { limit?: number } = {}): Promise<PipelineListing[]> {
-    const limit = o.limit ?? 100;
-    const seen = new Map<string, PipelineListing>();
-    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.pipeline}'` })) {
-      if (w.status.name === 'CONTINUED_AS_NEW' || seen.has(w.workflowId)) continue;
-      seen.set(w.workflowId, {
-        workflowId: w.workflowId,
-        pipelineId: pipelineIdOf(w.workflowId),
-        status: w.status.name,
-        startTime: w.startTime,
-        ...(w.closeTime ? { closeTime: w.closeTime } : {}),
-      });
-      if (seen.size >= limit) break;
-    }
-    return [...seen.values()];
+  /** Pipelines in the order Temporal lists them (latest run of each id); at most `limit`, after `skip`, of one `status`. */
+  async list(o: ListOptions = {}): Promise<PipelineListing[]> {
+    const listed = await this.listLatest(WORKFLOW_TYPES.pipeline, o);
+    return listed.map((w) => ({ ...w, pipelineId: pipelineIdOf(w.workflowId) }));
   }
 
   /** The pipeline's workflow input, as started (every run of it carries the same). */

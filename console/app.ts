@@ -14,12 +14,14 @@ import { h, page } from './html';
 import {
   ActionInputError,
   BATCH_ACTIONS,
+  PIPELINE_ACTIONS,
   SCALER_ACTIONS,
   confirmPage,
   failedPage,
   type ActionSpec,
 } from './pages/actions';
 import { registerBatchRoutes } from './routes-batches';
+import { registerPipelineRoutes } from './routes-pipelines';
 import { registerResourceRoutes } from './routes-resources';
 
 /** Options of {@link consoleApp}. */
@@ -120,6 +122,8 @@ export function consoleApp(ctx: ConsoleContext, o: ConsoleAppOptions = {}): Hono
   app.get('/', (c) => c.redirect('/batches', 302));
   registerBatchRoutes(app, ctx);
   registerActions(app, ctx, '/batches', 'batch', BATCH_ACTIONS);
+  registerPipelineRoutes(app, ctx);
+  registerActions(app, ctx, '/pipelines', 'pipeline', PIPELINE_ACTIONS);
   registerResourceRoutes(app, ctx);
   registerActions(app, ctx, '/scalers', 'scaler of', SCALER_ACTIONS);
   return app;

@@ -1,6 +1,7 @@
-/** The batch routes: the list and its live rows, a batch's page, its live part and its failures. */
+/** The batch routes: the list and its live rows, a batch's page, its live part and its failures (and its chart's history). */
 import { type Hono } from 'hono';
-import { type ConsoleContext, batchViewOf } from './context';
+import { OutcomeHistory } from '../client/outcome-history';
+import { type ConsoleContext, batchViewOf, setHistory } from './context';
 import { page } from './html';
 import { batchLive, batchPage, failuresView } from './pages/batch';
 import { batchListPage, listFragment, listQuery, loadRows } from './pages/batches';
@@ -35,7 +36,18 @@ export function registerBatchRoutes(app: Hono, ctx: ConsoleContext): void {
     const key = v.workflowStatus === 'RUNNING' ? undefined : `${id}@${v.state?.endedAt ?? ''}@${v.state?.runs ?? ''}`;
     let groups = key ? ended.get(key) : undefined;
     if (!groups) {
-      groups = await ctx.sources.batch.failures(id);
+      // The same pass rebuilds the chart's history from the outcomes (times from before this console looked).
+      const from = v.state?.startedAt;
+      const history = from === undefined ? undefined : new OutcomeHistory(from, v.state?.endedAt ?? ctx.now());
+      groups = await ctx.sources.batch.failures(id, {
+        ...(history
+          ? {
+              seen: (l) =>
+                l.endedAt !== undefined && history.add({ ...l, ok: l.status === 'COMPLETED', endedAt: l.endedAt }),
+            }
+          : {}),
+      });
+      if (history) setHistory(ctx, `batch/${id}`, history.points());
       if (key) {
         ended.set(key, groups);
         if (ended.size > FAILURES_KEPT) ended.delete(ended.keys().next().value!);

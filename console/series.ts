@@ -1,7 +1,8 @@
 /**
  * Samples over time, kept in memory by the console: each time a page reads a batch's or a scaler's
  * state it records one sample (at most one a second per key), in a ring of the last `capacity`.
- * Nothing per item: a sample is a few counters, whatever the batch's size.
+ * Nothing per item: a sample is a few counters, whatever the batch's size. Before the first sample,
+ * a key may have a history rebuilt from durable records (a batch's outcomes: client/outcome-history.ts).
  */
 
 /** One sample: its time (epoch ms) and named values. */
@@ -27,6 +28,7 @@ export interface SeriesBookOptions {
 /** Rings of samples by key (`batch/<id>`, `scaler/<endpoint>`). */
 export class SeriesBook {
   private readonly rings = new Map<string, Sample[]>();
+  private readonly histories = new Map<string, Sample[]>();
   private readonly capacity: number;
   private readonly maxKeys: number;
 
@@ -51,9 +53,25 @@ export class SeriesBook {
     while (this.rings.size > this.maxKeys) this.rings.delete(this.rings.keys().next().value!);
   }
 
-  /** The samples of `key`, oldest first. */
+  /** Sets the history of `key`: its samples up to some time (the live samples up to then are left out when drawn). */
+  setHistory(key: string, samples: Sample[]): void {
+    this.histories.delete(key);
+    this.histories.set(key, samples);
+    while (this.histories.size > this.maxKeys) this.histories.delete(this.histories.keys().next().value!);
+  }
+
+  /** True when `key` has a history. */
+  hasHistory(key: string): boolean {
+    return this.histories.has(key);
+  }
+
+  /** The samples of `key`, oldest first: its history, then the live samples taken after it. */
   samples(key: string): readonly Sample[] {
-    return this.rings.get(key) ?? [];
+    const live = this.rings.get(key) ?? [];
+    const past = this.histories.get(key);
+    if (!past?.length) return live;
+    const end = past.at(-1)!.at;
+    return [...past, ...live.filter((p) => p.at > end)];
   }
 
   /** The samples as chart data; the names in `stepped` hold their value until the next sample. */

@@ -6,12 +6,14 @@
 import { type Health } from '../contracts';
 import { type BatchClient } from '../client/batch';
 import { type JobClient } from '../client/job';
+import { type PipelineClient } from '../client/pipeline';
 import { type ScalerClient } from '../client/scaler';
 import { type GraphqlClient } from '../platform-api';
 
 /** The console's dependencies. */
 export interface ConsoleSources {
   batch: BatchClient;
+  pipeline: PipelineClient;
   scaler: ScalerClient;
   job: JobClient;
   /** The service's endpoints (GraphQL `myself { endpoints }`); absent without the service's URL and key. */

@@ -37,6 +37,13 @@ pre { margin:0; font-size:.85rem; max-height:16rem; overflow:auto; }
 .notice { border-left:4px solid var(--live); padding:.4rem .8rem; margin:.6rem 0; }
 .notice.bad { border-color:var(--bad); }
 label { display:block; margin:.4rem 0; }
+ol.stages { display:flex; flex-wrap:wrap; align-items:stretch; gap:0; list-style:none; padding:0; margin:.5rem 0 1rem; }
+ol.stages li { display:flex; align-items:center; }
+ol.stages li + li::before { content:'→'; color:var(--muted); font-size:1.4rem; padding:0 .6rem; }
+.stage { border:1px solid var(--line); border-radius:.4rem; padding:.5rem .8rem; min-width:11rem; }
+.stage h3 { margin:0 0 .3rem; font-size:1rem; }
+.stage dl { display:grid; grid-template-columns:max-content auto; gap:0 .8rem; margin:0; font-size:.9rem; }
+.stage dt { color:var(--muted); } .stage dd { margin:0; text-align:right; font-variant-numeric:tabular-nums; }
 input { font:inherit; padding:.2rem .4rem; }
 `;
 

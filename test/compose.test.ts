@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../worker/config';
+import { assertConsoleReachable, loadConsoleSettings } from '../config/console';
 import { cleanEnv, sluice } from './cli/run-sluice';
 import {
   composeReferences,
@@ -44,8 +45,9 @@ describe('docker-compose.yml', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform, the daemons, Prometheus and Grafana', () => {
+  it('runs Temporal on PostgreSQL, the UI, an S3-compatible store, the platform, the daemons, the console, Prometheus and Grafana', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'console',
       'daemon',
       'grafana',
       'minio',
@@ -64,7 +66,7 @@ describe('docker-compose.yml', () => {
     for (const s of ['postgresql', 'temporal', 'temporal-ui', 'prometheus', 'grafana'])
       expect(compose.services[s]!.image).toMatch(/:v?\d+\.\d+/);
     for (const s of ['minio', 'minio-init']) expect(compose.services[s]!.image).toMatch(/:RELEASE\.\d{4}-/);
-    for (const s of ['platform', 'daemon']) expect(compose.services[s]!.build).toBe('.');
+    for (const s of ['platform', 'daemon', 'console']) expect(compose.services[s]!.build).toBe('.');
     expect(compose.services.daemon!.depends_on).toHaveProperty('temporal');
     expect(compose.services.daemon!.depends_on).toHaveProperty('platform');
     expect(compose.services.daemon!.depends_on!['minio-init']!.condition).toBe('service_completed_successfully');
@@ -73,6 +75,7 @@ describe('docker-compose.yml', () => {
   it('has no default secret: each is required (`${NAME:?message}`), and compose refuses to start until it is set', () => {
     expect(required).toEqual([
       'SLUICE_API_KEY',
+      'SLUICE_CONSOLE_TOKEN',
       'SLUICE_GRAFANA_PASSWORD',
       'SLUICE_POSTGRES_PASSWORD',
       'SLUICE_S3_ACCESS_KEY',
@@ -110,8 +113,9 @@ describe('docker-compose.yml', () => {
         .map(([s, svc]) => [s, svc.ports!]),
     );
     // The platform and Temporal (gRPC, UI) for the CLI; MinIO's S3 API for batch files and results;
-    // Prometheus and Grafana for the operator. Not PostgreSQL, not MinIO's console, not the daemons.
+    // Prometheus, Grafana and the web console for the operator. Not PostgreSQL, not MinIO's console, not the daemons.
     expect(published).toEqual({
+      console: ['${SLUICE_BIND:-127.0.0.1}:8289:8289'],
       prometheus: ['${SLUICE_BIND:-127.0.0.1}:9090:9090'],
       grafana: ['${SLUICE_BIND:-127.0.0.1}:3000:3000'],
       platform: ['${SLUICE_BIND:-127.0.0.1}:8080:8080'],
@@ -159,10 +163,22 @@ describe('docker-compose.yml', () => {
     expect(compose.services.platform!.environment!.SLUICE_API_KEY).toBe(env.SLUICE_API_KEY);
   });
 
+  it("serves the console off its container only with the token .env holds, its settings accepted, at the daemons' Temporal and bucket", () => {
+    const e = compose.services.console!.environment as Record<string, string>;
+    const console = loadConsoleSettings(e);
+    expect(console).toMatchObject({ host: '0.0.0.0', port: 8289, token: env.SLUICE_CONSOLE_TOKEN });
+    expect(() => assertConsoleReachable(console)).not.toThrow();
+    expect(() => assertConsoleReachable({ ...console, token: undefined })).toThrow(/SLUICE_CONSOLE_TOKEN/);
+    expect(console.temporalUiUrl).toBe('http://127.0.0.1:8233');
+    const daemon = daemonConfig(compose);
+    for (const k of ['TEMPORAL_ADDRESS', 'SLUICE_RESULTS_URL', 'SLUICE_QUEUE_URL', 'SLUICE_API_KEY'] as const)
+      expect(e[k], k).toBe(String(daemon[k]));
+  });
+
   it("runs commands the CLI has (the image's entrypoint is `sluice`), and mounts every named volume that it declares", () => {
-    for (const s of ['platform', 'daemon']) {
+    for (const s of ['platform', 'daemon', 'console']) {
       const cmd = compose.services[s]!.command!;
-      expect(cmd[0]).toBe(s === 'platform' ? 'platform' : 'worker');
+      expect(cmd[0]).toBe(s === 'daemon' ? 'worker' : s);
       // The command and every option it is given parse: `--help` after them exits 0.
       execFileSync(process.execPath, [join(root, 'bin', 'sluice.cjs'), ...cmd, '--help'], {
         stdio: 'pipe',

@@ -5,7 +5,7 @@
  */
 import { type Registry } from 'prom-client';
 import { type BatchState } from '../contracts';
-import { defineSeries, type SeriesDef } from './metric-series';
+import { defineSeries, RetainedStates, type SeriesDef } from './metric-series';
 
 /** Options of {@link BatchMetrics}. */
 export interface BatchMetricsOptions {
@@ -18,7 +18,7 @@ export interface BatchMetricsOptions {
 
 const one = (key: string): Record<string, number> => ({ [key]: 1 });
 
-/** The `sluice_batch_*` metrics; a pipeline's will be `sluice_pipeline_*` beside them (labels `pipeline`, `stage`). */
+/** The `sluice_batch_*` metrics; a pipeline's are `sluice_pipeline_*` beside them (worker/pipeline-metrics.ts). */
 export const BATCH_SERIES: SeriesDef<BatchState>[] = [
   {
     name: 'sluice_batch_inputs',
@@ -75,54 +75,16 @@ export const BATCH_SERIES: SeriesDef<BatchState>[] = [
   },
 ];
 
-interface SeenBatch {
-  state: BatchState;
-  /** When it was seen ended (ms); undefined while it runs. */
-  endedAt?: number;
-}
-
-/** The batches one daemon reports, by batch id. */
-export class BatchMetrics {
-  private readonly batches = new Map<string, SeenBatch>();
-  private readonly retentionMs: number;
-
+/** The batches one daemon reports, by batch id (kept for the retention once ended). */
+export class BatchMetrics extends RetainedStates<BatchState> {
   constructor(registry: Registry, o: BatchMetricsOptions = {}) {
-    this.retentionMs = o.retentionMs ?? 600_000;
-    const states = () => [...this.batches.values()].map((b) => b.state);
+    super((s) => s.batchId, o.retentionMs ?? 600_000);
     defineSeries(
       registry,
       BATCH_SERIES,
       ['batch', 'endpoint'],
       (s) => ({ batch: s.batchId, endpoint: s.endpointId }),
-      states,
+      () => this.states(),
     );
-  }
-
-  /** A batch's state; one in phase `done` (its final state) counts as ended from now. */
-  set(state: BatchState, now: number): void {
-    const endedAt = state.phase === 'done' ? (this.batches.get(state.batchId)?.endedAt ?? now) : undefined;
-    this.batches.set(state.batchId, { state, ...(endedAt !== undefined ? { endedAt } : {}) });
-  }
-
-  /** A batch no longer runs and its final state is not known: its last state stays, phase `done`. */
-  ended(batchId: string, now: number): void {
-    const b = this.batches.get(batchId);
-    if (b && b.endedAt === undefined) this.batches.set(batchId, { state: { ...b.state, phase: 'done' }, endedAt: now });
-  }
-
-  /** The batch ids seen running (not ended). */
-  running(): string[] {
-    return [...this.batches].filter(([, b]) => b.endedAt === undefined).map(([id]) => id);
-  }
-
-  /** How many batches have series now. */
-  get size(): number {
-    return this.batches.size;
-  }
-
-  /** Drops the batches that ended more than `retentionMs` before `now`. */
-  prune(now: number): void {
-    for (const [id, b] of this.batches)
-      if (b.endedAt !== undefined && now - b.endedAt > this.retentionMs) this.batches.delete(id);
   }
 }

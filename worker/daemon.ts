@@ -38,6 +38,7 @@ import { createDaemonServer } from './http-server';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
 import { BatchMetrics } from './batch-metrics';
+import { PipelineMetrics } from './pipeline-metrics';
 import { ScalerMetrics } from './scaler-metrics';
 import { watchOrchestrations } from './orchestration-watch';
 import { workerTracing } from './tracing';
@@ -213,10 +214,11 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
   }));
-  // The batch and scaler series of /metrics: their workflows' states, asked every interval.
+  // The batch, pipeline and scaler series of /metrics: their workflows' states, asked every interval.
   const watch = watchOrchestrations({
     client,
     batches: new BatchMetrics(metrics.registry, { retentionMs: config.SLUICE_METRICS_RETENTION_MS }),
+    pipelines: new PipelineMetrics(metrics.registry, { retentionMs: config.SLUICE_METRICS_RETENTION_MS }),
     scalers: new ScalerMetrics(metrics.registry),
     logger,
     runningBatches: RUNNING_BATCHES,

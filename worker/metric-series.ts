@@ -56,3 +56,54 @@ export function defineSeries<S>(
     }
   }
 }
+
+/**
+ * States kept by id while their orchestration runs, and for `retentionMs` after it ended (its final
+ * counts): the series follow what runs now, not everything ever run.
+ */
+export class RetainedStates<S extends { phase: string }> {
+  private readonly kept = new Map<string, { state: S; endedAt?: number }>();
+
+  constructor(
+    private readonly idOf: (s: S) => string,
+    private readonly retentionMs: number,
+  ) {}
+
+  /** A state; one in phase `done` (its final state) counts as ended from now. */
+  set(state: S, now: number): void {
+    const id = this.idOf(state);
+    const endedAt = state.phase === 'done' ? (this.kept.get(id)?.endedAt ?? now) : undefined;
+    this.kept.set(id, { state, ...(endedAt !== undefined ? { endedAt } : {}) });
+  }
+
+  /** It no longer runs and its final state is not known: its last state stays, phase `done`. */
+  ended(id: string, now: number): void {
+    const b = this.kept.get(id);
+    if (b && b.endedAt === undefined) this.kept.set(id, { state: { ...b.state, phase: 'done' }, endedAt: now });
+  }
+
+  /** The ids seen running (not ended). */
+  running(): string[] {
+    return [...this.kept].filter(([, b]) => b.endedAt === undefined).map(([id]) => id);
+  }
+
+  /** Every state kept. */
+  states(): S[] {
+    return [...this.kept.values()].map((b) => b.state);
+  }
+
+  /** The state kept of `id`. */
+  get(id: string): S | undefined {
+    return this.kept.get(id)?.state;
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Drops those that ended more than `retentionMs` before `now`. */
+  prune(now: number): void {
+    for (const [id, b] of this.kept)
+      if (b.endedAt !== undefined && now - b.endedAt > this.retentionMs) this.kept.delete(id);
+  }
+}

@@ -1,26 +1,36 @@
 /**
- * Feeds the batch and scaler series (worker/batch-metrics.ts, scaler-metrics.ts): every
- * `intervalMs` it lists the running batch and scaler workflows (Temporal visibility) and asks
- * each for its state (the queries the CLI sends), at most `maxBatches` batches; a batch that
- * stopped running is asked once for its result (the final state) and kept for the retention.
+ * Feeds the batch, pipeline and scaler series (worker/batch-metrics.ts, pipeline-metrics.ts,
+ * scaler-metrics.ts): every `intervalMs` it lists the running batch, pipeline and scaler workflows
+ * (Temporal visibility) and asks each for its state (the queries the CLI sends), at most
+ * `maxBatches` of each; a batch or pipeline that stopped running is asked once for its result (the
+ * final state) and kept for the retention. A pipeline's stages carry their batches' states.
  */
 import { type Client } from '@temporalio/client';
 import { type Logger } from 'pino';
 import {
   BATCH_QUERIES,
+  PIPELINE_QUERIES,
   SCALER_QUERIES,
+  WORKFLOW_TYPES,
   batchIdOf,
   batchWorkflowId,
+  pipelineIdOf,
+  pipelineWorkflowId,
   type BatchState,
+  type PipelineState,
   type ScalerState,
 } from '../contracts';
 import { type BatchMetrics } from './batch-metrics';
+import { type RetainedStates } from './metric-series';
+import { type PipelineMetrics } from './pipeline-metrics';
 import { type ScalerMetrics } from './scaler-metrics';
 
 /** Options of {@link watchOrchestrations}. */
 export interface OrchestrationWatchOptions {
   client: Pick<Client, 'workflow'>;
   batches: BatchMetrics;
+  /** The pipelines' series; none without. */
+  pipelines?: PipelineMetrics;
   scalers: ScalerMetrics;
   logger: Logger;
   /** Visibility query of the running batches (activities/scaler/backlog.ts `RUNNING_BATCHES`). */
@@ -43,6 +53,7 @@ export interface OrchestrationWatchOptions {
 }
 
 export const RUNNING_SCALERS = "WorkflowType = 'scalerWorkflow' AND ExecutionStatus = 'Running'";
+export const RUNNING_PIPELINES = `WorkflowType = '${WORKFLOW_TYPES.pipeline}' AND ExecutionStatus = 'Running'`;
 /** Queries sent at once. */
 const PARALLEL = 4;
 
@@ -64,18 +75,52 @@ export function watchOrchestrations(o: OrchestrationWatchOptions): Orchestration
   /** Stopped: a round still under way ends quietly (the daemon is closing its client). */
   let stopped = false;
 
-  const batchRound = async (now: number): Promise<void> => {
-    const ids = await listIds(o.client, o.runningBatches, maxBatches);
-    const states = await inParallel(ids, (id) => query<BatchState>(id, BATCH_QUERIES.state));
-    states.forEach((s) => s && o.batches.set(s, now));
-    const listed = new Set(ids.map(batchIdOf));
-    for (const id of o.batches.running().filter((b) => !listed.has(b))) {
-      const final = await finalState(o.client, batchWorkflowId(id), timeoutMs);
-      if (final) o.batches.set({ ...final, phase: 'done' }, now);
-      else o.batches.ended(id, now);
+  /** One kind's round: the running ones' states, then the final state of each that stopped since. */
+  const follow = async <S extends { phase: string }>(
+    kept: RetainedStates<S>,
+    listQuery: string,
+    stateQuery: string,
+    ids: { of: (workflowId: string) => string; workflow: (id: string) => string },
+    now: number,
+    fill: (s: S) => S = (s) => s,
+  ): Promise<void> => {
+    const listed = await listIds(o.client, listQuery, maxBatches);
+    const states = await inParallel(listed, (id) => query<S>(id, stateQuery));
+    states.forEach((s) => s && kept.set(fill(s), now));
+    const running = new Set(listed.map(ids.of));
+    for (const id of kept.running().filter((b) => !running.has(b))) {
+      const final = await finalState<S>(o.client, ids.workflow(id), timeoutMs);
+      if (final) kept.set(fill({ ...final, phase: 'done' }), now);
+      else kept.ended(id, now);
     }
-    o.batches.prune(now);
+    kept.prune(now);
   };
+  const batchRound = (now: number): Promise<void> =>
+    follow<BatchState>(
+      o.batches,
+      o.runningBatches,
+      BATCH_QUERIES.state,
+      { of: batchIdOf, workflow: batchWorkflowId },
+      now,
+    );
+  /** After the batches' round: each stage gets its batch's state as this round read it. */
+  const pipelineRound = (now: number): Promise<void> =>
+    o.pipelines
+      ? follow<PipelineState>(
+          o.pipelines,
+          RUNNING_PIPELINES,
+          PIPELINE_QUERIES.state,
+          { of: pipelineIdOf, workflow: pipelineWorkflowId },
+          now,
+          (s) => ({
+            ...s,
+            stages: s.stages.map((st) => {
+              const batch = o.batches.get(batchIdOf(st.batchId)) ?? st.batch;
+              return batch ? { ...st, batch } : st;
+            }),
+          }),
+        )
+      : Promise.resolve();
   const scalerRound = async (): Promise<void> => {
     const ids = await listIds(o.client, RUNNING_SCALERS, maxBatches);
     const states = await inParallel(ids, (id) => query<ScalerState>(id, SCALER_QUERIES.state));
@@ -83,7 +128,7 @@ export function watchOrchestrations(o: OrchestrationWatchOptions): Orchestration
   };
   let running: Promise<void> | undefined;
   const round = (): Promise<void> =>
-    (running ??= Promise.all([batchRound(Date.now()), scalerRound()])
+    (running ??= Promise.all([batchRound(Date.now()).then(() => pipelineRound(Date.now())), scalerRound()])
       .then(() => undefined)
       .catch((err: unknown) => {
         const msg = (err as Error).message;
@@ -113,12 +158,12 @@ async function listIds(client: Pick<Client, 'workflow'>, query: string, limit: n
   return [...ids];
 }
 
-/** A closed batch's final state: its result when it completed, else nothing. */
-async function finalState(client: Pick<Client, 'workflow'>, workflowId: string, ms: number) {
+/** A closed batch's or pipeline's final state: its result when it completed, else nothing. */
+async function finalState<S>(client: Pick<Client, 'workflow'>, workflowId: string, ms: number): Promise<S | undefined> {
   try {
     const h = client.workflow.getHandle(workflowId);
     const d = await within(h.describe(), ms);
-    return d.status.name === 'COMPLETED' ? await within(h.result() as Promise<BatchState>, ms) : undefined;
+    return d.status.name === 'COMPLETED' ? await within(h.result() as Promise<S>, ms) : undefined;
   } catch {
     return undefined;
   }

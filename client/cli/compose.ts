@@ -33,6 +33,11 @@ export const COMPOSE_SECRETS: readonly ComposeSecret[] = [
   { name: 'SLUICE_S3_SECRET_KEY', what: "MinIO's root password", generate: () => token(27) },
   { name: 'SLUICE_POSTGRES_PASSWORD', what: "the password of Temporal's PostgreSQL user", generate: () => hex(24) },
   { name: 'SLUICE_GRAFANA_PASSWORD', what: "Grafana's admin password (user admin)", generate: () => token(24) },
+  {
+    name: 'SLUICE_CONSOLE_TOKEN',
+    what: "the web console's sign-in token (http://127.0.0.1:8289)",
+    generate: () => token(24),
+  },
 ];
 
 /** The settings docker-compose.yml gives a default (`${NAME:-default}`), listed commented out in `.env`. */
@@ -41,6 +46,11 @@ export const COMPOSE_SETTINGS: readonly { name: string; default: string; what: s
     name: 'SLUICE_BIND',
     default: '127.0.0.1',
     what: 'host address of the published ports; 0.0.0.0 publishes them on every interface (read docs/deployment.md first)',
+  },
+  {
+    name: 'SLUICE_TEMPORAL_UI_URL',
+    default: 'http://127.0.0.1:8233',
+    what: "the Temporal UI's address as people's browsers reach it (the console's links to workflows)",
   },
   {
     name: 'SLUICE_UI_READ_ONLY',

@@ -21,6 +21,7 @@ export async function serveConsole(cli: CliContext, s: ConsoleSettings): Promise
   return startConsole({
     sources: {
       batch: cli.batch,
+      pipeline: cli.pipeline,
       scaler: cli.scaler,
       job: cli.job,
       ...(cli.graphql ? { graphql: cli.graphql } : {}),

@@ -27,7 +27,7 @@ export function demoBatchLines(dir: string, n = DEMO_BATCH_SIZE): string[] {
 /** Runs the demo batch to its end and returns whether its outcome counts are the expected ones. */
 export async function runDemoBatch(
   batch: BatchClient,
-  o: { endpointId: string; dataDir: string; tty: boolean; say: (line: string) => void },
+  o: { endpointId: string; dataDir: string; tty: boolean; say: (line: string) => void; consoleUrl?: string },
 ): Promise<boolean> {
   const id = `demo-${Date.now()}`;
   const dir = join(o.dataDir, 'demo', id);
@@ -45,6 +45,7 @@ export async function runDemoBatch(
   o.say(
     `batch of ${DEMO_BATCH_SIZE} inputs (echo, sleep, fail, flaky, 3 malformed lines), 12 in flight, at most 3 per tenant: ${workflowId}`,
   );
+  if (o.consoleUrl) o.say(`  watch it in the console: ${o.consoleUrl}/batches/${encodeURIComponent(id)}`);
   await watchBatch(batch, workflowId, { json: false, intervalMs: 2000, tty: o.tty });
   const s = await batch.result(workflowId);
   const by = s.counts.byStatus;

@@ -7,7 +7,8 @@ import { failureMessage, failureType } from '../failures';
 import { BatchClient } from '../batch';
 import { JobClient } from '../job';
 import { runDemoBatch } from './demo-batch';
-import { checkStackPorts, type StackOptions } from './dev';
+import { checkStackPorts, devConsolePort, startDevConsole, type StackOptions } from './dev';
+import { assertPortsFree } from './ports';
 import { phaseLabel } from './job/output';
 import { untilSignal } from './platform';
 
@@ -51,8 +52,10 @@ async function showJob(sluice: JobClient, title: string, workflowId: string, fol
  * a batch of a few hundred mixed jobs with a per-key cap and its progress bar.
  * The stack keeps running afterwards for the Temporal UI and further `sluice run`s.
  */
-export async function demo(o: StackOptions & { exit?: boolean }): Promise<number> {
+export async function demo(o: StackOptions & { exit?: boolean; consolePort?: number }): Promise<number> {
+  const consolePort = devConsolePort(o);
   await checkStackPorts(o);
+  await assertPortsFree([{ port: consolePort, what: 'the console', change: 'choose another with --console-port' }]);
   // The demo's own lines are the story; the stack's info logs would drown them (SLUICE_LOG_LEVEL=info brings them back).
   process.env.SLUICE_LOG_LEVEL ??= 'warn';
   const stack = await startDevStack({
@@ -61,7 +64,12 @@ export async function demo(o: StackOptions & { exit?: boolean }): Promise<number
     daemonPort: o.daemonPort,
     dataDir: o.dataDir,
   });
-  console.log(devBanner(stack));
+  // The console, as `sluice dev` serves it: the demo's jobs and batch are on its pages while they run.
+  const web = await startDevConsole(o.dataDir, consolePort).catch(async (err: unknown) => {
+    await stack.stop();
+    throw err;
+  });
+  console.log(devBanner(stack, web.url));
   const connection = await Connection.connect({ address: stack.temporal.address });
   const queue = new QueueClient({ baseUrl: `${stack.platform.url}/v2`, apiKey: stack.platform.apiKey });
   const client = new Client({ connection, namespace: stack.temporal.namespace });
@@ -95,6 +103,7 @@ export async function demo(o: StackOptions & { exit?: boolean }): Promise<number
       dataDir: dirname(stack.state.resultsDir),
       tty: Boolean(process.stderr.isTTY),
       say,
+      consoleUrl: web.url,
     });
     if (!batchOk) failures++;
   } finally {
@@ -107,9 +116,10 @@ export async function demo(o: StackOptions & { exit?: boolean }): Promise<number
       : `${failures} demo job(s) or the batch did not behave as expected`,
   );
   say(
-    `the stack keeps running: Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`,
+    `the stack keeps running: console ${web.url}, Temporal UI ${stack.temporal.uiUrl ?? '(external)'}; try: npx sluice run --endpoint echo --input '{"x":1}'; Ctrl-C stops it`,
   );
   if (!o.exit) await Promise.race([untilSignal(), stack.daemon.done]);
+  await web.close();
   await stack.stop();
   return failures === 0 ? 0 : 1;
 }

@@ -103,7 +103,7 @@ async function dev(o: StackOptions & { faults?: FaultsOption; consolePort?: numb
 }
 
 /** The dev stack's console on 127.0.0.1 (its settings: the dev.json just written, or the environment). */
-async function startDevConsole(dataDir: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+export async function startDevConsole(dataDir: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
   const [{ ALL_CLIENTS, connectCli }, { serveConsole }] = await Promise.all([import('./context'), import('./console')]);
   const cli = await connectCli(dataDir, ALL_CLIENTS);
   try {

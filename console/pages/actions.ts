@@ -1,9 +1,9 @@
 /**
  * The actions, each confirmed on its own page (GET shows what it does, POST does it): a batch's
- * pause, resume, cancel and rerun, a scaler's pause, resume, override and clear-override; the same
+ * and a pipeline's pause, resume, cancel and rerun (retry failed), a scaler's pause, resume, override and clear-override; the same
  * library calls (and Temporal updates) the CLI sends. POSTs pass the same-origin check (app.ts).
  */
-import { forgetBatch, type ConsoleContext } from '../context';
+import { forgetBatch, forgetPipeline, type ConsoleContext } from '../context';
 import { h, page, type Html } from '../html';
 
 /** One action: what it says before, what it does, the fields it asks for. */
@@ -50,6 +50,36 @@ export const BATCH_ACTIONS: Record<string, ActionSpec> = {
     run: (ctx, id) => {
       forgetBatch(ctx, id);
       return ctx.sources.batch.rerunFailed(id);
+    },
+  },
+};
+
+export const PIPELINE_ACTIONS: Record<string, ActionSpec> = {
+  pause: {
+    label: 'Pause',
+    explain:
+      'No more inputs are read and every stage stops submitting; jobs in flight finish. Resume goes on where it stopped (as `sluice pipeline pause`).',
+    run: (ctx, id) => ctx.sources.pipeline.pause(id),
+  },
+  resume: {
+    label: 'Resume',
+    explain: 'Reading and submitting start again.',
+    run: (ctx, id) => ctx.sources.pipeline.resume(id),
+  },
+  cancel: {
+    label: 'Cancel',
+    danger: true,
+    explain:
+      'Every stage cancels its jobs in flight; inputs not ended are recorded CANCELLED or NOT_SUBMITTED, the result files written. It cannot be undone.',
+    run: (ctx, id) => ctx.sources.pipeline.cancel(id),
+  },
+  rerun: {
+    label: 'Retry failed inputs',
+    explain:
+      "A new run of this pipeline runs the inputs that ended FAILED again, each from the stage where it failed, the earlier stages' outputs kept (as `sluice pipeline rerun`).",
+    run: (ctx, id) => {
+      forgetPipeline(ctx, id);
+      return ctx.sources.pipeline.rerun(id);
     },
   },
 };

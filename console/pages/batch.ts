@@ -23,6 +23,10 @@ const WAITS: Record<string, string> = {
   'no-webhooks': 'polling: webhooks do not reach the daemon',
 };
 
+/** What the charts of batches and pipelines say they draw. */
+export const CHART_CAPTION =
+  'Completions and failures over time (inputs; rebuilt from the outcomes when the page opens, then sampled live)';
+
 /** The live part: numbers, progress, chart, waits (refreshed every 2 s while the batch runs). */
 export function batchLive(id: string, v: BatchView, series: SeriesBook, now: number): Html {
   const s = v.state;
@@ -38,7 +42,7 @@ ${table(
   ['outcome', 'inputs'],
   BATCH_OUTCOMES.map((o) => [o, num(s.counts.byStatus[o] ?? 0)]),
 )}
-${chart('batch-chart', 'Completions and failures over time (inputs, sampled while this console watches)', series.chartData(`batch/${s.batchId}`, BATCH_SERIES))}
+${chart('batch-chart', CHART_CAPTION, series.chartData(`batch/${s.batchId}`, BATCH_SERIES))}
 <h2>Waiting</h2>
 ${s.waiting.length ? h`<ul>${s.waiting.map((w) => h`<li><code>${w}</code>: ${WAITS[w] ?? w}</li>`)}</ul>` : h`<p class="muted">nothing: it submits as fast as it can</p>`}
 ${
@@ -55,7 +59,7 @@ ${
   return running ? live(`${base(id)}/live`, 2, inner, 'batch-live') : h`<div id="batch-live">${inner}</div>`;
 }
 
-const card = (label: string, value: string): Html =>
+export const card = (label: string, value: string): Html =>
   h`<div class="card"><span class="muted">${label}</span><b>${value}</b></div>`;
 
 /** The actions a batch in this status takes (each asks for confirmation on its own page). */
@@ -74,7 +78,9 @@ export function batchActions(id: string, v: BatchView): Html {
 export function failuresView(groups: FailureGroup[]): Html {
   if (groups.length === 0) return h`<p class="muted">no failed inputs</p>`;
   return h`${groups.map(
-    (g) => h`<h3>${g.type} <span class="muted">(${num(g.count)} inputs)</span></h3>
+    (
+      g,
+    ) => h`<h3>${g.stage === undefined ? '' : h`<span class="muted">at</span> ${g.stage} · `}${g.type} <span class="muted">(${num(g.count)} inputs)</span></h3>
 ${table(
   ['input', 'outcome', 'error', 'attempts', 'remote jobs', 'input line'],
   g.examples.map((e) => [

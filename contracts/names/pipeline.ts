@@ -15,6 +15,9 @@ export const pipelineIdOf = (workflowId: string): string => workflowId.replace(/
 export const stageBatchId = (pipelineId: string, stage: string): string =>
   `batch/pipeline/${pipelineIdOf(pipelineId)}/${stage}`;
 
+/** True for the workflow id of a pipeline stage's batch. */
+export const isStageBatchId = (workflowId: string): boolean => workflowId.startsWith('batch/pipeline/');
+
 export const PIPELINE_QUERIES = { state: 'pipelineState' } as const;
 
 /** `patched()` ids of the pipeline workflow's changes (docs/orchestrator.md, "Changing the workflow safely"). */

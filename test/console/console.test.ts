@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchClient } from '../../client/batch';
+import { PipelineClient } from '../../client/pipeline';
 import { ScalerClient } from '../../client/scaler';
 import { inputFile, mixedEndpoint, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
@@ -30,6 +31,7 @@ describe('the web console in a browser', () => {
   let url: string;
   let batch: BatchClient;
   let scaler: ScalerClient;
+  let pipeline: PipelineClient;
   let ep: string;
   const browserErrors: string[] = [];
 
@@ -39,6 +41,7 @@ describe('the web console in a browser', () => {
     ep = mixedEndpoint(s, 'console-mixed', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
     scaler = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
+    pipeline = new PipelineClient({ client: s.env.client, resultsDir: s.resultsDir });
     server = startSluice(['console', '--port', '0'], env);
     url = (await server.waitFor(/sluice console\s+(http:\/\/\S+)/))[1]!;
     browser = await launchChromium();
@@ -58,6 +61,7 @@ describe('the web console in a browser', () => {
     await server?.stop();
     await batch?.close();
     await scaler?.close();
+    await pipeline?.close();
     await s?.dispose();
   });
 
@@ -132,6 +136,74 @@ describe('the web console in a browser', () => {
     expect(failures).toContain('"kind":"fail"');
     await page.locator('a.button:text-is("Rerun failed inputs")').waitFor();
     await shot('batch');
+  });
+
+  it('lists a pipeline, shows its stages with counts on each, pauses it from its page, and groups its failures by stage and error type', async () => {
+    const lines = Array.from({ length: 80 }, (_, i) => ({ i }));
+    const { file, dir } = inputFile(lines);
+    await pipeline.start({
+      id: 'console-p',
+      definition: {
+        name: 'two-stages',
+        stages: [
+          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 2000, 'i': $.input.i }" },
+          {
+            name: 'second',
+            endpoint: ep,
+            when: '$.input.i % 10 != 9',
+            input:
+              "$.input.i % 20 = 3 ? { 'kind': 'fail', 'message': 'bad input ' & $.input.i } : { 'kind': 'echo', 'i': $.input.i }",
+            retry: { maxAttempts: 1 },
+          },
+        ],
+      },
+      source: file,
+      outDir: join(dir, 'out'),
+    });
+    await eventually(async () => (await pipeline.state('console-p')).counts.done >= 3, PATIENCE);
+
+    await page.goto(`${url}/batches?kind=pipeline`);
+    await expect.poll(() => page.locator('a:text-is("console-p")').count(), { timeout: PATIENCE }).toBe(1);
+    const row = await cellsOf('console-p');
+    expect(row[1]).toBe('pipeline');
+    expect(row[2]).toBe('first → second');
+    // The stage batches are not rows of their own.
+    await page.goto(`${url}/batches`);
+    expect(await page.locator('a:text-is("pipeline/console-p/first")').count()).toBe(0);
+
+    await page.goto(`${url}/pipelines/console-p`);
+    await page.locator('.stage[data-stage="first"]').waitFor();
+    expect(await page.locator('.stage[data-stage="second"]').innerText()).toMatch(/in flight/);
+    await page.click('a.button:text-is("Pause")');
+    expect(await page.locator('h1').innerText()).toContain('Pause: pipeline console-p');
+    await page.click('button:text-is("Pause")');
+    await page.waitForURL(`${url}/pipelines/console-p`);
+    await eventually(async () => (await pipeline.state('console-p')).phase === 'paused', PATIENCE);
+
+    await pipeline.resume('console-p');
+    const end = await pipeline.result('console-p');
+    expect(end.counts.byStatus).toEqual({ COMPLETED: 68, FAILED: 4, SKIPPED: 8 });
+    await page.goto(`${url}/pipelines/console-p`);
+    await expect
+      .poll(() => page.locator('#pipeline-failures').innerText(), { timeout: PATIENCE })
+      .toContain('bad input 3');
+    const failures = await page.locator('#pipeline-failures').innerText();
+    expect(failures).toMatch(/second · \S+ \(4 inputs\)/);
+    expect(failures).toContain('"i":3');
+    // After the outcomes' pass the diagram counts the skipped inputs on their stage, the chart has the history.
+    await page.reload();
+    await expect
+      .poll(() => page.locator('.stage[data-stage="second"]').innerText(), { timeout: PATIENCE })
+      .toMatch(/skipped\s+8/);
+    expect(await page.locator('.stage[data-stage="second"]').innerText()).toMatch(/failed\s+4/);
+    const points = (
+      JSON.parse((await page.locator('#pipeline-chart').getAttribute('data-chart')) ?? '{}') as { x: number[] }
+    ).x.length;
+    expect(points).toBeGreaterThan(2);
+    await page.locator('a.button:text-is("Retry failed inputs")').waitFor();
+    await shot('pipeline');
+    await page.goto(`${url}/batches?kind=pipeline`);
+    await shot('pipelines');
   });
 
   it('shows a decision a burst made on the scaler page, and the endpoint page lists its jobs with the job page behind them', async () => {

@@ -262,3 +262,64 @@ describe('console samples', () => {
     });
   });
 });
+
+describe('charts with history and pipeline pages', () => {
+  it('rebuilds progress over time from the outcomes, bounded, and the chart draws it before the live samples', async () => {
+    const { OutcomeHistory } = await import('../../client/outcome-history');
+    const hist = new OutcomeHistory(0, 100_000, { points: 10 });
+    for (let i = 0; i < 1000; i++) hist.add({ ok: i % 10 !== 0, submittedAt: i * 50, endedAt: i * 50 + 5000 });
+    const points = hist.points();
+    expect(points.length).toBeLessThanOrEqual(11);
+    expect(points[0]).toEqual({ at: 0, completed: 0, failed: 0, inFlight: 0 });
+    expect(points.at(-1)).toMatchObject({ at: 100_000, completed: 900, failed: 100, inFlight: 0 });
+    expect(points[2]!.inFlight).toBeGreaterThan(0);
+    const book = new SeriesBook();
+    book.record('batch/x', 150_000, { completed: 950 });
+    book.record('batch/x', 50_000, { completed: 1 }); // taken before the history's end: left out
+    book.setHistory(
+      'batch/x',
+      points.map((p) => ({ at: p.at, values: { completed: p.completed } })),
+    );
+    const x = book.chartData('batch/x', ['completed']).x;
+    expect(x[0]).toBe(0);
+    expect(x.at(-1)).toBe(150);
+    expect(x.length).toBe(points.length + 1);
+  });
+
+  it('a pipeline page shows a box per stage with its counts and the actions of its phase, escaped', async () => {
+    const { pipelinePage } = await import('../../console/pages/pipeline');
+    const st = state();
+    const v = {
+      workflowId: `pipeline/${EVIL}`,
+      workflowStatus: 'RUNNING',
+      state: {
+        pipelineId: EVIL,
+        name: EVIL,
+        phase: 'running' as const,
+        counts: { total: 100, read: 60, inFlight: 10, done: 50, byStatus: { COMPLETED: 40, FAILED: 4, SKIPPED: 6 } },
+        inputDone: false,
+        stages: [
+          {
+            name: EVIL,
+            endpointId: EVIL,
+            batchId: `batch/pipeline/x/${EVIL}`,
+            fed: 60,
+            active: 10,
+            closed: false,
+            batch: st,
+          },
+        ],
+        startedAt: 900_000,
+        runs: 1,
+        outDir: '/tmp/out',
+      },
+    };
+    const html = String(pipelinePage(EVIL, v, new SeriesBook(), { [EVIL]: 6 }, 1_000_000));
+    noScript(html);
+    expect(html).toMatch(/<dt>in flight<\/dt><dd>8<\/dd>/);
+    expect(html).toMatch(/<dt>skipped<\/dt><dd>6<\/dd>/);
+    expect(html).toContain('/pause"');
+    expect(html).toContain('/cancel"');
+    expect(html).toContain('hx-get="/pipelines/');
+  });
+});

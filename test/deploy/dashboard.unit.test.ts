@@ -47,10 +47,11 @@ describe('deploy/grafana/sluice.json', () => {
     }
   });
 
-  it('filters every batch query by $batch and every scaler query by $endpoint', () => {
+  it('filters every batch query by $batch, every pipeline query by $pipeline and every scaler query by $endpoint', () => {
     for (const p of dash.panels)
       for (const t of p.targets ?? []) {
         if (/sluice_batch_/.test(t.expr)) expect(t.expr, p.title).toContain('batch=~"$batch"');
+        if (/sluice_pipeline_/.test(t.expr)) expect(t.expr, p.title).toContain('pipeline=~"$pipeline"');
         if (/sluice_scaler_|sluice_platform_/.test(t.expr)) expect(t.expr, p.title).toContain('endpoint=~"$endpoint"');
       }
   });

@@ -1,12 +1,13 @@
 /**
  * Every metric the Grafana dashboard or an alert rule queries exists: on the real stack (Temporal,
- * the platform with real worker pods, the daemon), a job, a small batch and a scaler's ticks run
+ * the platform with real worker pods, the daemon), a job, a small batch, a two-stage pipeline and a scaler's ticks run
  * while the daemon's and the platform's /metrics are scraped; each name the PromQL selects (parsed
  * with Prometheus' grammar) must have samples in one of them.
  */
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { PipelineClient } from '../../client/pipeline';
 import { ScalerClient } from '../../client/scaler';
 import { batchStack, inputFile, mixedEndpoint } from '../batch/helpers';
 import { eventually } from '../helpers/platform';
@@ -29,7 +30,7 @@ const scrape = async (url: string): Promise<string> => {
 describe('the metrics the dashboard and the alerts query', () => {
   const ctx = batchStack({ daemon: { SLUICE_METRICS_INTERVAL_MS: '300' } });
 
-  it('are all exposed by the daemon or the platform during a job, a batch and a scaler tick', async () => {
+  it('are all exposed by the daemon or the platform during a job, a batch, a pipeline and a scaler tick', async () => {
     const { s, batch } = ctx;
     const seen = new Set<string>();
     let declared = '';
@@ -55,19 +56,45 @@ describe('the metrics the dashboard and the alerts query', () => {
       outDir: join(dir, 'out'),
       options: { concurrency: 3, pricePerHour: 1, maxCost: 100 },
     });
-    // While it runs: the batch's live series (in flight, ETA, waiting reasons) and the scaler's.
+    // A pipeline beside it: a sleep, then a stage that fails one input in 6 and skips one in 6 (its `when`).
+    const pipelines = new PipelineClient({ client: s.env.client, resultsDir: s.resultsDir });
+    const pep = mixedEndpoint(s, 'metrics-pipe', 3); // its own endpoint: the platform's counts below are the batch's
+    const piped = inputFile(Array.from({ length: 24 }, (_, i) => ({ i })));
+    const pipelineId = await pipelines.start({
+      id: 'metrics-p',
+      definition: {
+        name: 'metrics',
+        stages: [
+          { name: 'first', endpoint: pep, input: "{ 'kind': 'sleep', 'ms': 150, 'i': $.input.i }" },
+          {
+            name: 'second',
+            endpoint: pep,
+            when: '$.input.i % 6 != 5',
+            input: "{ 'kind': $.input.i % 6 = 2 ? 'fail' : 'echo', 'i': $.input.i }",
+            retry: { maxAttempts: 1 },
+          },
+        ],
+      },
+      source: piped.file,
+      outDir: join(piped.dir, 'out'),
+    });
+    // While they run: the batch's and the pipeline's live series (in flight, ETA, waiting reasons) and the scaler's.
     await eventually(
       async () => {
         await scrapeBoth();
         expect(seen).toContain('sluice_batch_eta_timestamp_seconds');
         expect(seen).toContain('sluice_scaler_load_jobs');
         expect(seen).toContain('sluice_batch_in_flight');
+        expect(seen).toContain('sluice_pipeline_in_flight');
+        expect(seen).toContain('sluice_pipeline_stage_in_flight');
         return true;
       },
       30_000,
       300,
     );
     const summary = await batch.result(id);
+    const piping = await pipelines.result(pipelineId);
+    expect(piping.counts.byStatus).toEqual({ COMPLETED: 16, FAILED: 4, SKIPPED: 4 });
     expect(summary.counts.byStatus.FAILED).toBe(5);
     // After it: its final counts, the platform's histograms of the jobs that finished.
     await eventually(
@@ -79,6 +106,7 @@ describe('the metrics the dashboard and the alerts query', () => {
             'm',
           ),
         );
+        expect(declared).toMatch(/^sluice_pipeline_phase\{pipeline="metrics-p",phase="done"\} 1$/m);
         return true;
       },
       10_000,
@@ -96,11 +124,23 @@ describe('the metrics the dashboard and the alerts query', () => {
     expect(value('sluice_batch_outcomes_total', `${b},status="FAILED"`)).toBe(5);
     expect(value('sluice_batch_spend_usd', b)).toBeCloseTo(summary.spend, 6);
     expect(value('sluice_batch_max_cost_usd', b)).toBe(100);
+    // The pipeline's: inputs by outcome, each stage's jobs by outcome and its spend (what `sluice pipeline status` shows).
+    const p = 'pipeline="metrics-p"';
+    expect(value('sluice_pipeline_inputs', p)).toBe(24);
+    expect(value('sluice_pipeline_outcomes_total', `${p},status="FAILED"`)).toBe(4);
+    expect(value('sluice_pipeline_outcomes_total', `${p},status="SKIPPED"`)).toBe(4);
+    expect(value('sluice_pipeline_stage_outcomes_total', `${p},stage="first",status="COMPLETED"`)).toBe(24);
+    expect(value('sluice_pipeline_stage_outcomes_total', `${p},stage="second",status="FAILED"`)).toBe(4);
+    expect(value('sluice_pipeline_stage_outcomes_total', `${p},stage="second",status="COMPLETED"`)).toBe(16);
+    const stageSpend = (await pipelines.state(pipelineId)).stages.reduce((sum, st) => sum + (st.batch?.spend ?? 0), 0);
+    expect(value('sluice_pipeline_spend_usd', p)).toBeCloseTo(stageSpend, 6);
     // 35 sleeps and the echo job completed on the platform; each failing input failed at least once.
     expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="COMPLETED"`)).toBe(36);
     expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="FAILED"`)).toBeGreaterThanOrEqual(5);
     expect(value('sluice_platform_queue_delay_seconds_count', `endpoint="${ep}"`)).toBeGreaterThanOrEqual(41);
     expect(value('sluice_platform_endpoint_workers', `endpoint="${ep}",name="metrics",bound="max"`)).toBeDefined();
+
+    await pipelines.close();
 
     const queries = [...dashboardQueries(), ...ruleQueries()];
     const wanted = new Map<string, string>();
@@ -112,5 +152,5 @@ describe('the metrics the dashboard and the alerts query', () => {
       .filter(([n]) => !(ON_EVENT.has(n) && new RegExp(`^# TYPE ${n} `, 'm').test(declared)))
       .map(([n, where]) => `${n} (${where})`);
     expect(missing).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });

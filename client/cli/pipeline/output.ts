@@ -1,6 +1,6 @@
 /** How the pipeline commands show pipelines to people: exit codes, the status table, a progress line per stage. */
 import { type PipelineState } from '../../../contracts';
-import { type PipelineClient, type PipelineView } from '../../pipeline';
+import { type PipelineView } from '../../pipeline';
 import { EXIT_CODES } from '../exit-codes';
 import { duration, etaText, rateText, spendText } from '../batch/output';
 
@@ -8,12 +8,8 @@ import { duration, etaText, rateText, spendText } from '../batch/output';
 export const PIPELINE_EXIT_HELP =
   'Exit code: 0 the pipeline completed and every input COMPLETED or was SKIPPED by a when; 1 it completed with some inputs FAILED, BAD_INPUT or NOT_SUBMITTED, or the workflow failed; 2 usage (no such pipeline); 3 cancelled; 4 still running.';
 
-/** The pipeline's view; a completed pipeline's state comes from its result when no daemon answers. */
-export async function pipelineView(pipeline: PipelineClient, id: string): Promise<PipelineView> {
-  const v = await pipeline.view(id);
-  if (!v.state && v.workflowStatus === 'COMPLETED') v.state = await pipeline.result(id).catch(() => undefined);
-  return v;
-}
+/** The pipeline's view (client/pipeline-status.ts: the console reads it the same way). */
+export { pipelineStatus as pipelineView } from '../../pipeline-status';
 
 /** 4 while it runs, 3 cancelled, 0 only if every input COMPLETED or was SKIPPED, else 1. */
 export function pipelineExitCode(v: PipelineView): number {

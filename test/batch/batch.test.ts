@@ -72,7 +72,7 @@ describe('batch workflow (bulk mode)', () => {
     // History stays small: well under one event per job.
     const events = (await ctx.s.env.client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0;
     expect(events).toBeLessThan(1000);
-  }, 120_000);
+  });
 
   it('continues as new several times with pause and resume around it; nothing is submitted while paused', async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-can', 2);
@@ -102,7 +102,7 @@ describe('batch workflow (bulk mode)', () => {
       lines.map((_, i) => i),
     );
     expect(platformJobs(ctx.s, ep)).toHaveLength(240);
-  }, 120_000);
+  });
 
   it('cancel: in-flight remote jobs are cancelled, unsent inputs are NOT_SUBMITTED, each index once', async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-cancel', 2);
@@ -130,5 +130,5 @@ describe('batch workflow (bulk mode)', () => {
     expect(by('CANCELLED')).toBe(5);
     expect(by('NOT_SUBMITTED')).toBe(95);
     expect(platformJobs(ctx.s, ep).filter((j) => j.status === 'IN_QUEUE' || j.status === 'IN_PROGRESS')).toEqual([]);
-  }, 60_000);
+  });
 });

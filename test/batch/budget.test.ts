@@ -66,7 +66,7 @@ describe('shared submission budget', () => {
     expect(counts.limited).toBeLessThanOrEqual(2);
     // The budget was what held them (80 wanted at once against 20 per window), and the status said so.
     expect(reasons.has('rate-budget')).toBe(true);
-  }, 90_000);
+  });
 
   it('a small high-priority batch started after a large low-priority one goes first and ends first', async () => {
     const ep = mixedEndpoint(ctx.s, 'budget-priority', 6);
@@ -105,7 +105,7 @@ describe('shared submission budget', () => {
     expect(largeBetween).toBeLessThanOrEqual(4);
     expect((await reasons).has('priority')).toBe(true);
     expect(runCounts(ep).limited).toBeLessThanOrEqual(2);
-  }, 90_000);
+  });
 
   it('two daemons on one task queue split the limit between them and stay under it together', async () => {
     const second = await startDaemon({
@@ -138,5 +138,5 @@ describe('shared submission budget', () => {
     } finally {
       await second.close();
     }
-  }, 120_000);
+  });
 });

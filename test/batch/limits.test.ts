@@ -56,7 +56,7 @@ describe('batch limits', () => {
     for (const [key, n] of max) expect(n, key).toBeLessThanOrEqual(2);
     // The cap is what limits: with 3 keys x 2, more than 2 jobs ran at once overall.
     expect(Math.max(...max.values())).toBe(2);
-  }, 90_000);
+  });
 
   it('max-cost stops new submissions once the estimated spend reaches it; the rest is NOT_SUBMITTED (cost cap)', async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-cost', 2);
@@ -86,7 +86,7 @@ describe('batch limits', () => {
     expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(60 - sent);
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/cost-cap/);
     expect(platformJobs(ctx.s, ep)).toHaveLength(sent);
-  }, 60_000);
+  });
 
   it('a deadline stops submitting at its time; in-flight jobs finish', async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-deadline', 2);
@@ -112,7 +112,7 @@ describe('batch limits', () => {
     expect(done.length).toBeLessThanOrEqual(submitted + 2);
     expect(summary.counts.byStatus.NOT_SUBMITTED).toBe(80 - done.length);
     expect([...results.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
-  }, 60_000);
+  });
 
   it("without a given price, spend is estimated at the endpoint's worker costPerHr (REST pod read)", async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-price', 2);
@@ -132,7 +132,7 @@ describe('batch limits', () => {
     expect(summary.pricePerHour).toBe(workers[0]!.costPerHr);
     // 12 jobs of at least 100 ms each at that price.
     expect(summary.spend).toBeGreaterThanOrEqual((1.2 / 3600) * workers[0]!.costPerHr);
-  }, 60_000);
+  });
 
   it("completion 'poll': the service gets no webhook URL, and every input still ends once (mixed outcomes)", async () => {
     const ep = mixedEndpoint(ctx.s, 'batch-poll', 3);
@@ -156,5 +156,5 @@ describe('batch limits', () => {
     const jobs = platformJobs(ctx.s, ep);
     expect(jobs).toHaveLength(24);
     expect(jobs.filter((j) => j.webhook !== undefined)).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -30,7 +30,7 @@ describe('batch input and output locations: s3:// as a local path', () => {
     }
     text = lines.join('\n');
     writeFileSync(join(dir, 'in.jsonl'), text);
-  }, 60_000);
+  });
   afterAll(async () => {
     await bucket?.close();
     await s3?.stop();

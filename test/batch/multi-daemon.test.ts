@@ -93,7 +93,7 @@ describe('several daemons on one task queue', () => {
       workersMax: WORKERS,
       idleTimeout: 60,
     }).id;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     // Every daemon's whole process group, whatever state the test left it in.
@@ -103,7 +103,7 @@ describe('several daemons on one task queue', () => {
     await env?.teardown();
     await results?.dispose();
     for (const d of inputDirs) rmSync(d, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   it('a daemon SIGKILLed mid-step and one added: every index once, one remote job per input, both survivors ran steps', async () => {
     const [a, b] = await Promise.all([
@@ -195,5 +195,5 @@ describe('several daemons on one task queue', () => {
     } finally {
       await store.close();
     }
-  }, 150_000);
+  });
 });

@@ -211,7 +211,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
     );
     expect(end.counts.byStatus.NOT_SUBMITTED).toBe(40 - moved.counts.submitted);
     expect([...timedResults.values()].find((r) => r.status === 'NOT_SUBMITTED')!.error).toMatch(/deadline/);
-  }, 150_000);
+  });
 
   it('sluice batch start --per-job: progress, outcome table, status and results as in bulk mode', async () => {
     mixedEndpoint(ctx.s, 'perjob-cli', 2);
@@ -261,7 +261,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
         .map((l) => l.index)
         .sort((a, b) => a - b),
     ).toEqual(lines.map((_, i) => i));
-  }, 90_000);
+  });
 
   it('retry-failed re-runs only the failed indices as new children; results merge to one line per index', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-retry', 2);
@@ -309,7 +309,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
         status: 'FAILED',
         error: expect.stringMatching(new RegExp(`no good ${i}`)),
       });
-  }, 120_000);
+  });
 
   it('cancel: the children in flight are cancelled with their remote jobs, unstarted inputs are NOT_SUBMITTED', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-cancel', 2);
@@ -345,5 +345,5 @@ describe('batch workflow (per-job-workflows mode)', () => {
     for (const r of by('CANCELLED')) expect(await childStatus(id, r.index)).toBe('CANCELLED');
     expect(platformJobs(ctx.s, ep).filter((j) => j.status === 'IN_QUEUE' || j.status === 'IN_PROGRESS')).toEqual([]);
     expect(platformJobs(ctx.s, ep)).toHaveLength(4);
-  }, 90_000);
+  });
 });

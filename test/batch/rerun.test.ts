@@ -120,7 +120,7 @@ describe('batch retry-failed', () => {
     });
     resultsOf(outDir, indices);
     expect(readJsonl(join(outDir, 'attempts', '2', 'results.jsonl'))).toHaveLength(39);
-  }, 120_000);
+  });
 
   it('refuses a batch that does not exist, that still runs, or that has nothing failed', async () => {
     const ep = mixedEndpoint(ctx.s, 'retry-refuse', 2);
@@ -144,7 +144,7 @@ describe('batch retry-failed', () => {
     // Nothing was started: the batch's run is the first one, and the platform saw no new job.
     expect((await ctx.batch.result(id)).retry).toBeUndefined();
     expect(platformJobs(ctx.s, ep)).toHaveLength(4);
-  }, 60_000);
+  });
 
   it('a cancelled batch: cancelled and unsent inputs run again only with includeCancelled', async () => {
     const ep = mixedEndpoint(ctx.s, 'retry-cancelled', 2);
@@ -185,5 +185,5 @@ describe('batch retry-failed', () => {
       lines.map((_, i) => i),
     );
     expect([...after.values()].every((l) => l.status === 'COMPLETED')).toBe(true);
-  }, 60_000);
+  });
 });

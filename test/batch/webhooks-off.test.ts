@@ -72,7 +72,7 @@ describe('webhooks lost entirely (the public URL unreachable)', () => {
     // Waits are polled steadily now: a job is not left for its fallback poll.
     const id = await ctx.s.sluice.start({ endpointId: ctx.s.platform.examples.sleep!.id, input: { ms: 100 } });
     expect((await ctx.s.sluice.result(id)).status).toBe('COMPLETED');
-  }, 90_000);
+  });
 
   it('a batch completes exactly once, its status saying its jobs are polled', async () => {
     const ep = mixedEndpoint(ctx.s, 'no-webhooks', 4);
@@ -87,7 +87,7 @@ describe('webhooks lost entirely (the public URL unreachable)', () => {
       Array.from({ length: 150 }, (_, i) => i),
     );
     expect(platformJobs(ctx.s, ep)).toHaveLength(150);
-  }, 120_000);
+  });
 
   it('webhooks back: the daemon returns to webhooks, and a batch completes exactly once', async () => {
     gate.open = true;
@@ -104,7 +104,7 @@ describe('webhooks lost entirely (the public URL unreachable)', () => {
     expect(platformJobs(ctx.s, ep)).toHaveLength(60);
     await eventually(async () => expect((await readyz(ctx.s)).webhooks.completion).toBe('webhooks'));
     expect(await gauge(ctx.s)).toBe('1');
-  }, 120_000);
+  });
 });
 
 describe('slow answers (4 % of calls 1 to 4 s late)', () => {
@@ -127,5 +127,5 @@ describe('slow answers (4 % of calls 1 to 4 s late)', () => {
     } finally {
       await s.dispose();
     }
-  }, 120_000);
+  });
 });

@@ -20,7 +20,7 @@ describe('sluice batch rerun', () => {
     env = stackEnv(s);
     ep = mixedEndpoint(s, 'cli-retry', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.dispose();
     if (cwd) rmSync(cwd, { recursive: true, force: true });
@@ -135,5 +135,5 @@ describe('sluice batch rerun', () => {
     expect((await batch.view('cli-rf-long')).state?.retry).toBeUndefined();
     await batch.cancel('cli-rf-long');
     await batch.result('cli-rf-long').catch(() => undefined);
-  }, 90_000);
+  });
 });

@@ -23,7 +23,7 @@ describe('sluice batch', () => {
     env = stackEnv(s);
     ep = mixedEndpoint(s, 'cli-batch', 4);
     batch = new BatchClient({ client: s.env.client, resultsDir: s.resultsDir });
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.dispose();
     if (cwd) rmSync(cwd, { recursive: true, force: true });
@@ -135,7 +135,7 @@ describe('sluice batch', () => {
       /[\u2588\u2591]{30} 50\/50 done \| 1 failed \| 0 in flight \| [\d.]+\/s \| ETA \S+ \| \$[\d.]+/,
     );
     expect(tty.out).toMatch(/outcomes\s+COMPLETED 49 {2}FAILED 1/);
-  }, 60_000);
+  });
 
   it('start shows the batch live; meanwhile status and results exit 4, pause and resume; Ctrl-C exits 130 and the batch goes on; cancel exits 0, then 3 and 1', async () => {
     // 60 jobs of 3 s two at a time: far more work than the steps below take even on a loaded machine,
@@ -195,7 +195,7 @@ describe('sluice batch', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already ended CANCELLED; nothing to cancel/);
     expect(pauseEnded.code).toBe(1);
-  }, 90_000);
+  });
 
   it('--detach prints the id and exits 0; bad input: a clear message and exit 2, before anything starts', async () => {
     const { file } = inputFile([{ kind: 'echo' }]);
@@ -246,7 +246,7 @@ describe('sluice batch', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
-  }, 60_000);
+  });
 
   it('every batch command has --help with its options, an example, --json and the exit codes', async () => {
     const group = (await buildProgram({ code: 0 })).commands.find((c) => c.name() === 'batch')!;

@@ -62,7 +62,7 @@ describe('sluice dev stops its Temporal dev server on every exit path', () => {
     await until('sluice exits', () => dev.child.exitCode !== null || dev.child.signalCode !== null);
     expect(dev.child.exitCode, `signal ${dev.child.signalCode}:\n${dev.output}`).toBe(0);
     expect(servers(dataDir)).toEqual([]);
-  }, 90_000);
+  });
 
   it('SIGKILL of sluice: the supervisor stops the server; a leftover (supervisor killed too) is stopped by the next start, which then runs', async () => {
     const dataDir = join(root, 'kill');
@@ -93,7 +93,7 @@ describe('sluice dev stops its Temporal dev server on every exit path', () => {
     expect(servers(dataDir).map((p) => p.pid)).not.toContain(leftover[0]);
     await third.stop();
     expect(servers(dataDir)).toEqual([]);
-  }, 150_000);
+  });
 
   it("Ctrl-C on `sluice dev | cat` (SIGINT to the whole group, the pipe's reader dies too) stops everything", async () => {
     const dataDir = join(root, 'pipe');
@@ -112,5 +112,5 @@ describe('sluice dev stops its Temporal dev server on every exit path', () => {
     } finally {
       await stopProcessGroup(sh, 5000);
     }
-  }, 120_000);
+  });
 });

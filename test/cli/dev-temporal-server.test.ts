@@ -67,7 +67,7 @@ describe("the dev stack's Temporal server", () => {
     } finally {
       await stopProcessGroup(other, 5000);
     }
-  }, 60_000);
+  });
 
   it('runs under a supervisor: its processes are found by data dir while it runs, and none remain after stop()', async () => {
     const dataDir = join(root, 'own', 'temporal');
@@ -78,5 +78,5 @@ describe("the dev stack's Temporal server", () => {
       await server.stop();
     }
     expect(serverProcesses(temporalDbFile(dataDir))).toEqual([]);
-  }, 60_000);
+  });
 });

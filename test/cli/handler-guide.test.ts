@@ -92,5 +92,5 @@ describe('docs/handlers.md: write and deploy your own handler', () => {
     expect(none.stderr).toMatch(
       /no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed/,
     );
-  }, 60_000);
+  });
 });

@@ -19,7 +19,7 @@ describe('sluice scaler', () => {
     env = stackEnv(s);
     scalers = new ScalerClient({ client: s.env.client, resultsDir: s.resultsDir });
     gql = new GraphqlClient({ url: `${s.platform.url}/graphql`, apiKey: s.platform.apiKey });
-  }, 60_000);
+  });
   afterAll(async () => {
     await gql?.close();
     await s?.dispose();
@@ -158,7 +158,7 @@ describe('sluice scaler', () => {
     expect(pauseAfter.stderr).toMatch(/already ended CANCELLED; it can no longer be paused/);
     expect(stopAfter.code).toBe(1);
     expect(JSON.parse(stopAfter.stdout)).toMatchObject({ workflowStatus: 'CANCELLED', done: false });
-  }, 120_000);
+  });
 
   it("configure changes a running scaler live (none clears a setting; a floor above the ceiling is refused); status lists the endpoint's schedules", async () => {
     const ep = sleepEndpoint(s, 'cli-conf', { workersMin: 0, workersMax: 1 });
@@ -248,7 +248,7 @@ describe('sluice scaler', () => {
     const ended = await run('scaler', 'configure', ep, '--ceiling', '4');
     expect(ended.code).toBe(1);
     expect(ended.stderr).toMatch(/already ended CANCELLED; it can no longer be configured/);
-  }, 90_000);
+  });
 
   it('schedules: add (a weekday calendar in a time zone), list, pause, resume, delete; one that fires sets the bounds when no scaler runs', async () => {
     const ep = sleepEndpoint(s, 'cli-sched', { workersMin: 0, workersMax: 1 });
@@ -333,7 +333,7 @@ describe('sluice scaler', () => {
     const gone = await run('scaler', 'schedule', 'pause', ep, 'often');
     expect(gone.code).toBe(2);
     expect(gone.stderr).toMatch(/^sluice: no schedule often on endpoint /);
-  }, 90_000);
+  });
 
   it('bad input: a clear message, exit 2, nothing started or created', async () => {
     const ep = sleepEndpoint(s, 'cli-bad', { workersMin: 0, workersMax: 1 });
@@ -420,7 +420,7 @@ describe('sluice scaler', () => {
     expect(await scalers.exists('nope')).toBe(false);
     expect(await scalers.schedules.list({ endpointId: ep })).toEqual([]);
     expect(await boundsOf(gql, ep)).toMatchObject({ workersMin: 0, workersMax: 1 });
-  }, 90_000);
+  });
 
   it('every scaler command has --help with its options, an example, --json and the exit codes', async () => {
     const group = (await buildProgram({ code: 0 })).commands.find((c) => c.name() === 'scaler')!;

@@ -109,7 +109,7 @@ describe('runpodctl template and serverless commands', () => {
     await ctx.rest.deleteTemplate(t3.id);
     await ctx.rest.deleteTemplate(t.id);
     expect(isPlatformApiError(await failure(ctx.rest.getTemplate(t.id)), 'NOT_FOUND')).toBe(true);
-  }, 30_000);
+  });
 
   it('serverless create with only --name and --template-id (no gpuIds) gets the default GPU tier; no template is refused', async () => {
     // runpodctl >= 2.4 sends every create as GraphQL saveEndpoint; without --gpu-id the input has
@@ -160,7 +160,7 @@ describe('runpodctl template and serverless commands', () => {
     expect(timedOut.error).toMatch(/executionTimeout of 5000 ms/);
     expect((await waitForStatus(ctx.p.url, e.id, own.body.id, ['COMPLETED'], 20_000)).output).toEqual({ slept: 10 });
     await ctx.rest.deleteEndpoint(e.id);
-  }, 30_000);
+  });
 
   it('user, gpu list and datacenter list get the fields they select', async () => {
     expect(await ctx.gql.account()).toMatchObject({

@@ -21,7 +21,7 @@ describe('a batch on s3:// through a restart of MinIO', () => {
   beforeAll(async () => {
     s3 = await startS3Server();
     s = await orchestratorStack({ results: { url: s3.url('results'), env: s3.env } });
-  }, 90_000);
+  });
   afterAll(async () => {
     await s?.dispose();
     await s3?.stop();

@@ -120,5 +120,5 @@ describe('the scaler under faults of /health and GraphQL', () => {
     } finally {
       await s.dispose();
     }
-  }, 150_000);
+  });
 });

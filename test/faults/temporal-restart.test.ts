@@ -26,7 +26,7 @@ describe('a batch through a restart of the Temporal server', () => {
   beforeAll(async () => {
     temporal = await startTemporalServer(join(dataDir, 'temporal.sqlite'), await freePort());
     platform = await testPlatform();
-  }, 90_000);
+  });
   afterAll(async () => {
     await connection?.close().catch(() => undefined);
     await daemon?.stop();

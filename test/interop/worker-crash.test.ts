@@ -60,7 +60,7 @@ describe('a Python worker that crashes', () => {
     const failed = await waitForStatus(platform.url, endpointId, job.body.id, ['FAILED'], 20_000);
     expect(failed.error).toMatch(/exited \(code 1/);
     await eventually(() => liveGroupMembers(pgid!).length === 0, 60_000);
-  }, 60_000);
+  });
 });
 
 describe('a platform restarted after a crash', () => {

@@ -103,7 +103,7 @@ describe('job workflow outcomes', () => {
     expect(r.status).toBe('FAILED');
     expect(r.attempts).toHaveLength(1);
     expect(r.error).toMatch(/python handler refused: b/);
-  }, 90_000);
+  });
 
   it('an error message matching nonRetryableErrorPatterns is not retried, others are', async () => {
     const fail = s.platform.examples.fail!.id;

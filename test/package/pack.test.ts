@@ -239,5 +239,5 @@ describe('the packed package', () => {
     expect(errors.filter((l) => l.startsWith('misuse.ts')).length).toBe(2);
     // Other packages' own declarations (e.g. @temporalio/common's use of `ms`) are theirs to fix.
     expect(errors.filter((l) => !l.startsWith('misuse.ts') && !/^node_modules\/(?!sluice\/)/.test(l))).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -16,7 +16,7 @@ describe('sluice pipeline', () => {
     cwd = mkdtempSync(join(tmpdir(), 'sluice-pipeline-cli-'));
     env = stackEnv(s);
     mixedEndpoint(s, 'cli-pipe', 2);
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.dispose();
     if (cwd) rmSync(cwd, { recursive: true, force: true });
@@ -90,7 +90,7 @@ describe('sluice pipeline', () => {
     expect(readJsonl(join(out, 'results.jsonl'))).toHaveLength(6);
     expect(readJsonl(join(out, 'attempts', '2', 'dead-letter.jsonl'))).toHaveLength(1);
     expect((await sluice('pipeline', 'rerun', 'nope')).code).toBe(2);
-  }, 120_000);
+  });
 
   it('a bad definition is refused before anything starts: every error with its stage and place, exit 2', async () => {
     const def = join(cwd, 'bad.yaml');
@@ -102,5 +102,5 @@ describe('sluice pipeline', () => {
     const r = await sluice('pipeline', 'start', def, file, '--detach');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/stage "one", field "input", line 5 col \d+: .*later/);
-  }, 60_000);
+  });
 });

@@ -56,7 +56,7 @@ describe('pipeline failures and controls', () => {
     const dead = readJsonl<{ index: number; stage: string; input: { id: number } }>(join(outDir, 'dead-letter.jsonl'));
     expect(dead.map((d) => d.index).sort((a, b) => a - b)).toEqual(failing);
     for (const d of dead) expect(d).toMatchObject({ stage: 'second', input: { id: d.index } });
-  }, 120_000);
+  });
 
   it('an expression that fails for one input ends it at that stage with its code and position', async () => {
     const ep = mixedEndpoint(ctx.s, 'pipe-expr', 1);
@@ -79,7 +79,7 @@ describe('pipeline failures and controls', () => {
       error: expect.stringMatching(/stage "double", field "input"/),
     });
     expect(platformJobs(ctx.s, ep)).toHaveLength(2);
-  }, 60_000);
+  });
 
   it('a stage on an endpoint that does not exist fails the pipeline at its start (nothing runs)', async () => {
     const ep = mixedEndpoint(ctx.s, 'pipe-known', 1);
@@ -102,7 +102,7 @@ describe('pipeline failures and controls', () => {
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(failureMessage(err)).toMatch(/endpoint no-such-endpoint not found/);
     expect(platformJobs(ctx.s, ep)).toHaveLength(0);
-  }, 60_000);
+  });
 
   it('a later stage runs while an earlier one still does (seen in the status)', async () => {
     const slow = mixedEndpoint(ctx.s, 'pipe-slow', 4);
@@ -129,7 +129,7 @@ describe('pipeline failures and controls', () => {
     }, 30_000);
     const summary = await ctx.pipeline.result(id);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: N });
-  }, 60_000);
+  });
 
   it('pause stops every stage, resume goes on, cancel cancels the jobs in flight in every stage', async () => {
     const a = mixedEndpoint(ctx.s, 'pipe-ctl-a', 2);
@@ -180,5 +180,5 @@ describe('pipeline failures and controls', () => {
         ),
       10_000,
     );
-  }, 120_000);
+  });
 });

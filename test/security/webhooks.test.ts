@@ -216,7 +216,7 @@ describe('webhooks that prove what they carry (real daemon and results store)', 
       (v) => v.labels.result === 'too_large',
     );
     expect(refused?.value).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  });
 });
 
 /**

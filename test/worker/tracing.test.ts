@@ -114,7 +114,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     // Two jobs, two traces.
     expect(drained[0]!.traceId).not.toBe(waited[0]!.traceId);
     expect(receiver.services).toContain('sluice-daemon');
-  }, 90_000);
+  });
 
   it("join the caller's trace: the library's client interceptors start it, the daemon's spans follow", async () => {
     const t = clientTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
@@ -133,7 +133,7 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       expect(new Set(trace.map((x) => x.name)).has(n), n).toBe(true);
     // Off without the variables: no interceptor.
     expect(clientTracing({}).interceptors.workflow).toEqual([]);
-  }, 60_000);
+  });
 
   it('leave recorded histories replaying: the traced bundle (workflow interceptors) issues the same commands', async () => {
     const { options } = await workerTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
@@ -155,5 +155,5 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       expect(n).toBe(files.length);
       expect(errors).toEqual([]);
     }
-  }, 120_000);
+  });
 });

@@ -56,6 +56,12 @@ describe('what the CLI loads', () => {
     expect(workflowFilesOf(...list)).toEqual([]);
   });
 
+  it('loads no workflow code with any client: they start, query and update workflows by name', () => {
+    const clients = ['client/job.ts', 'client/batch.ts', 'client/pipeline.ts', 'client/scaler.ts'];
+    expect(packagesOf(...clients)).not.toContain('@temporalio/workflow');
+    expect(workflowFilesOf(...clients)).toEqual([]);
+  });
+
   it('opens a results store without the AWS SDK (loaded at an s3:// store’s first use)', () => {
     expect(packagesOf('results/store/open.ts').filter((p) => p.startsWith('@aws-sdk/'))).toEqual([]);
     expect(packagesOf('results/store/s3-client.ts')).toContain('@aws-sdk/client-s3');

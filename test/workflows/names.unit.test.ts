@@ -7,6 +7,8 @@ import { WORKFLOW_TYPES } from '../../contracts/names';
 import { batchWorkflow } from '../../workflows/batch/workflow';
 import { jobWorkflow } from '../../workflows/job';
 import { pipelineWorkflow } from '../../workflows/pipeline/workflow';
+import { scaleWindowWorkflow } from '../../workflows/scaler/window';
+import { scalerWorkflow } from '../../workflows/scaler/workflow';
 
 describe('workflow types by name', () => {
   it('names each orchestration by its workflow function', () => {
@@ -14,6 +16,8 @@ describe('workflow types by name', () => {
       job: jobWorkflow.name,
       batch: batchWorkflow.name,
       pipeline: pipelineWorkflow.name,
+      scaler: scalerWorkflow.name,
+      scaleWindow: scaleWindowWorkflow.name,
     });
   });
 });

@@ -22,7 +22,8 @@ import {
   type ScalerScheduleView,
   type ScaleWindowInput,
 } from '../contracts';
-import { scaleWindowWorkflow } from '../workflows/scaler/window';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import type { scaleWindowWorkflow } from '../workflows/scaler/window';
 
 /** An error of the schedules' library; `code` is stable, the message is for people. */
 export class ScalerScheduleError extends Error {
@@ -167,13 +168,13 @@ export class ScalerSchedules {
       ...(s.forMs !== undefined ? { forMs: s.forMs } : {}),
     };
     try {
-      await this.client.schedule.create({
+      await this.client.schedule.create<typeof scaleWindowWorkflow>({
         scheduleId,
         spec: scheduleSpecOf(s),
         memo: { schedule: s },
         action: {
           type: 'startWorkflow',
-          workflowType: scaleWindowWorkflow,
+          workflowType: WORKFLOW_TYPES.scaleWindow,
           taskQueue: this.taskQueue,
           workflowId: scaleWindowWorkflowId(scheduleId),
           args: [input],

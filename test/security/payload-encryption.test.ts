@@ -2,7 +2,7 @@
  * Payload encryption on the real stack: with SLUICE_PAYLOAD_KEY_FILE a job's input and output are
  * ciphertext in its Temporal history and it still completes, read back through the library; a
  * workflow started without a key runs on a keyed daemon; a batch's failed inputs rerun (its start
- * input read back through the codec); the codec endpoint decodes with its token only; a key file
+ * input read back through the codec) and a polled job's progress (its sealed heartbeat) is read; the codec endpoint decodes with its token only; a key file
  * others can read is refused.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,7 +19,7 @@ import { ConfigError } from '../../config/errors';
 import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon } from '../../worker/daemon';
 import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
-import { testPlatform } from '../helpers/platform';
+import { eventually, testPlatform } from '../helpers/platform';
 
 const key = () => randomBytes(32).toString('base64');
 
@@ -126,6 +126,17 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
       counts: { total: 4, byStatus: { COMPLETED: 2, FAILED: 2 } },
       retry: { attempt: 2, of: rerun.previousRunId, inputs: 2, byStatus: { FAILED: 2 } },
     });
+  });
+
+  it("reads a polled job's progress from its sealed heartbeat", async () => {
+    const id = await keyed.start({
+      endpointId: platform.examples.sleep!.id,
+      input: { ms: 6000, progress: true },
+      options: { completion: 'poll', polling: { initialIntervalMs: 200, maxIntervalMs: 300 } },
+    });
+    const progress = await eventually(async () => (await keyed.state(id)).progress, 30_000, 200);
+    expect(progress).toMatchObject({ pct: expect.any(Number) });
+    expect((await keyed.result(id)).status).toBe('COMPLETED');
   });
 
   it('the codec endpoint decodes a sealed payload with the token and refuses without it', async () => {

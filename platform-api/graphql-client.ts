@@ -6,7 +6,8 @@
  */
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { EndpointInput, EndpointView, MyEndpoints, PodTemplate, type SaveTemplateInput } from '../contracts';
+import { EndpointInput, EndpointView, MyEndpoints } from '../contracts/endpoint';
+import { PodTemplate, type SaveTemplateInput } from '../contracts/template';
 import { BadRequestError } from './errors';
 import { graphqlCall } from './graphql-call';
 import { Account, DataCenterView, ENDPOINT, GpuTypeView, TEMPLATE, type GraphqlOperation } from './graphql-shapes';

@@ -2,7 +2,7 @@
  * How the HTTP core's failures become typed errors: a non-2xx answer by its status (and `Retry-After`),
  * a request with no answer as a NetworkError that says whether it may have reached the server.
  */
-import { ErrorBody } from '../contracts';
+import { ErrorBody } from '../contracts/queue';
 import {
   BadRequestError,
   NetworkError,

@@ -8,6 +8,10 @@ const { join } = require('node:path');
 // Node versions are stated in package.json and docs/results-store.md instead of on every command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// Node >= 22.1 keeps the compiled code of the modules a command loads (in the OS temp dir): the next
+// command skips compiling them. Node 20 has no such cache; the call is skipped there.
+require('node:module').enableCompileCache?.();
+
 function cli() {
   const compiled = join(__dirname, '..', 'dist', 'client', 'cli', 'main.js');
   if (process.env.SLUICE_FROM_SOURCE !== '1' && existsSync(compiled)) return require(compiled);

@@ -79,8 +79,8 @@ export interface StepSendsDeps {
   record: (ref: LineRef, r: Submitted) => void;
   /** May the step end before its submissions answer (`dt`), and the daemon's memory of them. */
   detach?: DetachedSubmissions;
-  /** A detached call answered with remote job `id` (its webhook may have come already: poll it soon). */
-  answered: (id: string) => void;
+  /** A detached call answered with remote job `id` (`dup`: an earlier submission's, maybe finished long ago). */
+  answered: (id: string, dup?: boolean) => void;
 }
 
 /** The first submissions of one step: sent in lanes, and at its end waited for briefly, then handed on. */
@@ -199,7 +199,7 @@ export class StepSends {
           : 'error' in r
             ? r
             : { id: r.id, ...(r.dup ? { dup: true } : {}) };
-    if (typeof s === 'object' && 'id' in s) this.d.answered(s.id);
+    if (typeof s === 'object' && 'id' in s) this.d.answered(s.id, s.dup);
     this.d.detach!.settle(this.d.run, ref.i, s);
   }
 }

@@ -97,11 +97,6 @@ export class StepSends {
 
   constructor(private readonly d: StepSendsDeps) {}
 
-  /** The step has ended: its calls still unanswered run on, handed on to a later step. */
-  get stepEnded(): boolean {
-    return this.ended;
-  }
-
   /** Sends `items` (lanes: Submitter.each); without detaching, resolves once all answered, else at once. */
   async sendAll(items: { ref: LineRef; body: JobSubmission }[], beat: () => void): Promise<void> {
     if (items.length === 0) return;

@@ -101,12 +101,9 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
   const outranked = (): boolean => stand.outranked();
   const yielding = outranked();
   // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
-  // this step for a while (they come back deferred). Once the step has ended, its calls still
-  // waiting (a 429's retry behind the lane's pause) are sent at their turn: withdrawn, they would
-  // only go round the workflow into the same lane.
+  // this step for a while (they come back deferred: the next step sends them, and says `rate-budget`).
   const t0 = Date.now();
-  const held = (): boolean => !sends.stepEnded && sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS;
-  sub.yieldIf = () => outranked() || held();
+  sub.yieldIf = () => outranked() || (sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS);
   const record = (ref: LineRef, r: Submitted): void => {
     if (r === undefined) res.deferred.push(ref);
     else if ('error' in r) res.rejected.push({ i: ref.i, error: r.error });

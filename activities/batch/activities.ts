@@ -100,6 +100,12 @@ export function createBatchActivities(deps: BatchActivityDeps) {
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
+      // A step that fails (the service or the store did not answer) makes what the batch learnt
+      // of its jobs' pace no guide to the jobs in flight across the failure (lateness.ts).
+      const failed = (err: unknown): never => {
+        inFlight.failed(req.run.workflowId);
+        throw err;
+      };
       return runStep(
         {
           queue,
@@ -113,7 +119,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           detached,
         },
         req,
-      );
+      ).catch(failed);
     },
 
     /**

@@ -79,8 +79,8 @@ export interface StepSendsDeps {
   record: (ref: LineRef, r: Submitted) => void;
   /** May the step end before its submissions answer (`dt`), and the daemon's memory of them. */
   detach?: DetachedSubmissions;
-  /** A detached call answered with remote job `id` (its webhook may have come already: poll it soon). */
-  answered: (id: string) => void;
+  /** A detached call answered with remote job `id` (`dup`: an earlier submission's, maybe finished long ago). */
+  answered: (id: string, dup?: boolean) => void;
 }
 
 /** The first submissions of one step: sent in lanes, and at its end waited for briefly, then handed on. */
@@ -88,6 +88,8 @@ export class StepSends {
   private readonly open = new Map<number, LineRef>();
   /** Inputs whose job its webhook made known before the call answered (their answer changes nothing). */
   private readonly byHook = new Set<number>();
+  /** Inputs whose call began (the others, at the step's end, were never sent). */
+  private readonly started = new Set<number>();
   private readonly running: Promise<void>[] = [];
   private ended = false;
   /** Abandons this step's calls still unanswered; every lane's call listens to it (no listener cap: they are bounded by the lanes). */
@@ -118,6 +120,7 @@ export class StepSends {
   /**
    * The step ends: waits up to {@link PATIENCE_MS} for the submissions still unanswered, then hands
    * them on (returned as `submitting`); their calls run on, abandoned after {@link DETACHED_MS}.
+   * Those whose call never started are this step's own deferred lines (sent again by the next).
    */
   async end(): Promise<Submitting[]> {
     const { detach, run, seq, sub } = this.d;
@@ -126,14 +129,20 @@ export class StepSends {
     const patience = new Promise<void>((r) => (timer = setTimeout(r, PATIENCE_MS)));
     await Promise.race([Promise.all(this.running), patience]).finally(() => clearTimeout(timer));
     this.ended = true;
+    for (const [i, ref] of this.open) {
+      if (this.started.has(i)) continue;
+      this.open.delete(i);
+      this.d.record(ref, undefined);
+    }
     if (this.open.size === 0) return [];
+    // Held before the journal's flush: a call that settles meanwhile (answered, refused, withdrawn)
+    // must find its entry, or its end is dropped and a later step waits for it until its deadline.
+    const handed = [...this.open.values()];
+    for (const ref of handed) detach.hold(run, ref.i);
     await sub.flush();
     setTimeout(() => this.abort.abort(new Error('abandoned: no answer')), DETACHED_MS).unref();
     const dl = Date.now() + DETACHED_MS;
-    return [...this.open.values()].map((ref) => {
-      detach.hold(run, ref.i);
-      return { ...ref, q: seq, dm: detach.id, dl };
-    });
+    return handed.map((ref) => ({ ...ref, q: seq, dm: detach.id, dl }));
   }
 
   /**
@@ -152,7 +161,8 @@ export class StepSends {
 
   private async send(ref: LineRef, body: JobSubmission): Promise<void> {
     const { sub } = this.d;
-    if (this.ended) return this.settle(ref, undefined); // never sent: a later step sends it
+    if (this.ended) return; // never started: end() reported it deferred
+    this.started.add(ref.i);
     let r: Submitted | 'lost';
     try {
       r = await sub.submit(ref.i, body, 1, 'submit', this.abort.signal);
@@ -184,7 +194,7 @@ export class StepSends {
           : 'error' in r
             ? r
             : { id: r.id, ...(r.dup ? { dup: true } : {}) };
-    if (typeof s === 'object' && 'id' in s) this.d.answered(s.id);
+    if (typeof s === 'object' && 'id' in s) this.d.answered(s.id, s.dup);
     this.d.detach!.settle(this.d.run, ref.i, s);
   }
 }

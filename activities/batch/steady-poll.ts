@@ -7,7 +7,7 @@
  */
 import { isTerminal, type JobRecord } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
-import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
+import { type InboxPosition, type InboxReader, type InboxRecord } from '../../results/batch/inbox';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { type InFlightJobs, type Tracked } from './in-flight';
 import { type StepRequest, type StepResult } from './types';
@@ -51,7 +51,8 @@ const endedAgo = (t: Tracked, r: JobRecord): number =>
     : 0;
 
 export class SteadyPoll implements InboxReader {
-  private found: JobRecord[] = [];
+  /** Records heard (taken from the inbox) or found by polls, not handed to the step yet. */
+  private ready: InboxRecord[] = [];
   private nextRoundAt = 0;
   /** Polls under way. */
   private busy = 0;
@@ -68,33 +69,25 @@ export class SteadyPoll implements InboxReader {
     return this.d.health !== undefined && !this.d.health.healthy(this.wf);
   }
 
-  async take(): Promise<JobRecord[]> {
+  async take(): Promise<InboxRecord[]> {
+    await this.collect();
     this.round();
-    const got = await this.d.inner.take();
-    for (const r of got) {
-      this.d.health?.received(r.id, this.wf);
-      this.d.jobs.done(this.wf, r.id, true);
-    }
-    // Polled records are the step's from here (one a poll finds after the step is polled again).
-    const polled = this.found;
-    this.found = [];
-    for (const r of polled) {
-      const t = this.d.jobs.done(this.wf, r.id, false);
-      this.d.health?.polledDone(r.id, this.wf, t ? endedAgo(t, r) : 0);
-    }
-    return [...got, ...polled];
+    const out = this.ready;
+    this.ready = [];
+    return out;
   }
 
   /** Like the inbox's wait, with polling rounds meanwhile: jobs a round found finished count too. */
   async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
     const until = Date.now() + ms;
     for (;;) {
+      await this.collect();
       this.round();
       const left = until - Date.now();
-      if (this.found.length >= min || left <= 0 || signal?.aborted) return;
+      if (this.ready.length >= min || left <= 0 || signal?.aborted) return;
       const slice = Math.min(left, Math.max(50, this.nextRoundAt - Date.now()));
       const t = Date.now();
-      await this.d.inner.wait(Math.max(1, min - this.found.length), slice, signal);
+      await this.d.inner.wait(Math.max(1, min - this.ready.length), slice, signal);
       // Returned before its time: records (or an abort) came.
       if (Date.now() - t < slice - 20) return;
     }
@@ -104,9 +97,22 @@ export class SteadyPoll implements InboxReader {
     return this.d.inner.position();
   }
 
-  /** No more rounds (the step ends; polls under way finish on their own). */
+  /** No more rounds (the step ends; polls under way finish on their own, their finds kept for the next step). */
   stop(): void {
     this.stopped = true;
+  }
+
+  /**
+   * What came since: the inbox's records (their jobs are heard of before any round decides which
+   * are late: a webhook waiting in the inbox is not a late job) and what polls found.
+   */
+  private async collect(): Promise<void> {
+    const got = await this.d.inner.take();
+    for (const r of got) {
+      this.d.health?.received(r.id, this.wf);
+      this.d.jobs.done(this.wf, r.id, true);
+    }
+    this.ready.push(...got, ...this.d.jobs.takeFound(this.wf).map((f) => f.record));
   }
 
   /**
@@ -118,13 +124,11 @@ export class SteadyPoll implements InboxReader {
     const now = Date.now();
     if (now < this.nextRoundAt || this.stopped) return;
     this.nextRoundAt = now + ROUND_MS;
-    const steady = this.polling;
     const usual = this.d.jobs.usualMs(this.wf);
-    const due = this.d.jobs
-      .of(this.wf)
-      .filter((t) => !t.busy && (steady ? now >= steadyAt(t, usual) : now >= t.lateAt))
-      .slice(0, Math.max(0, PER_ROUND - this.busy));
-    for (const t of due) void this.poll(t);
+    const due = this.polling
+      ? this.d.jobs.of(this.wf).filter((t) => !t.busy && now >= steadyAt(t, usual))
+      : this.d.jobs.late(this.wf, now);
+    for (const t of due.slice(0, Math.max(0, PER_ROUND - this.busy))) void this.poll(t);
   }
 
   private async poll(t: Tracked): Promise<void> {
@@ -135,16 +139,21 @@ export class SteadyPoll implements InboxReader {
       const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
       t.polledAt = Date.now();
       if (isTerminal(r.status)) {
-        this.found.push(r);
         if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
           this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
-      } else t.lateAt = t.polledAt + Math.min(LATE_EVERY_MAX_MS, 2 * Math.max(1000, t.polledAt - t.t0));
+        // No longer in flight from now (never polled again), its record kept until a step takes it.
+        this.d.health?.polledDone(r.id, this.wf, endedAgo(t, r));
+        this.d.jobs.found(this.wf, r);
+      } else t.pollAt = t.polledAt + Math.min(LATE_EVERY_MAX_MS, 2 * Math.max(1000, t.polledAt - t.t0));
     } catch (err) {
       // Not known any more: the workflow's own poll reports it expired. A 429 pauses the rounds.
+      // Unanswered (after the client's retries): the service failed, see lateness.ts.
       if (isPlatformApiError(err, 'NOT_FOUND')) this.d.jobs.done(this.wf, t.id, false);
       else if (isPlatformApiError(err, 'RATE_LIMITED')) this.nextRoundAt = Date.now() + 4 * ROUND_MS;
+      else if (isPlatformApiError(err, 'NETWORK') || isPlatformApiError(err, 'SERVER_ERROR'))
+        this.d.jobs.failed(this.wf);
       t.polledAt = Date.now();
-      t.lateAt = t.polledAt + 1000;
+      t.pollAt = t.polledAt + 1000;
     } finally {
       t.busy = false;
       this.busy--;
@@ -157,7 +166,9 @@ export class SteadyPoll implements InboxReader {
     // A replayed submission may be finished already (its webhook long gone): polled at once.
     for (const s of res.submitted.slice(this.synced.submitted))
       this.d.jobs.add(this.wf, s.id, Date.now(), s.dup ? 0 : undefined);
-    for (const r of res.retried.slice(this.synced.retried)) if (!r.refused) this.d.jobs.add(this.wf, r.id);
+    // A job retried under its id is in flight again.
+    for (const r of res.retried.slice(this.synced.retried))
+      if (!r.refused) this.d.jobs.add(this.wf, r.id, Date.now(), undefined, true);
     this.synced = { submitted: res.submitted.length, retried: res.retried.length };
   }
 

@@ -63,8 +63,8 @@ export interface Step {
   record: (ref: LineRef, r: Submitted) => void;
   /** The submission of a line, or undefined when it is bad (recorded as such). */
   parsed: (ref: LineRef, text: string) => JobSubmission | undefined;
-  /** A submission not answered within its step was answered with remote job `id`. */
-  answered: (id: string) => void;
+  /** A submission not answered within its step was answered with remote job `id` (`dup`: an earlier submission's). */
+  answered: (id: string, dup?: boolean) => void;
   /** The window's room left after the step read its new lines (an open feed's end came first). */
   spare?: number;
 }

@@ -101,7 +101,7 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
   const outranked = (): boolean => stand.outranked();
   const yielding = outranked();
   // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
-  // this step for a while (they come back deferred).
+  // this step for a while (they come back deferred: the next step sends them, and says `rate-budget`).
   const t0 = Date.now();
   sub.yieldIf = () => outranked() || (sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS);
   const record = (ref: LineRef, r: Submitted): void => {
@@ -115,8 +115,11 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
     return 'body' in p ? p.body : undefined;
   };
   const beating = (phase: string) => () => beat({ seq: req.seq, phase });
-  // A late answer's job may have finished (and its webhook been taken) already: poll it soon.
-  const answered = (id: string): void => deps.inFlight?.add(req.run.workflowId, id, Date.now(), 0);
+  // A late answer's job is in flight from now, late like any other (a webhook that came before it
+  // was matched by its URL's claim, and its job is not tracked again); a replayed one may have
+  // finished long ago (its webhook gone to a daemon that died): polled at once.
+  const answered = (id: string, dup?: boolean): void =>
+    deps.inFlight?.add(req.run.workflowId, id, Date.now(), dup ? 0 : undefined);
   const detach = req.dt && deps.detached ? { detach: deps.detached } : {};
   const sends = new StepSends({ run: req.run, seq: req.seq, sub, record, answered, ...detach });
   return { deps, req, input, res, sub, sends, stand, me, prio, yielding, outranked, beating, record, parsed, answered };

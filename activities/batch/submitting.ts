@@ -29,7 +29,7 @@ export async function reportSubmitting(
   sg: Submitting[],
   res: StepResult,
   detach: DetachedSubmissions | undefined,
-  answered: (id: string) => void,
+  answered: (id: string, dup?: boolean) => void,
   byWebhook: Map<number, string> = new Map(),
 ): Promise<void> {
   const journals = new Map<number, Map<number, Journaled>>();
@@ -55,7 +55,7 @@ export async function reportSubmitting(
       if (s === undefined && Date.now() >= x.dl + GRACE_MS) detach.settle(run, x.i, (s = 'lost'));
     } else {
       const hit = (await journal(x.q)).get(x.i);
-      if (hit) answered(hit.id);
+      if (hit) answered(hit.id, hit.dup);
       s = hit ? { id: hit.id, ...(hit.dup ? { dup: true } : {}) } : Date.now() >= x.dl + GRACE_MS ? 'lost' : undefined;
     }
     if (s === undefined) continue; // still running

@@ -1,0 +1,119 @@
+/** When a batch's job is late (activities/batch/lateness.ts) and what the daemon's memory of its jobs in flight polls (in-flight.ts). */
+import { describe, expect, it } from 'vitest';
+import { InFlightJobs } from '../../activities/batch/in-flight';
+import {
+  LATE_DEFAULT_MS,
+  LATE_MAX_MS,
+  LATE_MIN_MS,
+  Lateness,
+  MIN_SAMPLES,
+  PROBES,
+  SAMPLES,
+} from '../../activities/batch/lateness';
+
+/** Feeds heard times (ms) as jobs sent at `t` and heard `ms` later; returns the time reached. */
+const feed = (l: Lateness, times: number[], t = 1_000_000): number => {
+  for (const ms of times) l.heard(t, t + ms);
+  return t + Math.max(0, ...times);
+};
+
+describe('Lateness', () => {
+  it('until it heard of enough jobs, only the oldest few are late (to notice that no webhook comes): after 0.5 s before any', () => {
+    const l = new Lateness();
+    expect(l.lateMs()).toBe(LATE_DEFAULT_MS);
+    expect(l.isLate(100, PROBES - 1, 200)).toBe(true);
+    expect(l.isLate(100, PROBES, 200)).toBe(false);
+    feed(l, Array(MIN_SAMPLES - 1).fill(300));
+    expect(l.isLate(100, PROBES, 200)).toBe(false);
+    feed(l, [300]);
+    expect(l.isLate(100, PROBES + 50, 200)).toBe(true);
+    expect(l.isLate(300, 0, 200)).toBe(false); // not yet
+  });
+
+  it('half again the longest of the last 64 heard times, within bounds', () => {
+    const l = new Lateness();
+    // A healthy batch's skewed times: most jobs heard in 100-1000 ms (waiting their turn), 3 of 64 up to 1.9 s.
+    const times = [...Array.from({ length: 61 }, (_, k) => 100 + 15 * k), 1500, 1700, 1900];
+    feed(l, times);
+    expect(l.samples).toBe(SAMPLES);
+    expect(l.lateMs()).toBe(2850);
+    // Three times their mean (the former rule, 1.8 s) called the slowest of them late.
+    const mean = times.reduce((a, b) => a + b) / times.length;
+    expect(times.filter((ms) => ms > 3 * mean)).toEqual([1900]);
+    expect(times.filter((ms) => ms > l.lateMs())).toEqual([]);
+    const fast = new Lateness();
+    feed(fast, [10, 20, 30]);
+    expect(fast.lateMs()).toBe(LATE_MIN_MS);
+    const slow = new Lateness();
+    feed(slow, [60_000]);
+    expect(slow.lateMs()).toBe(LATE_MAX_MS);
+  });
+
+  it('learns only from the latest 64 jobs: a batch that slowed down, then sped up again', () => {
+    const l = new Lateness();
+    feed(l, Array(SAMPLES).fill(200));
+    expect(l.lateMs()).toBe(LATE_MIN_MS);
+    feed(l, Array(8).fill(4000));
+    expect(l.lateMs()).toBe(6000);
+    feed(l, Array(SAMPLES).fill(600));
+    expect(l.lateMs()).toBe(900);
+  });
+
+  it('a failure of the service forgets what was learnt, and the jobs sent before it are no samples', () => {
+    const l = new Lateness();
+    const t = feed(l, Array(SAMPLES).fill(1000));
+    expect(l.lateMs()).toBe(1500);
+    l.failed(t + 1);
+    expect(l.samples).toBe(0);
+    expect(l.lateMs()).toBe(LATE_DEFAULT_MS);
+    expect(l.isLate(0, PROBES, t + 2)).toBe(false); // only the oldest few again
+    l.heard(t, t + 12_000); // in flight across the outage: its 12 s measure the outage
+    expect(l.samples).toBe(0);
+    l.heard(t + 2, t + 402); // sent after it
+    expect(l.lateMs()).toBe(600);
+  });
+});
+
+describe('InFlightJobs', () => {
+  const wf = 'batch/b';
+  const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
+
+  it('a job is due once late, its oldest few before the batch heard of one; a job a poll found finished is not due again', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000 + k);
+    expect(ids(f.late(wf, 1400))).toEqual([]);
+    expect(ids(f.late(wf, 1600))).toEqual(['j0', 'j1', 'j2', 'j3', 'j4']);
+    f.found(wf, { id: 'j0', status: 'COMPLETED' });
+    expect(ids(f.late(wf, 1600))).toEqual(['j1', 'j2', 'j3', 'j4', 'j5']);
+    expect(f.takeFound(wf).map((x) => x.record.id)).toEqual(['j0']);
+    expect(f.takeFound(wf)).toEqual([]);
+    f.done(wf, 'j1', true, 1300); // heard after 300 ms: still the oldest few only (late after 450 ms)
+    expect(ids(f.late(wf, 1449))).toEqual([]);
+    expect(ids(f.late(wf, 1500))).toEqual(['j2', 'j3', 'j4', 'j5', 'j6']);
+    for (let k = 0; k < MIN_SAMPLES; k++) {
+      f.add(wf, `h${k}`, 2000);
+      f.done(wf, `h${k}`, true, 2200);
+    }
+    // The rule for every job now: late after 450 ms (1.5 x 300 ms).
+    expect(ids(f.late(wf, 1500))).toEqual(['j2', 'j3', 'j4', 'j5', 'j6', 'j7']);
+  });
+
+  it('a job that ended is not tracked again by a late report of its answer, unless retried under its id', () => {
+    const f = new InFlightJobs();
+    f.add(wf, 'j1', 1000);
+    f.done(wf, 'j1', true, 1200);
+    f.done(wf, 'j2', true, 1300); // its webhook came before its /run answer
+    f.add(wf, 'j1', 1400);
+    f.add(wf, 'j2', 1400, 0);
+    expect(f.of(wf)).toEqual([]);
+    f.add(wf, 'j1', 1500, undefined, true); // `/retry`
+    expect(ids(f.of(wf))).toEqual(['j1']);
+  });
+
+  it('a poll may set a job its own time (a replayed answer: at once)', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000);
+    f.add(wf, 'j7', 1000, 0);
+    expect(ids(f.late(wf, 1001))).toEqual(['j7']);
+  });
+});

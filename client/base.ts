@@ -171,17 +171,18 @@ export async function endedRunOf(
 }
 
 /**
- * Starts `workflow` as a rerun: the same id once the previous run is closed; a run
- * started meanwhile makes this fail, `refuse`d as RUNNING. Resolves with the new run's id.
+ * Starts a workflow of `workflowType` (a name in WORKFLOW_TYPES; `W` its function's type) as a
+ * rerun: the same id once the previous run is closed; a run started meanwhile makes this fail,
+ * `refuse`d as RUNNING. Resolves with the new run's id.
  */
 export async function startRerun<W extends Workflow>(
   client: Client,
-  workflow: W,
+  workflowType: string,
   o: WorkflowStartOptions<W>,
   refuse: RerunRefuse,
 ): Promise<string> {
   const started = await client.workflow
-    .start(workflow, { ...o, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE })
+    .start<W>(workflowType, { ...o, workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE })
     .catch((err: unknown) => {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
         throw refuse('RUNNING', `${o.workflowId} is running again (started meanwhile); rerun waits for it to end`);

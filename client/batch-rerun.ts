@@ -8,8 +8,9 @@
 import { type Client, type WorkflowHandle } from '@temporalio/client';
 import { type BatchOptionsInput, type BatchState } from '../contracts';
 import { BatchWorkflowInput } from '../contracts/batch';
-import { RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchWorkflowId } from '../contracts/names/batch';
-import { batchStateQuery, batchWorkflow } from '../workflows/batch/workflow';
+import { BATCH_QUERIES, RETRIED_IF_CANCELLED, RETRIED_OUTCOMES, batchWorkflowId } from '../contracts/names/batch';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import type { batchWorkflow } from '../workflows/batch/workflow';
 import { endedRunOf, startInputOf, startRerun, type RerunRefuse } from './base';
 
 /** Why a rerun was refused; `code` is stable, the message is for people. */
@@ -82,7 +83,7 @@ async function inputsToRerun(h: BatchHandle, status: string, includeCancelled = 
   const state =
     status === 'COMPLETED'
       ? await h.result().catch(() => undefined)
-      : await h.query(batchStateQuery).catch(() => undefined);
+      : await h.query<BatchState>(BATCH_QUERIES.state).catch(() => undefined);
   const inputs = state ? rerunnable(state, includeCancelled) : undefined;
   if (inputs !== 0) return inputs;
   const others = state && !includeCancelled ? rerunnable(state, true) : 0;
@@ -131,9 +132,9 @@ export async function rerunFailed(
   const inputs = await inputsToRerun(h, previous.status, o.includeCancelled);
   const attempt = (prev.retryOf?.attempt ?? 1) + 1;
   const input = rerunInput(prev, previous.runId, attempt, o);
-  const runId = await startRerun(
+  const runId = await startRerun<typeof batchWorkflow>(
     client,
-    batchWorkflow,
+    WORKFLOW_TYPES.batch,
     { taskQueue, workflowId, args: [input] },
     refuseFor(workflowId),
   );

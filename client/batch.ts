@@ -4,7 +4,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { resolve } from 'node:path';
 import { type BatchResultLine, type BatchState, type BatchWorkflowInputInit } from '../contracts';
 import { BatchConfigure, BatchWorkflowInput } from '../contracts/batch';
-import { batchIdOf, batchWorkflowId } from '../contracts/names/batch';
+import { BATCH_QUERIES, BATCH_UPDATES, batchIdOf, batchWorkflowId } from '../contracts/names/batch';
 import { WORKFLOW_TYPES } from '../contracts/names/common';
 import { isStageBatchId } from '../contracts/names/pipeline';
 import { batchInput, isS3Location, openedInput, outputStore, valueLines } from '../results/batch/locations';
@@ -14,13 +14,8 @@ import { parseS3Url } from '../results/store/s3-url';
 import { OrchestrationClient, type ClientOptions, type ListOptions } from './base';
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';
-import {
-  batchStateQuery,
-  batchWorkflow,
-  configureUpdate,
-  pauseUpdate,
-  resumeUpdate,
-} from '../workflows/batch/workflow';
+// The workflow's type only: the client starts, queries and updates it by name (contracts/names), loading no workflow code.
+import type { batchWorkflow } from '../workflows/batch/workflow';
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
@@ -75,7 +70,7 @@ export class BatchClient extends OrchestrationClient {
       throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = batchWorkflowId(id ?? randomUUID());
     // A batch id is never reused by a new batch (its output dir and results would mix); a rerun reuses it on purpose.
-    await this.client.workflow.start(batchWorkflow, {
+    await this.client.workflow.start<typeof batchWorkflow>(WORKFLOW_TYPES.batch, {
       taskQueue: this.taskQueue,
       workflowId,
       args: [input],
@@ -97,7 +92,7 @@ export class BatchClient extends OrchestrationClient {
 
   /** The batch's live state (counts, rates, ETA, spend, why it waits). */
   async state(id: string): Promise<BatchState> {
-    return this.handle(id).query(batchStateQuery);
+    return this.handle(id).query<BatchState>(BATCH_QUERIES.state);
   }
 
   /** Workflow status and state (the state of a closed batch comes from its summary.json when no daemon answers). */
@@ -113,7 +108,7 @@ export class BatchClient extends OrchestrationClient {
         message: failing.lastFailure!.message!,
       };
     try {
-      view.state = await h.query(batchStateQuery);
+      view.state = await h.query<BatchState>(BATCH_QUERIES.state);
     } catch {
       // closed, and no daemon to answer
     }
@@ -122,16 +117,18 @@ export class BatchClient extends OrchestrationClient {
 
   /** Stops new submissions; resolves once nothing more is submitted (in-flight jobs finish). */
   async pause(id: string): Promise<BatchState> {
-    return this.handle(id).executeUpdate(pauseUpdate);
+    return this.handle(id).executeUpdate<BatchState, []>(BATCH_UPDATES.pause);
   }
 
   async resume(id: string): Promise<BatchState> {
-    return this.handle(id).executeUpdate(resumeUpdate);
+    return this.handle(id).executeUpdate<BatchState, []>(BATCH_UPDATES.resume);
   }
 
   /** Live changes: concurrency, key cap, cost cap, deadline. */
   async configure(id: string, change: BatchConfigure): Promise<BatchState> {
-    return this.handle(id).executeUpdate(configureUpdate, { args: [BatchConfigure.parse(change)] });
+    return this.handle(id).executeUpdate<BatchState, [BatchConfigure]>(BATCH_UPDATES.configure, {
+      args: [BatchConfigure.parse(change)],
+    });
   }
 
   /** Cancels the batch: in-flight jobs are cancelled, unsent inputs recorded NOT_SUBMITTED, outcome files written. */
@@ -149,7 +146,7 @@ export class BatchClient extends OrchestrationClient {
     const h = this.handle(id);
     for (;;) {
       const d = await h.describe();
-      const s = await h.query(batchStateQuery).catch(() => undefined);
+      const s = await h.query<BatchState>(BATCH_QUERIES.state).catch(() => undefined);
       if (s) yield s;
       if (d.status.name !== 'RUNNING') return;
       await new Promise((r) => setTimeout(r, everyMs));

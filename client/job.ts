@@ -9,11 +9,13 @@ import {
   type RunScope,
 } from '../contracts';
 import { JobWorkflowInput } from '../contracts/job';
-import { jobWorkflowId } from '../contracts/names/job';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import { JOB_QUERIES, jobWorkflowId } from '../contracts/names/job';
 import { streamPrefix } from '../contracts/names/results';
 import { type StoreEntry } from '../results/store/object-store';
 import { type QueueClient } from '../platform-api';
-import { jobWorkflow, stateQuery } from '../workflows/job';
+// The workflow's type only: the client starts and queries it by name (contracts/names), loading no workflow code.
+import type { jobWorkflow } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';
 import { OrchestrationClient, type ClientOptions } from './base';
 
@@ -68,7 +70,12 @@ export class JobClient extends OrchestrationClient {
     const workflowId = jobWorkflowId(id ?? randomUUID());
     // The endpoint in the memo: `recent()` (the console's endpoint page) finds its jobs without a query each.
     const memo = { endpointId: input.endpointId };
-    await this.client.workflow.start(jobWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input], memo });
+    await this.client.workflow.start<typeof jobWorkflow>(WORKFLOW_TYPES.job, {
+      taskQueue: this.taskQueue,
+      workflowId,
+      args: [input],
+      memo,
+    });
     return workflowId;
   }
 
@@ -93,7 +100,7 @@ export class JobClient extends OrchestrationClient {
     const d = await handle.describe();
     const view: JobView = { workflowId, workflowStatus: d.status.name };
     try {
-      view.state = await handle.query(stateQuery);
+      view.state = await handle.query<JobWorkflowState>(JOB_QUERIES.state);
     } catch {
       // Closed workflows without a worker to answer: the result below says enough.
     }
@@ -192,7 +199,7 @@ export class JobClient extends OrchestrationClient {
   async recent(o: { endpointId?: string; limit?: number; scan?: number } = {}): Promise<JobListing[]> {
     const out: JobListing[] = [];
     let scanned = 0;
-    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${jobWorkflow.name}'` })) {
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.job}'` })) {
       if (++scanned > (o.scan ?? 500) || out.length >= (o.limit ?? 20)) break;
       const endpointId = (w.memo as { endpointId?: unknown } | undefined)?.endpointId;
       if (o.endpointId && endpointId !== o.endpointId) continue;

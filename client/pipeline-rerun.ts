@@ -6,7 +6,8 @@
 import { type Client } from '@temporalio/client';
 import { PipelineWorkflowInput, pipelineWorkflowId, type PipelineState } from '../contracts';
 import { outputStore } from '../results/batch/locations';
-import { pipelineWorkflow } from '../workflows/pipeline/workflow';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import type { pipelineWorkflow } from '../workflows/pipeline/workflow';
 import { endedRunOf, startInputOf, startRerun, type RerunRefuse } from './base';
 
 /** Why a rerun was refused; `code` is stable, the message is for people. */
@@ -61,6 +62,11 @@ export async function rerunPipeline(client: Client, taskQueue: string, id: strin
   const previousRunId = ended.runId;
   const attempt = (prev.rerunOf?.attempt ?? 1) + 1;
   const input = PipelineWorkflowInput.parse({ ...prev, rerunOf: { runId: previousRunId, attempt } });
-  const runId = await startRerun(client, pipelineWorkflow, { taskQueue, workflowId, args: [input] }, refuse);
+  const runId = await startRerun<typeof pipelineWorkflow>(
+    client,
+    WORKFLOW_TYPES.pipeline,
+    { taskQueue, workflowId, args: [input] },
+    refuse,
+  );
   return { workflowId, runId, previousRunId, attempt, inputs, outDir: input.outDir };
 }

@@ -11,6 +11,8 @@ import {
   pipelineIdOf,
   pipelineKeys,
   pipelineWorkflowId,
+  PIPELINE_QUERIES,
+  PIPELINE_UPDATES,
   WORKFLOW_TYPES,
   validatePipeline,
   type PipelineDefinitionInput,
@@ -24,12 +26,8 @@ import { segmentLines } from '../results/batch/outcomes';
 import { OrchestrationClient, startInputOf, type ClientOptions, type ListOptions } from './base';
 import { BatchClient } from './batch';
 import { rerunPipeline, type PipelineRerun } from './pipeline-rerun';
-import {
-  pausePipelineUpdate,
-  pipelineStateQuery,
-  pipelineWorkflow,
-  resumePipelineUpdate,
-} from '../workflows/pipeline/workflow';
+// The workflow's type only: the client starts, queries and updates it by name (contracts/names), loading no workflow code.
+import type { pipelineWorkflow } from '../workflows/pipeline/workflow';
 
 /** A definition that does not validate: every issue, with its stage, field and position. */
 export class PipelineDefinitionError extends Error {
@@ -94,7 +92,7 @@ export class PipelineClient extends OrchestrationClient {
     if (!(await batchInput(input.source).exists()))
       throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
     const workflowId = pipelineWorkflowId(init.id ?? randomUUID());
-    await this.client.workflow.start(pipelineWorkflow, {
+    await this.client.workflow.start<typeof pipelineWorkflow>(WORKFLOW_TYPES.pipeline, {
       taskQueue: this.taskQueue,
       workflowId,
       args: [input],
@@ -105,7 +103,7 @@ export class PipelineClient extends OrchestrationClient {
 
   /** The live state, each stage with its batch's state (counts, rates, ETA, spend, why it waits). */
   async state(id: string): Promise<PipelineState> {
-    return this.withStages(await this.handle(id).query(pipelineStateQuery));
+    return this.withStages(await this.handle(id).query<PipelineState>(PIPELINE_QUERIES.state));
   }
 
   /** Workflow status and state (none when no daemon answers for a closed pipeline: see summary.json). */
@@ -113,20 +111,20 @@ export class PipelineClient extends OrchestrationClient {
     const h = this.handle(id);
     const d = await h.describe();
     const view: PipelineView = { workflowId: h.workflowId, workflowStatus: d.status.name };
-    const state = await h.query(pipelineStateQuery).catch(() => undefined);
+    const state = await h.query<PipelineState>(PIPELINE_QUERIES.state).catch(() => undefined);
     if (state) view.state = await this.withStages(state);
     return view;
   }
 
   /** Stops reading new inputs and pauses every stage (nothing more is submitted once it resolves). */
   async pause(id: string): Promise<PipelineState> {
-    const s = await this.handle(id).executeUpdate(pausePipelineUpdate);
+    const s = await this.handle(id).executeUpdate<PipelineState, []>(PIPELINE_UPDATES.pause);
     await Promise.all(s.stages.map((st) => this.batches.pause(st.batchId).catch(ignoreEnded)));
     return this.state(id);
   }
 
   async resume(id: string): Promise<PipelineState> {
-    const s = await this.handle(id).executeUpdate(resumePipelineUpdate);
+    const s = await this.handle(id).executeUpdate<PipelineState, []>(PIPELINE_UPDATES.resume);
     await Promise.all(s.stages.map((st) => this.batches.resume(st.batchId).catch(ignoreEnded)));
     return this.state(id);
   }

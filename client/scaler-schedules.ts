@@ -22,7 +22,8 @@ import {
   type ScalerScheduleView,
   type ScaleWindowInput,
 } from '../contracts';
-import { scaleWindowWorkflow } from '../workflows/scaler/window';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import type { scaleWindowWorkflow } from '../workflows/scaler/window';
 
 /** An error of the schedules' library; `code` is stable, the message is for people. */
 export class ScalerScheduleError extends Error {
@@ -148,6 +149,9 @@ function viewOf(d: ScheduleDescription): ScalerScheduleView {
   };
 }
 
+/** How long `pause` and `delete` wait for a firing under way to end. */
+const SETTLE_MS = 30_000;
+
 /** Scale schedules of endpoints: add, list, pause, resume, delete. */
 export class ScalerSchedules {
   constructor(
@@ -167,13 +171,13 @@ export class ScalerSchedules {
       ...(s.forMs !== undefined ? { forMs: s.forMs } : {}),
     };
     try {
-      await this.client.schedule.create({
+      await this.client.schedule.create<typeof scaleWindowWorkflow>({
         scheduleId,
         spec: scheduleSpecOf(s),
         memo: { schedule: s },
         action: {
           type: 'startWorkflow',
-          workflowType: scaleWindowWorkflow,
+          workflowType: WORKFLOW_TYPES.scaleWindow,
           taskQueue: this.taskQueue,
           workflowId: scaleWindowWorkflowId(scheduleId),
           args: [input],
@@ -249,12 +253,19 @@ export class ScalerSchedules {
     await this.settled(d);
   }
 
-  /** Waits for the firings under way in `d` to end; how each ended is its own business, not the caller's error. */
+  /**
+   * Waits for the firings under way in `d` to end, at most SETTLE_MS (with no daemon running, a firing
+   * would wait for one forever); how each ended is its own business, not the caller's error.
+   */
   private async settled(d: ScheduleDescription): Promise<void> {
     const runs = d.info.runningActions.map(({ workflow: w }) =>
       this.client.workflow.getHandle(w.workflowId, undefined, { firstExecutionRunId: w.firstExecutionRunId }),
     );
-    await Promise.all(runs.map((h) => h.result().catch(() => undefined)));
+    if (runs.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((r) => (timer = setTimeout(r, SETTLE_MS)));
+    const ended = Promise.all(runs.map((h) => h.result().catch(() => undefined)));
+    await Promise.race([ended, bound]).finally(() => clearTimeout(timer));
   }
 
   private handle(endpointId: string, name: string) {

@@ -13,20 +13,12 @@ import {
   type ScalerConfigure as ConfigureInit,
   type ScalerOptionsInput,
 } from '../contracts';
+import { WORKFLOW_TYPES } from '../contracts/names/common';
+import { SCALER_QUERIES, SCALER_SIGNALS, SCALER_UPDATES } from '../contracts/names/scaler';
 import { OrchestrationClient, type ClientOptions } from './base';
 import { ScalerSchedules } from './scaler-schedules';
-import {
-  backlogSignal,
-  backlogUpdate,
-  clearOverrideUpdate,
-  configureScalerUpdate,
-  overrideUpdate,
-  pauseScalerUpdate,
-  resumeScalerUpdate,
-  scalerStateQuery,
-  scalerWorkflow,
-  setWindowUpdate,
-} from '../workflows/scaler/workflow';
+// The workflow's type only: the client starts, queries, updates and signals it by name (contracts/names).
+import type { scalerWorkflow } from '../workflows/scaler/workflow';
 
 /** Options of {@link ScalerClient}. */
 export type ScalerClientOptions = ClientOptions;
@@ -58,13 +50,17 @@ export class ScalerClient extends OrchestrationClient {
   async start(endpointId: string, config: ScalerOptionsInput = {}): Promise<string> {
     const input = ScalerWorkflowInput.parse({ endpointId, config });
     const workflowId = scalerWorkflowId(endpointId);
-    await this.client.workflow.start(scalerWorkflow, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    await this.client.workflow.start<typeof scalerWorkflow>(WORKFLOW_TYPES.scaler, {
+      taskQueue: this.taskQueue,
+      workflowId,
+      args: [input],
+    });
     return workflowId;
   }
 
   /** The scaler's live state. */
   async status(endpointId: string): Promise<ScalerState> {
-    return this.handle(endpointId).query(scalerStateQuery);
+    return this.handle(endpointId).query<ScalerState>(SCALER_QUERIES.state);
   }
 
   /** Workflow status and, while a daemon answers, the state. */
@@ -72,7 +68,7 @@ export class ScalerClient extends OrchestrationClient {
     const h = this.handle(endpointId);
     const d = await h.describe();
     const view: ScalerView = { workflowId: h.workflowId, workflowStatus: d.status.name };
-    const state = await h.query(scalerStateQuery).catch(() => undefined);
+    const state = await h.query<ScalerState>(SCALER_QUERIES.state).catch(() => undefined);
     if (state) view.state = state;
     if (['FAILED', 'TERMINATED', 'TIMED_OUT'].includes(view.workflowStatus)) {
       const failure = await h.result().then(
@@ -86,30 +82,34 @@ export class ScalerClient extends OrchestrationClient {
 
   /** Pins the bounds for `forMs` (then the policy takes over again); resolves once they are written. */
   async override(endpointId: string, o: OverrideInit): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(overrideUpdate, { args: [OverrideInput.parse(o)] });
+    return this.handle(endpointId).executeUpdate<ScalerState, [OverrideInit]>(SCALER_UPDATES.override, {
+      args: [OverrideInput.parse(o)],
+    });
   }
 
   async clearOverride(endpointId: string): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(clearOverrideUpdate);
+    return this.handle(endpointId).executeUpdate<ScalerState, []>(SCALER_UPDATES.clearOverride);
   }
 
   /** No bounds change while paused (samples go on); resolves once no write is under way. */
   async pause(endpointId: string): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(pauseScalerUpdate);
+    return this.handle(endpointId).executeUpdate<ScalerState, []>(SCALER_UPDATES.pause);
   }
 
   async resume(endpointId: string): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(resumeScalerUpdate);
+    return this.handle(endpointId).executeUpdate<ScalerState, []>(SCALER_UPDATES.resume);
   }
 
   /** Live config changes (`null` clears an optional field); resolves once a tick ran with them. */
   async configure(endpointId: string, change: ConfigureInit): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(configureScalerUpdate, { args: [ScalerConfigure.parse(change)] });
+    return this.handle(endpointId).executeUpdate<ScalerState, [ConfigureInit]>(SCALER_UPDATES.configure, {
+      args: [ScalerConfigure.parse(change)],
+    });
   }
 
   /** A schedule's floor/ceiling window (until an end time, or until replaced); `null` clears it. */
   async setWindow(endpointId: string, window: ScaleWindow | null): Promise<ScalerState> {
-    return this.handle(endpointId).executeUpdate(setWindowUpdate, {
+    return this.handle(endpointId).executeUpdate<ScalerState, [ScaleWindow | null]>(SCALER_UPDATES.setWindow, {
       args: [window === null ? null : ScaleWindow.parse(window)],
     });
   }
@@ -122,10 +122,10 @@ export class ScalerClient extends OrchestrationClient {
   ): Promise<ScalerState | undefined> {
     const r = BacklogReport.parse(report);
     if (o.wait === false) {
-      await this.handle(endpointId).signal(backlogSignal, r);
+      await this.handle(endpointId).signal<[BacklogReport]>(SCALER_SIGNALS.backlog, r);
       return undefined;
     }
-    return this.handle(endpointId).executeUpdate(backlogUpdate, { args: [r] });
+    return this.handle(endpointId).executeUpdate<ScalerState, [BacklogReport]>(SCALER_UPDATES.backlog, { args: [r] });
   }
 
   /** Stops the scaler: it restores the bounds it found and ends Cancelled. Resolves with its last state. */
@@ -137,7 +137,7 @@ export class ScalerClient extends OrchestrationClient {
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
     }
-    return h.query(scalerStateQuery).catch(() => undefined);
+    return h.query<ScalerState>(SCALER_QUERIES.state).catch(() => undefined);
   }
 
   /** Scalers as Temporal lists them, newest first, one per endpoint (its latest run); at most `limit`. */
@@ -145,7 +145,7 @@ export class ScalerClient extends OrchestrationClient {
     o: { limit?: number } = {},
   ): Promise<{ workflowId: string; endpointId: string; status: string; startTime: Date }[]> {
     const out = new Map<string, { workflowId: string; endpointId: string; status: string; startTime: Date }>();
-    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${scalerWorkflow.name}'` })) {
+    for await (const w of this.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.scaler}'` })) {
       if (w.status.name === 'CONTINUED_AS_NEW' || out.has(w.workflowId)) continue;
       const endpointId = endpointIdOfScaler(w.workflowId);
       out.set(w.workflowId, { workflowId: w.workflowId, endpointId, status: w.status.name, startTime: w.startTime });

@@ -1,52 +1,30 @@
-import { randomBytes } from 'node:crypto';
+/**
+ * The composition root: `startDaemon` builds the daemon step by step (results store, HTTP server,
+ * service clients, Temporal connections, webhook hub, worker, /metrics watch, rate share) and stops
+ * it in reverse. It and its steps (worker/daemon-*.ts) are the only importers of activities/.
+ */
 import { hostname } from 'node:os';
-import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
-import { type NativeConnection, Worker } from '@temporalio/worker';
+import { type NativeConnection } from '@temporalio/worker';
 import { type Logger } from 'pino';
-import { createJobActivities } from '../activities/job/activities';
-import { createInputActivities } from '../activities/inputs';
-import { createBatchActivities } from '../activities/batch/activities';
-import { countedQueue } from '../activities/service-calls';
-import { createPipelineActivities } from '../activities/pipeline/activities';
-import { createScalerActivities, graphqlUrlFor } from '../activities/scaler/activities';
-import { createScaleWindowActivities } from '../activities/scaler/window';
-import { RUNNING_BATCHES, backlogScanner } from '../activities/scaler/backlog';
-import { StoreInbox } from '../results/batch/store-inbox';
-import { PriorityBoard } from '../activities/batch/priority-board';
-import { type ObjectStore } from '../results/store/object-store';
-import { checkConditionalWrites, openResultsStore } from '../results/store/open';
-import {
-  GraphqlClient,
-  QueueClient,
-  RateBudget,
-  RestClient,
-  type RateBudgetOptions,
-  type RateLimitedEvent,
-} from '../platform-api';
-import { endpointPrice, restUrlFor } from '../activities/endpoint-price';
+import { type RateBudget, type RateBudgetOptions } from '../platform-api';
 import { createLogger } from '../common/logger';
-import { resultsUrlOf } from '../config/settings';
-import { type BatchState } from '../contracts';
-import { BATCH_QUERIES } from '../contracts/names';
+import { type Tracing } from '../common/tracing';
 import { type DaemonConfig } from './config';
-import { ConfigError } from '../config/errors';
 import { payloadDataConverter } from '../config/payload-keys';
-import { batchRoots } from '../results/batch/roots';
 import { codecEndpoint } from './codec-route';
-import { createDaemonServer } from './http-server';
+import { serviceClients } from './daemon-clients';
+import { daemonHub } from './daemon-hub';
+import { startLoops } from './daemon-loops';
+import { type DaemonParts } from './daemon-parts';
+import { listenDaemonServer, type DaemonServer } from './daemon-server';
+import { openStore } from './daemon-store';
+import { createDaemonWorker } from './daemon-worker';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
-import { BatchMetrics } from './batch-metrics';
-import { PipelineMetrics } from './pipeline-metrics';
-import { ScalerMetrics } from './scaler-metrics';
-import { watchOrchestrations } from './orchestration-watch';
-import { workerTracing } from './tracing';
-import { startRateShare, type RateShare } from './rate-share';
-import { connectClient, connectWorker, type DaemonClient } from './temporal';
-import { WebhookHub } from './webhook-hub';
-import { webhookHealth, webhooksDetail } from './webhook-watch';
-import { sharedWebhookSecret } from './webhook-secret';
+import { type RateShare } from './rate-share';
+import { daemonConnections, type DaemonConnections } from './temporal';
+import { type WebhookHub } from './webhook-hub';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
@@ -77,32 +55,6 @@ export interface Daemon {
   share?: RateShare;
 }
 
-/**
- * The results store of SLUICE_RESULTS_URL (else SLUICE_RESULTS_DIR). On S3 it must honour
- * conditional writes (journals and appends rely on them): checked here, or the daemon refuses to start.
- */
-async function openStore(config: DaemonConfig): Promise<ObjectStore> {
-  const url = resultsUrlOf(config);
-  const variable = config.SLUICE_RESULTS_URL !== undefined ? 'SLUICE_RESULTS_URL' : 'SLUICE_RESULTS_DIR';
-  let store: ObjectStore | undefined;
-  try {
-    store = openResultsStore(url);
-    if (store.kind === 's3') await checkConditionalWrites(store);
-    return store;
-  } catch (err) {
-    await store?.close().catch(() => undefined);
-    const hint = url.startsWith('s3://')
-      ? ' (endpoint and credentials: AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'
-      : '';
-    throw new ConfigError([
-      {
-        variable,
-        message: `the results store ${url} cannot be used: ${(err as Error).message || (err as Error).name}${hint}`,
-      },
-    ]);
-  }
-}
-
 /** Starts the worker daemon: Temporal worker, webhook receiver, health and metrics. */
 export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const { config } = o;
@@ -113,152 +65,34 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const store = await openStore(config);
   const metrics = new DaemonMetrics();
   metrics.observeStore(store.stats);
-  const base: { url?: string } = {};
-  const health = webhookHealth(logger, () => config.SLUICE_PUBLIC_URL ?? base.url ?? '');
-  metrics.observeWebhooks(health);
-  // The HTTP server starts first (its port is part of the webhook URL); these are filled in after.
-  const live: { hub?: WebhookHub; worker?: Worker } = {};
-  const server = createDaemonServer({
-    hub: () => live.hub,
-    metrics,
+  const http = await listenDaemonServer({
+    config,
     logger,
-    ready: () => live.worker?.getState() === 'RUNNING',
-    detail: () => ({ webhooks: webhooksDetail(health) }),
+    metrics,
     ...(o.temporalMetricsUrl ? { temporalMetricsUrl: o.temporalMetricsUrl } : {}),
     ...(codec ? { codec } : {}),
   });
-  await new Promise<void>((r, j) =>
-    server.once('error', j).listen(config.SLUICE_DAEMON_PORT, config.SLUICE_DAEMON_HOST, r),
-  );
-  const addr = server.address() as AddressInfo;
-  const url = (base.url = `http://${config.SLUICE_DAEMON_HOST}:${addr.port}`);
-
-  // One budget per daemon: every batch step and job activity of every workflow submits through it.
-  const budget = new RateBudget({ ...o.rateBudget, scale: config.SLUICE_RATE_SCALE ?? 1 });
-  // Every 429 the daemon meets is counted, each attempt (calls retry theirs inside the client).
-  const onRateLimited = (e: RateLimitedEvent): void => metrics.rateLimited(e.operation);
-  const queue = new QueueClient({
-    baseUrl: config.SLUICE_QUEUE_URL,
-    apiKey: config.SLUICE_API_KEY,
-    rateBudget: budget,
-    onRateLimited,
-  });
-  const rest = new RestClient({
-    baseUrl: restUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_REST_URL),
-    apiKey: config.SLUICE_API_KEY,
-    retry: { maxAttempts: 2 },
-    onRateLimited,
-  });
-  const price = endpointPrice(rest);
-  // The scaler reads and writes bounds over GraphQL (saveEndpoint).
-  const graphql = new GraphqlClient({
-    url: graphqlUrlFor(config.SLUICE_QUEUE_URL, config.SLUICE_GRAPHQL_URL),
-    apiKey: config.SLUICE_API_KEY,
-    onRateLimited,
-  });
-  const own: DaemonClient | undefined = o.client ? undefined : await connectClient(config, dataConverter);
-  const client = o.client ?? own!.client;
-  const connection = o.connection ?? (await connectWorker(config));
+  const { url, health, live } = http;
+  const clients = serviceClients(config, metrics, o.rateBudget);
+  const temporal = await daemonConnections(config, dataConverter, o);
+  const { client, connection } = temporal;
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
-  const identity = `${process.pid}@${hostname()}:${addr.port}`;
-  // Batch webhooks go to the results store, where any daemon's step takes them.
-  const inbox = new StoreInbox({ store, daemonId: `${identity}-${randomBytes(3).toString('hex')}` });
-  const hub = (live.hub = new WebhookHub({
-    secret: await sharedWebhookSecret(config.SLUICE_WEBHOOK_SECRET, store),
-    publicUrl: config.SLUICE_PUBLIC_URL ?? url,
-    client,
-    store,
-    // Counted like the activities' calls: a webhook's /status and the fallback polls are HTTP calls too.
-    queue: countedQueue(queue, metrics),
-    logger,
-    metrics,
-    inbox,
-    health,
-    fallbackFirstMs: config.SLUICE_WEBHOOK_FALLBACK_MS,
-    confirm: config.SLUICE_WEBHOOK_CONFIRM,
-  }));
-  // Where batches (and per-job children reading their lines) may read and write.
-  const roots = batchRoots(config.SLUICE_BATCH_ROOTS, resultsUrlOf(config));
-  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set: the interceptors, their sink, their bundle.
-  const traces = await workerTracing(config);
-  const worker = (live.worker = await Worker.create({
-    connection,
-    identity,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.SLUICE_TASK_QUEUE,
-    ...traces.options,
-    dataConverter,
-    activities: {
-      ...createJobActivities({ queue, store, hub, metrics, roots }),
-      ...createBatchActivities({
-        queue,
-        store,
-        hub,
-        inbox,
-        metrics,
-        price,
-        health,
-        board: new PriorityBoard(),
-        roots,
-      }),
-      ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
-      ...createScaleWindowActivities({ client, graphql }),
-      ...createInputActivities(),
-      ...createPipelineActivities({
-        store,
-        roots,
-        queue,
-        batchSpend: async (id) => (await client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state)).spend,
-      }),
-    },
-    maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
-    shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
-  }));
-  // The batch, pipeline and scaler series of /metrics: their workflows' states, asked every interval.
-  const watch = watchOrchestrations({
-    client,
-    batches: new BatchMetrics(metrics.registry, { retentionMs: config.SLUICE_METRICS_RETENTION_MS }),
-    pipelines: new PipelineMetrics(metrics.registry, { retentionMs: config.SLUICE_METRICS_RETENTION_MS }),
-    scalers: new ScalerMetrics(metrics.registry),
-    logger,
-    runningBatches: RUNNING_BATCHES,
-    intervalMs: config.SLUICE_METRICS_INTERVAL_MS,
-    maxBatches: config.SLUICE_METRICS_MAX_BATCHES,
-  });
-  const share =
-    config.SLUICE_RATE_SCALE === undefined
-      ? startRateShare({
-          client,
-          namespace: config.TEMPORAL_NAMESPACE,
-          taskQueue: config.SLUICE_TASK_QUEUE,
-          identity,
-          budget,
-          logger,
-        })
-      : undefined;
+  const identity = `${process.pid}@${hostname()}:${http.port}`;
+  const parts: DaemonParts = { config, logger, metrics, store, health, client, clients, identity };
+  const { hub, inbox } = await daemonHub(parts, url);
+  live.hub = hub;
+  const { worker, tracing } = await createDaemonWorker(parts, { connection, dataConverter, hub, inbox });
+  live.worker = worker;
+  const loops = startLoops(parts);
   /** The stop begins (a close, or the worker ended by itself): the server may be gone, which is no error now. */
   const stopping = (): void => {
     temporalStopping();
-    watch.stop();
-    own?.stop();
-    share?.stop();
+    loops.stop();
+    temporal.stop();
   };
   const done = worker.run().finally(async () => {
     stopping();
-    // The worker polls no more: the waits held here go back to Temporal for another daemon.
-    const handedOver = await hub.handOver();
-    if (handedOver > 0) logger.info({ handedOver }, 'webhook waits handed over');
-    await queue.close();
-    await rest.close();
-    await graphql.close();
-    await new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
-    if (!o.connection) await connection.close();
-    await own?.close();
-    await store.close();
-    await traces.tracing?.shutdown().catch(() => undefined);
+    await closeDaemon(parts, { hub, http, temporal, tracing });
   });
   logger.info(
     {
@@ -274,12 +108,32 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
     hub,
     metrics,
     done,
-    budget,
-    ...(share ? { share } : {}),
+    budget: clients.budget,
+    ...(loops.share ? { share: loops.share } : {}),
     close: async () => {
       stopping();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };
+}
+
+/** What the daemon closes once its worker stopped, beyond its parts (the store, the service clients). */
+interface Closing {
+  hub: WebhookHub;
+  http: DaemonServer;
+  temporal: DaemonConnections;
+  tracing: Tracing | undefined;
+}
+
+/** Closes the daemon once the worker polls no more: the waits held here handed over first, the traces flushed last. */
+async function closeDaemon(p: DaemonParts, c: Closing): Promise<void> {
+  // The worker polls no more: the waits held here go back to Temporal for another daemon.
+  const handedOver = await c.hub.handOver();
+  if (handedOver > 0) p.logger.info({ handedOver }, 'webhook waits handed over');
+  await p.clients.close();
+  await c.http.close();
+  await c.temporal.close();
+  await p.store.close();
+  await c.tracing?.shutdown().catch(() => undefined);
 }

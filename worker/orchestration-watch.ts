@@ -52,7 +52,7 @@ export interface OrchestrationWatchOptions {
   queryTimeoutMs?: number;
 }
 
-export const RUNNING_SCALERS = "WorkflowType = 'scalerWorkflow' AND ExecutionStatus = 'Running'";
+export const RUNNING_SCALERS = `WorkflowType = '${WORKFLOW_TYPES.scaler}' AND ExecutionStatus = 'Running'`;
 export const RUNNING_PIPELINES = `WorkflowType = '${WORKFLOW_TYPES.pipeline}' AND ExecutionStatus = 'Running'`;
 /** Queries sent at once. */
 const PARALLEL = 4;

@@ -66,3 +66,33 @@ export async function connectClient(c: TemporalConfig, dataConverter: DataConver
       })()),
   };
 }
+
+/** The daemon's two connections: the client's and the worker's, each given (tests) or opened here. */
+export interface DaemonConnections {
+  client: Client;
+  connection: NativeConnection;
+  /** The daemon stops: the client opened here retries little from now on ({@link DaemonClient.stop}). */
+  stop(): void;
+  /** Closes what was opened here: the worker's connection, then the client's. */
+  close(): Promise<void>;
+}
+
+/** The connections of `given`, else opened from the config: the client first (with `dataConverter`), then the worker's. */
+export async function daemonConnections(
+  c: TemporalConfig,
+  dataConverter: DataConverter,
+  given: { client?: Client; connection?: NativeConnection },
+): Promise<DaemonConnections> {
+  const own: DaemonClient | undefined = given.client ? undefined : await connectClient(c, dataConverter);
+  const client = given.client ?? own!.client;
+  const connection = given.connection ?? (await connectWorker(c));
+  return {
+    client,
+    connection,
+    stop: () => own?.stop(),
+    close: async () => {
+      if (!given.connection) await connection.close();
+      await own?.close();
+    },
+  };
+}

@@ -1,17 +1,16 @@
-/** The daemon's side of webhook completion: signed webhook URLs, and the webhooks that complete waiting activities (early ones kept). */
+/** The daemon's side of webhook completion: signed webhook URLs, and the webhooks that complete waiting activities (worker/outcome-delivery.ts: early ones kept). */
 import { type Client } from '@temporalio/client';
 import { type Logger } from 'pino';
 import { isTerminal, type JobRecord, type RemoteOutcome, type RunScope } from '../contracts';
-import { awaitActivityId } from '../contracts/names';
 import { type AwaitRegistration, type CompletionHub } from '../results/completion-hub';
-import { toOutcome } from '../results/outcome';
 import { type ObjectStore } from '../results/store/object-store';
 import { type ActivityMetrics } from '../common/metrics';
 import { type InboxReceiver } from '../results/batch/inbox';
 import { type QueueClient } from '../platform-api';
 import { type WebhookHealth } from '../results/webhook-health';
-import { EarlyWebhooks, loggedDrops, type EarlyWebhook, type EarlyWebhooksOptions } from './early-webhooks';
+import { type EarlyWebhooksOptions } from './early-webhooks';
 import { HeldWaits } from './held-waits';
+import { OutcomeDelivery } from './outcome-delivery';
 import { WebhookUrls, type WebhookRefusal, type WebhookTarget } from './webhook-url';
 import { BatchBindings, trustedRecord, type WebhookAnswer, type WebhookConfirm } from './webhook-trust';
 
@@ -67,9 +66,6 @@ export interface WebhookHubOptions {
 /** How many handled webhooks a daemon remembers, so a replay of one is answered without a `/status` call. */
 const REMEMBERED = 10_000;
 
-/** How long an early webhook is offered again by activity id to a wait held by another daemon, ms. */
-const EARLY_OFFER_MS = 120_000;
-
 const key = (workflowId: string, remoteJobId: string, retries: number): string =>
   `${workflowId}\u0000${remoteJobId}#${retries}`;
 
@@ -84,11 +80,12 @@ const remember = (set: Set<string>, k: string): void => {
  * the job the URL is bound to is its outcome, any other is refused or confirmed by `/status`
  * (worker/webhook-trust.ts; docs/orchestrator.md, "Webhooks"). A waiting
  * activity is completed by task token when it is registered here, by activity id when another
- * daemon holds it; a webhook that beats its activity is kept until the activity registers.
+ * daemon holds it; a webhook that beats its activity is kept until the activity registers
+ * (worker/outcome-delivery.ts).
  */
 export class WebhookHub implements CompletionHub {
   private readonly held: HeldWaits;
-  private readonly early: EarlyWebhooks;
+  private readonly delivery: OutcomeDelivery;
   /** Keys of the jobs whose webhook this daemon handled lately (a replay changes nothing). */
   private readonly handled = new Set<string>();
   private readonly urls: WebhookUrls;
@@ -109,7 +106,7 @@ export class WebhookHub implements CompletionHub {
       steadyEveryMs: o.steadyEveryMs ?? 1000,
       ...(o.health ? { health: o.health } : {}),
     });
-    this.early = new EarlyWebhooks({ ...o.early, onDrop: loggedDrops(o.logger, o.metrics) });
+    this.delivery = new OutcomeDelivery({ ...o, held: this.held });
     this.urls = new WebhookUrls(o.secret, o.publicUrl);
     this.timer = setInterval(() => this.tick(), 250);
     this.timer.unref();
@@ -142,13 +139,8 @@ export class WebhookHub implements CompletionHub {
 
   register(reg: AwaitRegistration): RemoteOutcome | undefined {
     const k = key(reg.workflowId, reg.remoteJobId, reg.retries);
-    const early = this.early.get(k);
-    // Not while an offer by id is in flight: it may complete this very wait, and the activity's own
-    // completion would come second (core: "Activity not found on completion"). The offer settles it.
-    if (early && !early.busy) {
-      this.early.delete(k);
-      return early.outcome;
-    }
+    const early = this.delivery.takeEarly(k);
+    if (early) return early;
     this.held.hold(k, reg);
     return undefined;
   }
@@ -184,43 +176,13 @@ export class WebhookHub implements CompletionHub {
         await this.o.inbox?.put(run, record, claim);
         // Its binding is done with (a failed job may be retried under the same URL: kept until it completes).
         if (record.status === 'COMPLETED') this.batches.delete(run, target.index ?? -1, target.attempt);
-      } else await this.complete(target, record, retries, k);
+      } else await this.delivery.complete(target, record, retries, k);
     } catch (err) {
       this.handled.delete(k); // not handled: the service's next try is no replay
       throw err;
     }
     this.o.metrics.notice('webhook', (Date.now() - started) / 1000);
     return { status: 200, result: 'accepted' };
-  }
-
-  /** Completes the wait of a finished job (held here, or by activity id), or keeps the outcome for a wait to come. */
-  private async complete(target: WebhookTarget, record: JobRecord, retries: number, k: string): Promise<void> {
-    const started = Date.now();
-    const { run, inlineLimit } = target;
-    // A big output is stored first; an activity registering meanwhile is found among the held waits below.
-    const outcome = await toOutcome(record, {
-      ...run,
-      retries,
-      inlineLimit,
-      store: this.o.store,
-      via: 'webhook',
-      metrics: this.o.metrics,
-    });
-    const p = this.held.take(k);
-    if (p) return this.held.complete(p, outcome);
-    // Kept first (synchronously), so an activity registering meanwhile finds it.
-    const e: EarlyWebhook = {
-      outcome,
-      at: started,
-      workflowId: run.workflowId,
-      activityId: awaitActivityId(record.id, retries),
-      nextTryAt: 0,
-      busy: false,
-    };
-    this.early.set(k, e);
-    // Not started yet, or already done: the entry serves the activity if it registers here, and is
-    // offered again by activity id for a while, in case it starts on another daemon.
-    await this.offer(k, e);
   }
 
   close(): void {
@@ -247,32 +209,6 @@ export class WebhookHub implements CompletionHub {
   private tick(): void {
     const now = Date.now();
     this.held.tick(now);
-    for (const [k, e] of this.early.expire(now)) {
-      if (!e.busy && now - e.at < EARLY_OFFER_MS && now >= e.nextTryAt) void this.offer(k, e);
-    }
-  }
-
-  /**
-   * Completes a wait by activity id, whichever daemon holds it; backs off while it has not started.
-   * A wait that registered here meanwhile is settled with it: dropped when the offer completed it,
-   * completed by its task token when the offer came too soon.
-   */
-  private async offer(k: string, e: EarlyWebhook): Promise<void> {
-    e.busy = true;
-    try {
-      await this.o.client.activity.complete({ workflowId: e.workflowId, activityId: e.activityId }, e.outcome);
-      this.early.delete(k);
-      this.held.take(k);
-    } catch {
-      const p = this.held.take(k);
-      if (p) {
-        this.early.delete(k);
-        await this.held.complete(p, e.outcome);
-      } else {
-        e.nextTryAt = Date.now() + Math.min(10_000, 500 * 2 ** Math.floor((Date.now() - e.at) / 2000));
-      }
-    } finally {
-      e.busy = false;
-    }
+    this.delivery.offerAgain(now);
   }
 }

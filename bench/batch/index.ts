@@ -34,6 +34,7 @@ import {
   temporalEnv,
   warmEndpoint,
 } from './stack';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -248,10 +249,4 @@ async function main(): Promise<void> {
   console.log(values.json ? JSON.stringify(results, null, 2) : results);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

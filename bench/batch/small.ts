@@ -20,6 +20,7 @@ import pino from 'pino';
 import runpodSdk from 'runpod-sdk';
 import { startPlatform, type Platform } from '../../platform';
 import { temporalEnv } from '../../test/helpers/orchestrator';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -209,10 +210,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -24,6 +24,7 @@ import { rowLine, within, type RowRun } from './report';
 import { sendsOf, type Sends } from './sends';
 import { Marks, timeline, type Mark } from './timeline';
 import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
+import { printRows, runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -202,21 +203,11 @@ async function main(): Promise<void> {
       load.push(load1());
     }
     const meta = { inputs: N, workers: WORKERS, faultFreeQueueCalls: free.queueCalls, load1: load };
-    if (values.json) console.log(JSON.stringify({ ...meta, rows: out }, null, 2));
-    else {
-      console.log(meta);
-      console.table(out);
-    }
+    printRows(meta, out, values.json);
   } finally {
     await env.teardown();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -21,6 +21,7 @@ import { load1 } from '../multi/procs';
 import { rowLine, within, type RowRun } from '../faults/report';
 import { ROWS, specOf, type FaultRow } from '../faults/rows';
 import { jobStack, temporalDev } from './stack';
+import { printRows, runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -146,21 +147,11 @@ async function main(): Promise<void> {
       faultFreeQueueCalls: free.queueCalls,
       load1: load,
     };
-    if (values.json) console.log(JSON.stringify({ ...meta, rows: out }, null, 2));
-    else {
-      console.log(meta);
-      console.table(out);
-    }
+    printRows(meta, out, values.json);
   } finally {
     await env.teardown();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type CompletionMode } from '../../contracts';
 import { jobStack, temporalDev } from './stack';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } },
@@ -99,10 +100,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

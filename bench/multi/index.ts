@@ -31,6 +31,7 @@ import {
   treeSize,
   type DaemonProcess,
 } from './procs';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -284,10 +285,4 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(result, null, values.json ? 2 : 1));
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -32,6 +32,7 @@ import {
   temporalEnv,
   warmEndpoint,
 } from '../batch/stack';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -213,10 +214,4 @@ async function main(): Promise<void> {
   console.log(values.json ? JSON.stringify(out, null, 2) : out);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -28,6 +28,7 @@ import {
 } from './metrics';
 import { fixedOracle, liveWorkers, oracle } from './oracle';
 import { replay, traceJobs, type Trace } from './replay';
+import { runBench } from '../main';
 
 const { values } = parseArgs({
   options: {
@@ -239,10 +240,4 @@ async function main(): Promise<void> {
   console.log(values.json ? JSON.stringify(out, null, 2) : JSON.stringify(out, null, 1));
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -71,8 +71,8 @@ const REFUSALS: Refusal[] = [
   {
     from: 'worker/',
     to: 'activities/',
-    unless: (e) => e.from === 'worker/daemon.ts',
-    why: 'only the composition root (worker/daemon.ts) builds the activities',
+    unless: (e) => /^worker\/daemon(-[\w-]+)?\.ts$/.test(e.from),
+    why: 'only the composition root (worker/daemon.ts and its steps, worker/daemon-*.ts) builds the activities',
   },
   { from: 'client/', to: 'activities/', why: 'the library starts orchestrations, it never runs their I/O' },
   { from: 'client/', to: 'worker/', why: 'the library runs in a pipeline, not in the daemon' },
@@ -179,6 +179,8 @@ describe('the layout', () => {
       'workflows/w.ts': "import type { Act } from '../activities/act';\nconst v = require('../activities/act');",
       'workflows/types.ts': "import { type Act } from '../activities/act';",
       'worker/daemon.ts': "import { act } from '../activities/act';",
+      'worker/daemon-step.ts': "import { act } from '../activities/act';",
+      'worker/daemons.ts': "import { act } from '../activities/act';",
       'worker/hub.ts': "import { type Act } from '../activities/act';",
       'client/cli/worker.ts': "import { run } from '../../worker/daemon';",
       'client/cli/job.ts': "import { run } from '../../worker/daemon';\nimport { w } from '../../workflows/w';",
@@ -189,6 +191,7 @@ describe('the layout', () => {
       'client/cli/job.ts -> worker',
       'contracts/x.ts -> common',
       'platform/p.ts -> examples',
+      'worker/daemons.ts -> activities',
       'worker/hub.ts -> activities',
       'workflows/w.ts -> activities',
     ]);

@@ -2,8 +2,9 @@
  * What the `sluice` command loads before it answers (issue 23: the CLI answers at once): the
  * program's definitions (`--version`, `--help`, every command's parsing) load commander alone, and
  * a `status` or `list` loads Temporal's client but neither the AWS SDK, the service's HTTP
- * client, OpenTelemetry's SDK nor JSONata. Read from the sources' value imports (./load-closure);
- * the times are measured in bench/cli/start.ts.
+ * client, OpenTelemetry's SDK, JSONata nor any workflow code (the clients start, query and update
+ * workflows by name). Read from the sources' value imports (./load-closure); the times are
+ * measured in bench/cli/start.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { loadedWith } from './load-closure';
@@ -24,6 +25,10 @@ const files = sourceFiles([
 const packagesOf = (...entries: string[]): string[] =>
   [...new Set(entries.flatMap((e) => [...loadedWith(e, files, code).packages]))].sort();
 
+/** The workflows' source files loaded with all of `entries`. */
+const workflowFilesOf = (...entries: string[]): string[] =>
+  [...new Set(entries.flatMap((e) => [...loadedWith(e, files, code).files]))].filter((f) => f.startsWith('workflows/'));
+
 /** What no status or list command needs. */
 const HEAVY =
   /^(@aws-sdk\/|@opentelemetry\/|@temporalio\/interceptors-opentelemetry$|undici$|jsonata$|cli-progress$|yaml$)/;
@@ -34,15 +39,27 @@ describe('what the CLI loads', () => {
   });
 
   it('runs `status` with the Temporal client and the job client only', () => {
-    const loaded = packagesOf('client/cli/job/actions.ts', 'client/cli/context.ts', 'client/job.ts');
+    const status = ['client/cli/job/actions.ts', 'client/cli/context.ts', 'client/job.ts'];
+    const loaded = packagesOf(...status);
     expect(loaded).toContain('@temporalio/client');
     expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
+    expect(loaded).not.toContain('@temporalio/workflow');
+    expect(workflowFilesOf(...status)).toEqual([]);
   });
 
   it('runs `batch status` and `batch list` with the Temporal client and the batch client only', () => {
-    const loaded = packagesOf('client/cli/batch/actions.ts', 'client/cli/context.ts', 'client/batch.ts');
+    const list = ['client/cli/batch/actions.ts', 'client/cli/context.ts', 'client/batch.ts'];
+    const loaded = packagesOf(...list);
     expect(loaded).toContain('@temporalio/client');
     expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
+    expect(loaded).not.toContain('@temporalio/workflow');
+    expect(workflowFilesOf(...list)).toEqual([]);
+  });
+
+  it('loads no workflow code with any client: they start, query and update workflows by name', () => {
+    const clients = ['client/job.ts', 'client/batch.ts', 'client/pipeline.ts', 'client/scaler.ts'];
+    expect(packagesOf(...clients)).not.toContain('@temporalio/workflow');
+    expect(workflowFilesOf(...clients)).toEqual([]);
   });
 
   it('opens a results store without the AWS SDK (loaded at an s3:// store’s first use)', () => {

@@ -5,8 +5,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BatchClient } from '../../client/batch';
+import { type BatchState } from '../../contracts';
 import { crashStack } from '../helpers/crash-stack';
-import { call, eventually } from '../helpers/platform';
+import { awaitState, call, withinOrState } from '../helpers/platform';
 import { inputFile, resultsOf } from './helpers';
 
 describe('a batch through crashes', () => {
@@ -24,7 +25,17 @@ describe('a batch through crashes', () => {
       outDir: join(dir, 'out'),
       options: { concurrency: 12, webhookFallbackMs: 1000, retry: { maxAttempts: 6, initialBackoffMs: 200 } },
     });
-    const doneAtLeast = (k: number) => eventually(async () => (await batch.state(id)).counts.done >= k, 90_000);
+    const show = (s: BatchState) => ({ phase: s.phase, runs: s.runs, counts: s.counts, waiting: s.waiting });
+    /** Resolves once `k` inputs at least are done; else fails with the last state seen. */
+    const doneAtLeast = (k: number) => {
+      const what = `batch ${id}: ${k} inputs done`;
+      return awaitState(
+        what,
+        () => batch.state(id),
+        (s) => s.counts.done >= k,
+        { ms: 90_000, show },
+      );
+    };
 
     await doneAtLeast(30);
     await stack.crash('daemon');
@@ -33,7 +44,9 @@ describe('a batch through crashes', () => {
     await doneAtLeast(150);
     await stack.crash('daemon');
 
-    const summary = await batch.result(id);
+    const summary = await withinOrState(batch.result(id), 120_000, `batch ${id}'s result`, async () =>
+      show(await batch.state(id)),
+    );
     const results = resultsOf(
       join(dir, 'out'),
       Array.from({ length: n }, (_, i) => i),

@@ -1,9 +1,13 @@
-/** The stack a crash test SIGKILLs and starts again on the same state: Temporal, and the platform and the daemon as `sluice` processes. */
-import { mkdtempSync, rmSync } from 'node:fs';
+/**
+ * The stack a crash test SIGKILLs and starts again on the same state: Temporal, and the platform and
+ * the daemon as `sluice` processes. A failed test (or SLUICE_CRASH_KEEP=1) keeps its data dir, the
+ * Temporal SQLite file and each process's output (logs/, at SLUICE_CRASH_LOG or `warn`) for a look.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { hasExited } from '../../common/process';
 import { daemonEnv, temporalEnv } from './orchestrator';
 import { freePort } from './platform';
@@ -42,17 +46,21 @@ export interface CrashStack {
    * the daemon last; resolves once each answers again. `temporal` needs `temporal: 'file'`.
    */
   crash(...parts: CrashPart[]): Promise<void>;
-  /** Stops what still runs (SIGTERM: the platform stops its pods), then Temporal, and removes the data dir. */
-  stop(): Promise<void>;
+  /** Stops what still runs (SIGTERM: the platform stops its pods), then Temporal; removes the data dir unless `keep`. */
+  stop(keep?: boolean): Promise<void>;
 }
 
 /** A crash test file's stack ({@link startCrashStack}), started in beforeAll and stopped in afterAll. */
 export function crashStack(options: CrashStackOptions): { readonly s: CrashStack } {
   const ctx = {} as { s: CrashStack };
+  let failed = false;
   beforeAll(async () => {
     ctx.s = await startCrashStack(options);
   });
-  afterAll(() => ctx.s?.stop());
+  afterEach(({ task }) => {
+    if (task.result?.state === 'fail') failed = true;
+  });
+  afterAll(() => ctx.s?.stop(failed || process.env.SLUICE_CRASH_KEEP === '1'));
   return ctx;
 }
 
@@ -65,24 +73,29 @@ export async function startCrashStack(options: CrashStackOptions): Promise<Crash
   const platformUrl = `http://127.0.0.1:${port}`;
   const temporal = await crashTemporal(options.temporal ?? 'memory', join(dataDir, 'temporal.sqlite'));
   const running: Partial<Record<'platform' | 'daemon', SluiceProcess>> = {};
-  const start = async (part: 'platform' | 'daemon'): Promise<SluiceProcess> =>
-    (running[part] =
+  const started: { name: string; p: SluiceProcess }[] = [];
+  const level = process.env.SLUICE_CRASH_LOG ?? 'warn';
+  const start = async (part: 'platform' | 'daemon'): Promise<SluiceProcess> => {
+    const p = (running[part] =
       part === 'platform'
         ? await startSluice(
             ['platform', '--port', String(port), '--data-dir', dataDir, '--api-key', key],
-            { SLUICE_LOG_LEVEL: 'warn' },
+            { SLUICE_LOG_LEVEL: level },
             /endpoints\s/,
           )
         : await startSluice(
             ['worker'],
             {
               ...daemonEnv({ url: platformUrl, apiKey: key }, temporal.address, resultsDir),
-              SLUICE_LOG_LEVEL: 'warn',
+              SLUICE_LOG_LEVEL: level,
               SLUICE_TASK_QUEUE: options.taskQueue,
               SLUICE_DAEMON_PORT: String(await freePort()),
             },
             /sluice worker running/,
           ));
+    started.push({ name: `${started.length}-${part}`, p });
+    return p;
+  };
   const kill = async (part: CrashPart): Promise<void> => {
     if (part === 'temporal') {
       if (!temporal.server) throw new Error("crash('temporal') needs crashStack({ temporal: 'file' })");
@@ -109,10 +122,13 @@ export async function startCrashStack(options: CrashStackOptions): Promise<Crash
       if (parts.includes('platform')) await start('platform');
       if (parts.includes('daemon')) await start('daemon');
     },
-    async stop() {
+    async stop(keep = false) {
       await Promise.all(Object.values(running).map((p) => p.stop()));
       await temporal.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) return rmSync(dataDir, { recursive: true, force: true });
+      mkdirSync(join(dataDir, 'logs'), { recursive: true });
+      for (const { name, p } of started) writeFileSync(join(dataDir, 'logs', `${name}.log`), p.out());
+      console.error(`the crash stack's data dir is kept: ${dataDir} (Temporal: temporal.sqlite; logs/)`);
     },
   };
 }

@@ -7,9 +7,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PipelineClient } from '../../client/pipeline';
+import { type PipelineState } from '../../contracts';
 import { inputFile } from '../batch/helpers';
 import { crashStack } from '../helpers/crash-stack';
-import { call, eventually } from '../helpers/platform';
+import { awaitState, call, withinOrState } from '../helpers/platform';
 import { pipelineResults } from './helpers';
 
 describe('a pipeline through crashes', () => {
@@ -47,12 +48,22 @@ describe('a pipeline through crashes', () => {
       outDir,
       options: { stepsPerRun: 20 },
     });
-    /** Resolves to the inputs done once they are `k` at least (none answers while Temporal restarts). */
-    const doneAtLeast = (k: number) =>
-      eventually(async () => {
-        const done = (await pipeline.state(id).catch(() => undefined))?.counts.done ?? 0;
-        return done >= k && done;
-      }, 240_000);
+    /** What a stuck run's message shows of the pipeline: its counts, and each stage's with its batch's. */
+    const show = (s: PipelineState) => ({
+      phase: s.phase,
+      runs: s.runs,
+      counts: s.counts,
+      stages: s.stages.map(({ name, fed, active, closed, batch: b }) => {
+        const batch = b && { phase: b.phase, runs: b.runs, counts: b.counts, waiting: b.waiting };
+        return { name, fed, active, closed, batch };
+      }),
+    });
+    /** The inputs done once they are `k` at least (none answers while Temporal restarts); else fails with the last state seen. */
+    const doneAtLeast = async (k: number) => {
+      const done = (s: PipelineState) => s.counts.done >= k;
+      const what = `pipeline ${id}: ${k} inputs done`;
+      return (await awaitState(what, () => pipeline.state(id), done, { ms: 240_000, show })).counts.done;
+    };
     await doneAtLeast(8);
     await stack.crash('daemon');
     expect(await doneAtLeast(25), 'the whole stack killed mid-run').toBeLessThan(n);
@@ -61,7 +72,9 @@ describe('a pipeline through crashes', () => {
     await doneAtLeast(40);
     await stack.crash('daemon');
 
-    const summary = await pipeline.result(id);
+    const summary = await withinOrState(pipeline.result(id), 240_000, `pipeline ${id}'s result`, async () =>
+      show(await pipeline.state(id)),
+    );
     expect(summary.counts.byStatus).toEqual({ COMPLETED: n });
     const results = pipelineResults(outDir, n);
     const ids = new Set<string>();

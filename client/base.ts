@@ -12,6 +12,7 @@ import { TASK_QUEUE } from '../contracts/names/common';
 import { join } from 'node:path';
 import { type ObjectStore } from '../results/store/object-store';
 import { openResultsStore } from '../results/store/open';
+import { firstPayloadValue } from './payloads';
 
 /** Temporal's visibility names of the statuses the lists filter on. */
 const VISIBILITY_STATUS: Record<string, string> = {
@@ -130,11 +131,13 @@ export abstract class OrchestrationClient {
   }
 }
 
-/** The workflow input of `workflowId`'s latest run, as its first history event holds it (continue-as-new passes it on unchanged). */
+/**
+ * The workflow input of `workflowId`'s latest run, as its first history event holds it (continue-as-new
+ * passes it on unchanged), decoded with the client's data converter (sealed when payloads are encrypted).
+ */
 export async function startInputOf<T>(client: Client, workflowId: string): Promise<T | undefined> {
   const first = (await client.workflow.getHandle(workflowId).fetchHistory()).events?.[0];
-  const data = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-  return data ? (JSON.parse(Buffer.from(data).toString()) as T) : undefined;
+  return firstPayloadValue<T>(client, first?.workflowExecutionStartedEventAttributes?.input?.payloads);
 }
 
 /** Why a rerun is refused before it starts: no such workflow, a run still going (or started meanwhile), no outcome files. */

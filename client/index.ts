@@ -2,8 +2,9 @@
  * The sluice library for pipelines (`import { SluiceClient } from 'sluice'`); the CLI lives apart in client/cli/.
  * Files: sluice.ts (SluiceClient, one member per orchestration), base.ts (what the clients share),
  * job.ts (JobClient), batch.ts (BatchClient), batch-rerun.ts (re-running a batch's failed inputs),
- * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules), pipeline.ts (PipelineClient), endpoints.ts (an endpoint
- * by name or id), failures.ts (a workflow failure's type and message), tracing.ts (OpenTelemetry client interceptors).
+ * scaler.ts (ScalerClient), scaler-schedules.ts (the scaler's schedules; scaler-schedule-spec.ts what one is), pipeline.ts (PipelineClient), endpoints.ts (an endpoint
+ * by name or id), failures.ts (a workflow failure's type and message), tracing.ts (OpenTelemetry client interceptors),
+ * payloads.ts (a start input or a heartbeat read from Temporal, decoded through the client's codecs).
  */
 export { SluiceClient, type SluiceClientOptions } from './sluice';
 export { JobClient, type JobClientOptions, type JobView } from './job';

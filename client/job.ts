@@ -18,6 +18,7 @@ import { type QueueClient } from '../platform-api';
 import type { jobWorkflow } from '../workflows/job';
 import { failureMessage, jobResultOf } from './failures';
 import { OrchestrationClient, type ClientOptions } from './base';
+import { firstPayloadValue } from './payloads';
 
 /** Options of {@link JobClient}. */
 export interface JobClientOptions extends ClientOptions {
@@ -104,14 +105,11 @@ export class JobClient extends OrchestrationClient {
     } catch {
       // Closed workflows without a worker to answer: the result below says enough.
     }
-    const raw = d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0]?.data;
-    if (raw) {
-      try {
-        view.progress = (JSON.parse(Buffer.from(raw).toString()) as { progress?: unknown }).progress;
-      } catch {
-        // Not JSON: not ours.
-      }
-    }
+    const beat = await firstPayloadValue<{ progress?: unknown } | null>(
+      this.client,
+      d.raw.pendingActivities?.[0]?.heartbeatDetails?.payloads,
+    ).catch(() => undefined); // Not a payload this client can read: not ours.
+    if (beat && typeof beat === 'object') view.progress = beat.progress;
     if (d.status.name === 'RUNNING' && view.state?.remoteJobId && this.queue) {
       view.remote = await this.queue.status(view.state.endpointId, view.state.remoteJobId).catch(() => undefined);
       if (view.remote?.status === 'IN_PROGRESS' && view.remote.output !== undefined)

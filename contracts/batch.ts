@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BATCH_DEFAULTS } from './defaults';
 import { InputFormat } from './input-line';
 import { JobRetryOptions, PollingOptions } from './job';
 import { BATCH_OUTCOMES, WAIT_REASONS } from './names/batch';
@@ -18,7 +19,7 @@ export const BatchOptions = z.strictObject({
    * Jobs in flight at most (submitted, not yet finished).
    * @default 50
    */
-  concurrency: z.number().int().min(1).max(5000).default(50),
+  concurrency: z.number().int().min(1).max(5000).default(BATCH_DEFAULTS.concurrency),
   /** A JSON path into each input (`$.tenant`, `$.user.id`): each value of it gets its own in-flight cap. */
   keyPath: z
     .string()
@@ -30,7 +31,7 @@ export const BatchOptions = z.strictObject({
    * Priority among batches sharing an endpoint's submission budget: higher goes first.
    * @default 5
    */
-  priority: z.number().int().min(0).max(9).default(5),
+  priority: z.number().int().min(0).max(9).default(BATCH_DEFAULTS.priority),
   /** Stop submitting once the estimated spend (USD) reaches this. */
   maxCost: z.number().positive().optional(),
   /** Stop submitting at this time (epoch ms). */
@@ -51,7 +52,7 @@ export const BatchOptions = z.strictObject({
    */
   webhookFallbackMs: z.number().int().min(100).max(3_600_000).default(30_000),
   /** Lines of the file: `auto`, `body` (`{"input": ...}`), `bare` (the input itself). @default 'auto' */
-  inputFormat: InputFormat.default('auto'),
+  inputFormat: InputFormat.default(BATCH_DEFAULTS.inputFormat),
   /** Policy of bare inputs (a body line brings its own). */
   policy: Policy.optional(),
   /**

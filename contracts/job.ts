@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InputLine } from './input-line';
+import { RETRY_DEFAULTS } from './defaults';
 import { LIMITS } from './limits';
 import { JobStatus, Policy, S3Config } from './queue';
 
@@ -26,7 +27,7 @@ export const JobRetryOptions = z.strictObject({
    * Total attempts including the first.
    * @default 3
    */
-  maxAttempts: z.number().int().min(1).max(100).default(3),
+  maxAttempts: z.number().int().min(1).max(100).default(RETRY_DEFAULTS.maxAttempts),
   /**
    * Wait before the first retry.
    * @default 1000

@@ -1,59 +1,21 @@
 /**
  * Typed client of the control-plane GraphQL API (`POST {url}` with `{query, variables}`):
  * endpoints (save, list, delete, switch template) and templates (save, list, read). Inputs are
- * checked with the contracts before sending and every answer is validated against them.
+ * checked with the contracts before sending and every answer is validated against them
+ * (graphql-call.ts sends one; graphql-shapes.ts holds the selections and the answers' shapes).
  */
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { EndpointInput, EndpointView, MyEndpoints, PodTemplate, type SaveTemplateInput } from '../contracts';
-import { BadRequestError, InvalidResponseError, isPlatformApiError, type PlatformApiErrorContext } from './errors';
-import { Envelope, errorOf } from './graphql-errors';
+import { EndpointInput, EndpointView, MyEndpoints } from '../contracts/endpoint';
+import { PodTemplate, type SaveTemplateInput } from '../contracts/template';
+import { BadRequestError } from './errors';
+import { graphqlCall } from './graphql-call';
+import { Account, DataCenterView, ENDPOINT, GpuTypeView, TEMPLATE, type GraphqlOperation } from './graphql-shapes';
 import { HttpCore, type HttpCoreOptions } from './http';
-import { withRetry, type RetryOptions } from './retry';
-import { parseResponse } from './validate';
+import { type RetryOptions } from './retry';
 
 export { GraphqlErrorItem, graphqlErrorField } from './graphql-errors';
-
-/** Names of the GraphQL operations, as used in error context. */
-export type GraphqlOperation =
-  | 'saveEndpoint'
-  | 'listEndpoints'
-  | 'deleteEndpoint'
-  | 'updateEndpointTemplate'
-  | 'saveTemplate'
-  | 'listTemplates'
-  | 'getTemplate'
-  | 'deleteTemplate'
-  | 'publicTemplates'
-  | 'account'
-  | 'gpuTypes'
-  | 'dataCenters';
-
-/** `myself` as runpodctl's `user` command selects it. */
-export const Account = z.looseObject({
-  id: z.string(),
-  email: z.string().nullable(),
-  clientBalance: z.number(),
-  currentSpendPerHr: z.number(),
-  spendLimit: z.number().nullable(),
-  notifyPodsStale: z.boolean(),
-  notifyPodsGeneral: z.boolean(),
-  notifyLowBalance: z.boolean(),
-});
-export type Account = z.infer<typeof Account>;
-const GpuTypeView = z.looseObject({
-  id: z.string(),
-  displayName: z.string(),
-  memoryInGb: z.number(),
-  secureCloud: z.boolean(),
-  communityCloud: z.boolean(),
-});
-const DataCenterView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  location: z.string(),
-  gpuAvailability: z.array(z.looseObject({ gpuTypeId: z.string(), displayName: z.string(), stockStatus: z.string() })),
-});
+export { Account, type GraphqlOperation } from './graphql-shapes';
 
 /** Options of {@link GraphqlClient}. */
 export interface GraphqlClientOptions extends Pick<HttpCoreOptions, 'onRateLimited'> {
@@ -68,11 +30,6 @@ export interface GraphqlClientOptions extends Pick<HttpCoreOptions, 'onRateLimit
   connections?: number;
   dispatcher?: Dispatcher;
 }
-
-const POD = 'id desiredStatus slsVersion';
-const ENDPOINT = `id name gpuIds templateId idleTimeout locations flashBootType scalerType scalerValue workersMin workersMax networkVolumeId gpuCount version pods { ${POD} }`;
-const TEMPLATE =
-  'id name imageName category dockerArgs dockerEntrypoint dockerStartCmd containerDiskInGb volumeInGb volumeMountPath ports env { key value } isServerless isPublic isRunpod readme containerRegistryAuthId earned runtimeInMin advancedStart startJupyter startScript startSsh';
 
 /** Client of one GraphQL URL. Safe for concurrent use. */
 export class GraphqlClient {
@@ -225,7 +182,7 @@ export class GraphqlClient {
     await this.http.close();
   }
 
-  private async request<S extends z.ZodType, R>(
+  private request<S extends z.ZodType, R>(
     operation: GraphqlOperation,
     query: string,
     variables: Record<string, unknown>,
@@ -233,29 +190,6 @@ export class GraphqlClient {
     schema: S,
     pick: (data: z.output<S>) => R,
   ): Promise<R> {
-    const ctx: PlatformApiErrorContext = { operation };
-    const body = JSON.stringify({ query, variables });
-    const send = async () => {
-      try {
-        return await this.http.send({ method: 'POST', path: '', body, ctx });
-      } catch (e) {
-        // 400/401 answers carry a GraphQL envelope: surface its message and code.
-        const env = isPlatformApiError(e) ? Envelope.safeParse(e.body) : undefined;
-        if (isPlatformApiError(e) && env?.success && env.data.errors?.length)
-          throw errorOf(env.data.errors, { ...ctx, status: e.status });
-        throw e;
-      }
-    };
-    const res = await withRetry(send, { idempotent, retry: this.opts.retry });
-    const envelope = parseResponse(Envelope, res, ctx);
-    if (envelope.errors && envelope.errors.length > 0) throw errorOf(envelope.errors, { ...ctx, status: res.status });
-    const data = schema.safeParse(envelope.data);
-    if (!data.success) {
-      throw new InvalidResponseError(
-        `${operation}: answer does not match the contract: ${data.error.issues[0]!.message}`,
-        { ...ctx, status: res.status, body: envelope.data },
-      );
-    }
-    return pick(data.data);
+    return graphqlCall(this.http, { operation, query, variables, idempotent, retry: this.opts.retry }, schema, pick);
   }
 }

@@ -3,7 +3,8 @@
  * for every caller), retried when a repeat is harmless, its answer validated and a replay marked.
  */
 import { type z } from 'zod';
-import { IDEMPOTENCY_HEADERS, LIMITS, type RateLimitedOperation } from '../contracts';
+import { LIMITS, type RateLimitedOperation } from '../contracts/limits';
+import { IDEMPOTENCY_HEADERS } from '../contracts/queue';
 import { BadRequestError, isPlatformApiError, type PlatformApiErrorContext } from './errors';
 import { type HttpCore, type HttpRequest } from './http';
 import { type CallOptions, type QueueClientOptions, type QueueOperation } from './queue-options';

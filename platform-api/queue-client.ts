@@ -3,17 +3,17 @@
  * cancel, retry, purge and health. Every answer is validated against the contracts.
  */
 import { z } from 'zod';
+import { LIMITS } from '../contracts/limits';
 import {
   Health,
   JobAck,
   JobRecord,
-  LIMITS,
   PurgeResult,
   StreamChunk,
   StreamResponse,
   type JobStatus,
   type JobSubmission,
-} from '../contracts';
+} from '../contracts/queue';
 import { type PlatformApiErrorContext } from './errors';
 import { HttpCore } from './http';
 import { idempotencyHeaders, per, sendQueueCall, type QueueCall } from './queue-call';

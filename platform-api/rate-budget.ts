@@ -10,7 +10,7 @@
  * until `windowMs` after its answer came (the service counted it at some time in between).
  */
 import { performance } from 'node:perf_hooks';
-import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../contracts';
+import { RATE_LIMITS, RATE_WINDOW_MS, type RateLimitedOperation } from '../contracts/limits';
 import { Lane, type Limits, type Waiter } from './budget-lane';
 
 /** Options of {@link RateBudget}. */

@@ -6,16 +6,9 @@
  */
 import { type Dispatcher } from 'undici';
 import { z } from 'zod';
-import {
-  Pod,
-  RestEndpoint,
-  RestEndpointCreate,
-  RestEndpointUpdate,
-  Template,
-  TemplateCreate,
-  TemplateUpdate,
-  type PodIncludes,
-} from '../contracts';
+import { RestEndpoint, RestEndpointCreate, RestEndpointUpdate } from '../contracts/endpoint-rest';
+import { Pod, type PodIncludes } from '../contracts/pod';
+import { Template, TemplateCreate, TemplateUpdate } from '../contracts/template';
 import { BadRequestError, type PlatformApiErrorContext } from './errors';
 import { HttpCore, type HttpCoreOptions, type HttpRequest } from './http';
 import { withRetry, type RetryOptions } from './retry';

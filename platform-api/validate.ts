@@ -3,7 +3,8 @@
  * costs no rate budget and, for submissions, can never leave a half-created job behind.
  */
 import { type z } from 'zod';
-import { JobSubmission, LIMITS, TtlMs } from '../contracts';
+import { LIMITS } from '../contracts/limits';
+import { JobSubmission, TtlMs } from '../contracts/queue';
 import { BadRequestError, InvalidResponseError, PayloadTooLargeError, type PlatformApiErrorContext } from './errors';
 import { type HttpResponse } from './http';
 

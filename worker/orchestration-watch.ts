@@ -63,73 +63,91 @@ export interface OrchestrationWatch {
   stop(): void;
 }
 
+/** What every round reads with: the client, how many of a kind at most, how long a query may take. */
+interface Reader {
+  client: Pick<Client, 'workflow'>;
+  limit: number;
+  timeoutMs: number;
+}
+
+/** A kind of orchestration a round follows to its end: its series, how it is listed and asked, its ids. */
+interface FollowedKind<S extends { phase: string }> {
+  kept: RetainedStates<S>;
+  listQuery: string;
+  stateQuery: string;
+  of: (workflowId: string) => string;
+  workflow: (id: string) => string;
+  /** What the series keeps of a state read. */
+  fill?: (s: S) => S;
+}
+
+const queryState = <T>(r: Reader, workflowId: string, name: string): Promise<T> =>
+  within(r.client.workflow.getHandle(workflowId).query<T>(name), r.timeoutMs);
+
+/** One kind's round: the running ones' states, then the final state of each that stopped since. */
+async function follow<S extends { phase: string }>(r: Reader, k: FollowedKind<S>, now: number): Promise<void> {
+  const fill = k.fill ?? ((s: S) => s);
+  const listed = await listIds(r.client, k.listQuery, r.limit);
+  const states = await inParallel(listed, (id) => queryState<S>(r, id, k.stateQuery));
+  states.forEach((s) => s && k.kept.set(fill(s), now));
+  const running = new Set(listed.map(k.of));
+  for (const id of k.kept.running().filter((b) => !running.has(b))) {
+    const final = await finalState<S>(r.client, k.workflow(id), r.timeoutMs);
+    if (final) k.kept.set(fill({ ...final, phase: 'done' }), now);
+    else k.kept.ended(id, now);
+  }
+  k.kept.prune(now);
+}
+
+/** The pipelines as a round follows them: after the batches' round, each stage gets its batch's state as it read it. */
+const pipelineKind = (pipelines: PipelineMetrics, batches: BatchMetrics): FollowedKind<PipelineState> => ({
+  kept: pipelines,
+  listQuery: RUNNING_PIPELINES,
+  stateQuery: PIPELINE_QUERIES.state,
+  of: pipelineIdOf,
+  workflow: pipelineWorkflowId,
+  fill: (s) => ({
+    ...s,
+    stages: s.stages.map((st) => {
+      const batch = batches.get(batchIdOf(st.batchId)) ?? st.batch;
+      return batch ? { ...st, batch } : st;
+    }),
+  }),
+});
+
+/** The running scalers' states (a scaler that stopped has no series). */
+async function scalerRound(r: Reader, scalers: ScalerMetrics): Promise<void> {
+  const ids = await listIds(r.client, RUNNING_SCALERS, r.limit);
+  const states = await inParallel(ids, (id) => queryState<ScalerState>(r, id, SCALER_QUERIES.state));
+  scalers.set(states.filter((s): s is ScalerState => s !== undefined));
+}
+
+/** One round of every kind: the batches then the pipelines (which read the batches' states), beside the scalers. */
+async function roundOf(o: OrchestrationWatchOptions, r: Reader): Promise<void> {
+  const batches: FollowedKind<BatchState> = {
+    kept: o.batches,
+    listQuery: o.runningBatches,
+    stateQuery: BATCH_QUERIES.state,
+    of: batchIdOf,
+    workflow: batchWorkflowId,
+  };
+  const pipelines = o.pipelines && pipelineKind(o.pipelines, o.batches);
+  await Promise.all([
+    follow(r, batches, Date.now()).then(() => (pipelines ? follow(r, pipelines, Date.now()) : undefined)),
+    scalerRound(r, o.scalers),
+  ]);
+}
+
 /** Starts the rounds; a failed round is logged (once per kind of error) and the next one goes on. */
 export function watchOrchestrations(o: OrchestrationWatchOptions): OrchestrationWatch {
   const intervalMs = o.intervalMs ?? 15_000;
-  const maxBatches = o.maxBatches ?? 200;
-  const timeoutMs = o.queryTimeoutMs ?? 5000;
-  const wf = o.client.workflow;
-  const query = <T>(workflowId: string, name: string): Promise<T> =>
-    within(wf.getHandle(workflowId).query<T>(name), timeoutMs);
+  const r: Reader = { client: o.client, limit: o.maxBatches ?? 200, timeoutMs: o.queryTimeoutMs ?? 5000 };
   let said = '';
   /** Stopped: a round still under way ends quietly (the daemon is closing its client). */
   let stopped = false;
-
-  /** One kind's round: the running ones' states, then the final state of each that stopped since. */
-  const follow = async <S extends { phase: string }>(
-    kept: RetainedStates<S>,
-    listQuery: string,
-    stateQuery: string,
-    ids: { of: (workflowId: string) => string; workflow: (id: string) => string },
-    now: number,
-    fill: (s: S) => S = (s) => s,
-  ): Promise<void> => {
-    const listed = await listIds(o.client, listQuery, maxBatches);
-    const states = await inParallel(listed, (id) => query<S>(id, stateQuery));
-    states.forEach((s) => s && kept.set(fill(s), now));
-    const running = new Set(listed.map(ids.of));
-    for (const id of kept.running().filter((b) => !running.has(b))) {
-      const final = await finalState<S>(o.client, ids.workflow(id), timeoutMs);
-      if (final) kept.set(fill({ ...final, phase: 'done' }), now);
-      else kept.ended(id, now);
-    }
-    kept.prune(now);
-  };
-  const batchRound = (now: number): Promise<void> =>
-    follow<BatchState>(
-      o.batches,
-      o.runningBatches,
-      BATCH_QUERIES.state,
-      { of: batchIdOf, workflow: batchWorkflowId },
-      now,
-    );
-  /** After the batches' round: each stage gets its batch's state as this round read it. */
-  const pipelineRound = (now: number): Promise<void> =>
-    o.pipelines
-      ? follow<PipelineState>(
-          o.pipelines,
-          RUNNING_PIPELINES,
-          PIPELINE_QUERIES.state,
-          { of: pipelineIdOf, workflow: pipelineWorkflowId },
-          now,
-          (s) => ({
-            ...s,
-            stages: s.stages.map((st) => {
-              const batch = o.batches.get(batchIdOf(st.batchId)) ?? st.batch;
-              return batch ? { ...st, batch } : st;
-            }),
-          }),
-        )
-      : Promise.resolve();
-  const scalerRound = async (): Promise<void> => {
-    const ids = await listIds(o.client, RUNNING_SCALERS, maxBatches);
-    const states = await inParallel(ids, (id) => query<ScalerState>(id, SCALER_QUERIES.state));
-    o.scalers.set(states.filter((s): s is ScalerState => s !== undefined));
-  };
   let running: Promise<void> | undefined;
   const round = (): Promise<void> =>
-    (running ??= Promise.all([batchRound(Date.now()).then(() => pipelineRound(Date.now())), scalerRound()])
-      .then(() => undefined)
+    (running ??= roundOf(o, r)
       .catch((err: unknown) => {
         const msg = (err as Error).message;
         if (!stopped && msg !== said) o.logger.warn({ err: msg }, 'batch and scaler metrics: a round failed');

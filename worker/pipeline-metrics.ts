@@ -39,6 +39,7 @@ export const PIPELINE_SERIES: SeriesDef<PipelineState>[] = [
   },
   { name: 'sluice_pipeline_in_flight', help: 'Inputs read and not ended', value: (s) => s.counts.inFlight },
   { name: 'sluice_pipeline_spend_usd', help: "Estimated spend of every stage's jobs so far, USD", value: spendOf },
+  { name: 'sluice_pipeline_max_cost_usd', help: 'The cost cap (maxCost), USD, when set', value: (s) => s.maxCost },
   {
     name: 'sluice_pipeline_phase',
     help: '1 for the phase the pipeline is in (running, paused, cancelling, finishing, done)',

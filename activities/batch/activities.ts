@@ -79,18 +79,23 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           source: req.source,
         });
       }
-      try {
-        await queue.health(req.endpointId);
-      } catch (err) {
-        if (isPlatformApiError(err, 'NOT_FOUND'))
+      // The endpoint's check, the line count and the price at once (issue 23: the first step waits for them).
+      const [health, counted, price] = await Promise.allSettled([
+        queue.health(req.endpointId),
+        input.count(),
+        req.pricePerHour ?? deps.price?.(req.endpointId).catch(() => undefined),
+      ]);
+      if (health.status === 'rejected') {
+        if (isPlatformApiError(health.reason, 'NOT_FOUND'))
           throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
             endpointId: req.endpointId,
           });
-        throw toFailure(err);
+        throw toFailure(health.reason);
       }
-      const { lines, bytes } = await input.count();
-      const price = req.pricePerHour ?? (await deps.price?.(req.endpointId).catch(() => undefined));
-      return { total: lines, bytes, ...(price !== undefined ? { pricePerHour: price } : {}) };
+      if (counted.status === 'rejected') throw counted.reason;
+      const { lines, bytes } = counted.value;
+      const perHour = price.status === 'fulfilled' ? price.value : undefined;
+      return { total: lines, bytes, ...(perHour !== undefined ? { pricePerHour: perHour } : {}) };
     },
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */

@@ -27,8 +27,8 @@ const MAX_REFILL_COLLECT = 1000;
 
 /**
  * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
- * and the next line of the file is submitted in its place. Other outcomes wait for the workflow
- * (it decides about retries). An open feed (`feed`: the room the step's read left, its end
+ * and the next line of the file is submitted in its place, until the file's last line is sent.
+ * Other outcomes wait for the workflow (it decides about retries). An open feed (`feed`: the room the step's read left, its end
  * reached first) is read again at its end while slots are free: it may have grown.
  */
 export async function refill(
@@ -73,6 +73,9 @@ export async function refill(
     sent.catch(() => undefined); // handled here; its failure fails the step below
     sending.push(sent);
     res.read = { cursor: page.cursor, eof: page.eof };
+    // The file is all sent: nothing is left to refill with, so the step ends now and the workflow
+    // waits for the last completions (issue 23: not out the rest of `refillMs`).
+    if (page.eof && !feed) break;
   }
   await Promise.all(sending);
   res.rateLimited = sub.rateLimited;

@@ -4,7 +4,9 @@
  * `--version`, `--help`, and against a local Temporal dev server `status job/<unknown>` (one
  * describe call, exit 2) and `batch list` (one list call); `node -e 0` is the floor of any Node
  * program on this machine. Needs GNU time (`/usr/bin/time`) for the CPU column. Goals (issue 23): --version and --help <= 200 ms; status and list
- * <= 400 ms plus their network calls. The 1-minute load average is printed before and after.
+ * <= 400 ms plus their network calls: for those two, a second table splits the wall time (./marks.cjs
+ * preloaded: Node's start, module loading, Temporal's connect, the calls, the exit). The 1-minute
+ * load average is printed before and after.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,6 +21,25 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' 
 const runs = Number(values.runs);
 
 const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Where a command's wall time goes (ms), from ./marks.cjs preloaded into it. */
+type Split = Record<'boot' | 'load' | 'connect' | 'calls' | 'exit' | 'other', number>;
+
+/** Medians of each part of `sluice ...args`'s wall time over `runs` runs with ./marks.cjs preloaded. */
+function split(args: string[], env: NodeJS.ProcessEnv): Split {
+  const seen: Split[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(process.execPath, ['-r', join(__dirname, 'marks.cjs'), bin, ...args], {
+      env,
+      encoding: 'utf8',
+    });
+    const line = r.stderr.split('\n').find((l) => l.startsWith('sluice-marks '));
+    if (!line) throw new Error(`no marks from sluice ${args.join(' ')}:\n${r.stderr}`);
+    seen.push(JSON.parse(line.slice('sluice-marks '.length)) as Split);
+  }
+  const keys = Object.keys(seen[0]!) as (keyof Split)[];
+  return Object.fromEntries(keys.map((k) => [k, mid(seen.map((s) => s[k]))])) as Split;
+}
 
 /**
  * Medians of `node ...args`: wall time and CPU time (user + system, from GNU time), ms. On a busy
@@ -47,10 +68,13 @@ async function main(): Promise<void> {
     ['sluice --help', median([bin, '--help'], env), 200],
   ];
   const temporal = await temporalEnv();
+  const splits: [string, Split][] = [];
   try {
     const stack = { ...env, TEMPORAL_ADDRESS: temporal.address };
     rows.push(['sluice status job/none', median([bin, 'status', 'job/none'], stack), 400]);
     rows.push(['sluice batch list', median([bin, 'batch', 'list'], stack), 400]);
+    splits.push(['sluice status job/none', split(['status', 'job/none'], stack)]);
+    splits.push(['sluice batch list', split(['batch', 'list'], stack)]);
   } finally {
     await temporal.teardown();
   }
@@ -59,6 +83,16 @@ async function main(): Promise<void> {
     console.log(
       `${what.padEnd(26)} ${wall.toFixed(0).padStart(8)} ${cpu.toFixed(0).padStart(7)}${goal ? `  (goal: wall <= ${goal} ms)` : ''}`,
     );
+  // The goal's "400 ms" is boot + load + other (+ exit); connect and calls are the network's.
+  console.log(`\nwhere the wall time goes (medians, ms; ./marks.cjs): boot + load + other is the command's own`);
+  console.log(
+    `${'command'.padEnd(26)}  ${['boot', 'load', 'connect', 'calls', 'exit', 'other', 'own'].map((h) => h.padStart(8)).join('')}`,
+  );
+  for (const [what, s] of splits) {
+    const own = s.boot + s.load + s.other + s.exit;
+    const cells = [s.boot, s.load, s.connect, s.calls, s.exit, s.other, own].map((v) => String(v).padStart(8));
+    console.log(`${what.padEnd(26)}  ${cells.join('')}`);
+  }
   console.log(`load average after: ${loadavg()[0]!.toFixed(2)}`);
 }
 

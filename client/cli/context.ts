@@ -77,17 +77,31 @@ async function serviceClients(c: CliSettings['config'], eager: boolean) {
   };
 }
 
-/** Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir` (or those given), loading the clients of `uses`. */
+/** What a command can use of the service while Temporal connects (see `meanwhile` of {@link connectCli}). */
+export type ServicePart = Pick<CliContext, 'settings' | 'graphql'>;
+
+/**
+ * Connects to Temporal (and the service, when its URL and key are set) with the settings of `dataDir`
+ * (or those given), loading the clients of `uses`. `meanwhile` is called with the service's clients
+ * before Temporal's connection is made: a command's lookup there overlaps the connect.
+ */
 export async function connectCli<U extends CliUse>(
   dataDir: string,
   uses: readonly U[],
   settings: CliSettings = resolveSettings(dataDir),
+  meanwhile?: (service: ServicePart) => void,
 ): Promise<CliContext<U>> {
   const c = settings.config;
   // The payload keys (SLUICE_PAYLOAD_KEY_FILE) before connecting: a bad key file is a ConfigError.
   const dataConverter = payloadDataConverter(c);
+  const { graphql, queue, lazyQueue } = await serviceClients(c, (uses as readonly CliUse[]).includes('service'));
+  const closeService = async (): Promise<void> => {
+    await Promise.all([queue?.close(), lazyQueue?.close(), graphql?.close()]);
+  };
+  meanwhile?.({ settings, ...(graphql ? { graphql } : {}) });
   const connection = await Connection.connect({ ...temporalConnectOptions(c.temporal), connectTimeout: 5000 }).catch(
-    (err: Error) => {
+    async (err: Error) => {
+      await closeService();
       throw new Error(
         `cannot reach Temporal at ${c.TEMPORAL_ADDRESS} (${err.message}); ${describeSource(settings)}. Is \`sluice dev\` running (with this --data-dir), or TEMPORAL_ADDRESS set?`,
       );
@@ -103,7 +117,6 @@ export async function connectCli<U extends CliUse>(
     dataConverter,
     interceptors: tracing?.interceptors ?? {},
   });
-  const { graphql, queue, lazyQueue } = await serviceClients(c, (uses as readonly CliUse[]).includes('service'));
   const options = {
     client,
     taskQueue: c.SLUICE_TASK_QUEUE,
@@ -120,7 +133,7 @@ export async function connectCli<U extends CliUse>(
     ...(queue ? { queue } : {}),
     close: async () => {
       await Promise.all(clients.map(([, client]) => client.close()));
-      await Promise.all([queue?.close(), lazyQueue?.close(), graphql?.close()]);
+      await closeService();
       await connection.close();
       await tracing?.shutdown();
     },

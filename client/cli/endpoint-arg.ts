@@ -1,7 +1,7 @@
 /** The endpoint a command names (`--endpoint ID|NAME`, `<endpoint>`) to its id: one lookup for the job, batch, scaler and endpoints commands. */
 import { type GraphqlClient } from '../../platform-api';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
-import { type CliContext } from './context';
+import { connectCli, type CliContext, type CliUse } from './context';
 import { UsageError } from './errors';
 import { describeSource, type CliSettings } from './settings';
 
@@ -41,5 +41,28 @@ export async function endpointArg(
     if (!(err instanceof EndpointNotFoundError)) throw err;
     if (await isKnown()) return nameOrId;
     throw new UsageError(err.message);
+  }
+}
+
+/**
+ * Connects with the clients of `uses` and the service's, and resolves the endpoint a command names
+ * ({@link endpointArg}) while Temporal connects: the lookup's round trip overlaps the connect.
+ */
+export async function connectForEndpoint<U extends CliUse>(
+  dataDir: string,
+  uses: readonly U[],
+  settings: CliSettings,
+  nameOrId: string,
+): Promise<{ cli: CliContext<U | 'service'>; endpointId: string }> {
+  let lookup: Promise<string> | undefined;
+  const cli = await connectCli(dataDir, [...uses, 'service'], settings, (service) => {
+    lookup = endpointArg(service, nameOrId);
+    lookup.catch(() => undefined); // awaited below, once connected (or dropped with a failed connect)
+  });
+  try {
+    return { cli, endpointId: await lookup! };
+  } catch (err) {
+    await cli.close();
+    throw err;
   }
 }

@@ -120,6 +120,8 @@ export const PipelineState = z.strictObject({
   outDir: z.string(),
   /** The sum of the stages' estimated spend (USD) the pipeline last knew; kept only with a `maxCost`. */
   spend: z.number().optional(),
+  /** The pipeline's cost cap (its definition's `maxCost`, USD), when it has one. */
+  maxCost: z.number().optional(),
   /** Why it submits no more, once it stopped: `cost-cap`, `deadline`, cancelled. */
   stopped: z.string().optional(),
 });

@@ -1,7 +1,8 @@
 /** Endpoint operations of the control plane: saveEndpoint (create, modify, rolling release) and deleteEndpoint. */
 import { ENDPOINT_DEFAULTS, EndpointInput, type Endpoint } from '../../contracts';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../core/errors';
-import { DEFAULT_GPU_TIER, unknownLocations } from './catalog';
+import { DEFAULT_GPU_TIER } from './catalog';
+import { unknownLocations } from './data-centers';
 import { SAFE_ID } from '../core/ids';
 import { type JobEngine } from '../jobs/engine';
 import { type Registry } from './registry';

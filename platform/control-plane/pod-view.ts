@@ -1,6 +1,6 @@
 /** The spec's Pod object of a worker, as REST and GraphQL show it, and `GET /v1/pods/{id}`. */
 import { ENDPOINT_DEFAULTS, WORKER_ENV, type Pod, type PodIncludes } from '../../contracts';
-import { costPerHr, gpuObject, machineIdOf, machineObject, networkVolumeObject, resourcesOf } from './catalog';
+import { costPerHr, gpuObject, machineIdOf, machineObject, networkVolumeObject, resourcesOf } from './hardware-objects';
 import { desiredStatus, podSpec, type PodSpec, type WorkerPod } from '../pods/pod';
 import { type Registry } from './registry';
 import { toWireTemplate } from './templates';

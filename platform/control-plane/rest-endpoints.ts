@@ -9,7 +9,8 @@ import {
 import { BadRequestError } from '../core/errors';
 import { validate } from '../core/validate';
 import { type WorkerPod } from '../pods/pod';
-import { DATA_CENTERS, GPU_TIERS, tierOfGpuType, tiersOf } from './catalog';
+import { GPU_TIERS, tierOfGpuType, tiersOf } from './catalog';
+import { DATA_CENTERS } from './data-centers';
 import { saveEndpoint, type EndpointDeps } from './endpoints';
 import { podView } from './pod-view';
 import { toWireTemplate } from './templates';

@@ -2,7 +2,8 @@
 import { type ChildProcess } from 'node:child_process';
 import { type StopOrders } from './stop-orders';
 import { type Endpoint, type GpuTierId, type PodDesiredStatus } from '../../contracts';
-import { placeIn, tiersOf } from '../control-plane/catalog';
+import { tiersOf } from '../control-plane/catalog';
+import { placeIn } from '../control-plane/data-centers';
 import { type StoredTemplate } from '../control-plane/registry';
 
 /** Lifecycle of a worker pod as the platform tracks it. */

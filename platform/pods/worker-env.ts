@@ -1,6 +1,6 @@
 /** The environment of the stock RunPod worker inside a pod. */
 import { WORKER_ENV } from '../../contracts';
-import { resourcesOf } from '../control-plane/catalog';
+import { resourcesOf } from '../control-plane/hardware-objects';
 import { type WorkerPod } from './pod';
 
 /**

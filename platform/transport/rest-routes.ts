@@ -7,6 +7,7 @@ import {
   readableTemplate,
   toWireTemplate,
   updateTemplate,
+  type UpdateMode,
 } from '../control-plane/templates';
 import { type PlatformServices } from '../services';
 import { authenticate } from './http/auth';
@@ -23,14 +24,8 @@ const includes = (ctx: Ctx): PodIncludes => ({
   workers: flag(ctx, 'includeWorkers'),
 });
 
-/**
- * The REST half of the control plane (`/v1`, `Authorization: Bearer <API key>`): read pods;
- * create, read, update and delete templates and endpoints. Thin: the domain functions do the
- * work and the checks.
- */
-export function restRoutes(router: Router, s: PlatformServices): void {
-  restEndpointRoutes(router, s);
-
+/** `GET /v1/pods/:podId` and `GET /v1/pods` (the caller's worker pods, with includeWorkers). */
+function restPodRoutes(router: Router, s: PlatformServices): void {
   router.on('GET', '/v1/pods/:podId', (ctx) => {
     const user = authenticate(s, ctx.req);
     sendJson(
@@ -58,7 +53,23 @@ export function restRoutes(router: Router, s: PlatformServices): void {
       pods.map((p) => podView(p, s.registry, include)),
     );
   });
+}
 
+/** A template update: `spec-defaults` (POST .../update) or `merge` (PATCH). */
+async function updateTemplateRoute(s: PlatformServices, ctx: Ctx, mode: UpdateMode): Promise<void> {
+  const user = authenticate(s, ctx.req);
+  const { template } = updateTemplate(
+    s.registry,
+    user,
+    ctx.params.templateId ?? '',
+    await restBody(ctx, 'template update'),
+    mode,
+  );
+  sendJson(ctx.res, 200, toWireTemplate(template));
+}
+
+/** `/v1/templates`: create, list, read, update (POST .../update and PATCH), delete. */
+function restTemplateRoutes(router: Router, s: PlatformServices): void {
   router.on('POST', '/v1/templates', async (ctx) => {
     const user = authenticate(s, ctx.req);
     sendJson(ctx.res, 200, toWireTemplate(createTemplate(s.registry, user, await restBody(ctx, 'POST /v1/templates'))));
@@ -81,34 +92,25 @@ export function restRoutes(router: Router, s: PlatformServices): void {
     sendJson(ctx.res, 200, toWireTemplate(readableTemplate(s.registry, user, ctx.params.templateId ?? '')));
   });
 
-  router.on('POST', '/v1/templates/:templateId/update', async (ctx) => {
-    const user = authenticate(s, ctx.req);
-    const { template } = updateTemplate(
-      s.registry,
-      user,
-      ctx.params.templateId ?? '',
-      await restBody(ctx, 'template update'),
-      'spec-defaults',
-    );
-    sendJson(ctx.res, 200, toWireTemplate(template));
-  });
-
-  // PATCH changes only the fields given (what runpodctl's `template update` expects).
-  router.on('PATCH', '/v1/templates/:templateId', async (ctx) => {
-    const user = authenticate(s, ctx.req);
-    const { template } = updateTemplate(
-      s.registry,
-      user,
-      ctx.params.templateId ?? '',
-      await restBody(ctx, 'template update'),
-      'merge',
-    );
-    sendJson(ctx.res, 200, toWireTemplate(template));
-  });
+  // POST .../update gives omitted fields the spec's defaults (those that have one); PATCH changes only the
+  // fields given (what runpodctl's `template update` expects).
+  router.on('POST', '/v1/templates/:templateId/update', (ctx) => updateTemplateRoute(s, ctx, 'spec-defaults'));
+  router.on('PATCH', '/v1/templates/:templateId', (ctx) => updateTemplateRoute(s, ctx, 'merge'));
 
   router.on('DELETE', '/v1/templates/:templateId', (ctx) => {
     const user = authenticate(s, ctx.req);
     deleteTemplate(s.registry, user, ctx.params.templateId ?? '');
     ctx.res.writeHead(204).end();
   });
+}
+
+/**
+ * The REST half of the control plane (`/v1`, `Authorization: Bearer <API key>`): read pods;
+ * create, read, update and delete templates and endpoints. Thin: the domain functions do the
+ * work and the checks.
+ */
+export function restRoutes(router: Router, s: PlatformServices): void {
+  restEndpointRoutes(router, s);
+  restPodRoutes(router, s);
+  restTemplateRoutes(router, s);
 }

@@ -1,19 +1,19 @@
 /**
  * The results store in an S3-compatible bucket (AWS SDK v3): a value is one object; a log is
  * numbered objects (`key`, then `key#000000000001`...) each written with `If-None-Match: *`, so
- * concurrent appenders never overwrite each other and nothing is read-modified-written.
+ * concurrent appenders never overwrite each other and nothing is read-modified-written (listing
+ * keys and a log's parts: s3-list.ts).
  */
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
-  type ListObjectsV2CommandOutput,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { type OutputRef } from '../../contracts';
 import { putIfAbsent, statusOf, type S3Target } from './s3-conditional';
+import { listPage, logParts, partKey, type LogPart } from './s3-list';
 import { uploadLines } from './s3-upload';
 import {
   checkKey,
@@ -23,7 +23,6 @@ import {
   type ListOptions,
   type ListPage,
   type ObjectStore,
-  type StoreEntry,
 } from './object-store';
 import { notFound, ValueStore } from './value-store';
 
@@ -37,10 +36,6 @@ export interface S3StoreOptions {
   /** Size of a multipart upload's parts in `writeLines` (S3's minimum is 5 MiB). @default 8 MiB */
   partBytes?: number;
 }
-
-/** A log's part number `n` (0 is the key itself): fixed width, so key order is number order. */
-const partKey = (key: string, n: number): string => (n === 0 ? key : `${key}#${String(n).padStart(12, '0')}`);
-const PART = /#(\d{12})$/;
 
 export class S3ObjectStore extends ValueStore implements ObjectStore {
   readonly kind = 's3' as const;
@@ -114,31 +109,7 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
   }
 
   async list(prefix: string, o: ListOptions = {}): Promise<ListPage> {
-    const limit = o.limit ?? 1000;
-    const entries: StoreEntry[] = [];
-    let token: string | undefined;
-    let startAfter = o.after === undefined ? undefined : this.name(o.after);
-    let more = true;
-    while (more && entries.length < limit) {
-      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) =>
-        c.send(
-          new ListObjectsV2Command({
-            Bucket: this.o.bucket,
-            Prefix: this.root + prefix,
-            MaxKeys: Math.min(1000, limit - entries.length),
-            ...(token ? { ContinuationToken: token } : startAfter ? { StartAfter: startAfter } : {}),
-          }),
-        ),
-      );
-      for (const c of res.Contents ?? []) {
-        const key = c.Key!.slice(this.root.length);
-        startAfter = c.Key!;
-        if (!PART.test(key)) entries.push({ key, bytes: c.Size ?? 0, created: c.LastModified?.getTime() ?? 0 });
-      }
-      more = res.IsTruncated === true;
-      token = res.NextContinuationToken;
-    }
-    return more && entries.length > 0 ? { entries, next: entries[entries.length - 1]!.key } : { entries };
+    return listPage(this.target, this.root, prefix, o.after === undefined ? undefined : this.name(o.after), o.limit);
   }
 
   async size(key: string): Promise<number> {
@@ -189,26 +160,8 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
   }
 
   /** The numbered parts of log `key` (after part `after`, if given), in order, with their sizes. */
-  private async parts(key: string, after?: string): Promise<{ n: number; bytes: number }[]> {
-    const out: { n: number; bytes: number }[] = [];
-    let token: string | undefined;
-    do {
-      const res: ListObjectsV2CommandOutput = await this.send('ListObjectsV2', (c) =>
-        c.send(
-          new ListObjectsV2Command({
-            Bucket: this.o.bucket,
-            Prefix: `${this.name(key)}#`,
-            ...(token ? { ContinuationToken: token } : after ? { StartAfter: this.root + after } : {}),
-          }),
-        ),
-      );
-      for (const c of res.Contents ?? []) {
-        const m = PART.exec(c.Key!);
-        if (m && c.Key!.length === this.name(key).length + 13) out.push({ n: Number(m[1]), bytes: c.Size ?? 0 });
-      }
-      token = res.IsTruncated ? res.NextContinuationToken : undefined;
-    } while (token);
-    return out;
+  private parts(key: string, after?: string): Promise<LogPart[]> {
+    return logParts(this.target, this.name(key), after ? this.root + after : undefined);
   }
 
   /** The text of value `key`, or of part `part` of log `key`; undefined when absent. */

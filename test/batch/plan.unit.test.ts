@@ -117,6 +117,25 @@ describe('planStep', () => {
     expect(waiting).toEqual(['window-full']);
   });
 
+  it('waits for a few completions while input is left, for every job held once it is all sent', () => {
+    const held = Array.from({ length: 30 }, (_, i) => flying(i));
+    const c = controls({ concurrency: 32 });
+    const left = planStep(ledgerWith({ inFlight: held }), inputOf({ completion: 'poll' }), c, 0, NOW).plan;
+    expect(left.collect.min).toBe(4);
+    const allSent = planStep(ledgerWith({ eof: true, inFlight: held }), inputOf(), c, 0, NOW).plan;
+    expect(allSent.collect).toEqual({ waitMs: 5000, min: 30 });
+    // Deferred lines wait for a key's slot, a retry for its backoff: a completion may let them go.
+    const deferred = ledgerWith({ eof: true, inFlight: held, deferred: [{ i: 40, o: 400, l: 10, k: 'a' }] });
+    expect(
+      planStep(deferred, inputOf({ keyPath: '$.k' }), controls({ concurrency: 32, keyLimit: 1 }), 0, NOW).plan.collect
+        .min,
+    ).toBe(4);
+    const retry = ledgerWith({ eof: true, inFlight: held, waiting: [waiting(40, { at: NOW + 1000 })] });
+    expect(planStep(retry, inputOf(), c, 0, NOW).plan.collect.min).toBe(4);
+    // An open feed may grow.
+    expect(planStep(ledgerWith({ eof: true, inFlight: held }), inputOf(), c, 0, NOW, true).plan.collect.min).toBe(4);
+  });
+
   it('polls the jobs whose poll is due', () => {
     const d = ledgerWith({ eof: true, inFlight: [flying(0, { p: NOW }), flying(1)] });
     const { plan, waiting } = planStep(d, inputOf(), controls(), 0, NOW);

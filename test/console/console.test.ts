@@ -146,7 +146,12 @@ describe('the web console in a browser', () => {
       definition: {
         name: 'two-stages',
         stages: [
-          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 2000, 'i': $.input.i }" },
+          // The first 32 inputs run long enough for the page to pause the pipeline while they run; the rest are quick.
+          {
+            name: 'first',
+            endpoint: ep,
+            input: "{ 'kind': 'sleep', 'ms': $.input.i < 32 ? 2000 : 100, 'i': $.input.i }",
+          },
           {
             name: 'second',
             endpoint: ep,

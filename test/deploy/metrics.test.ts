@@ -64,6 +64,7 @@ describe('the metrics the dashboard and the alerts query', () => {
       id: 'metrics-p',
       definition: {
         name: 'metrics',
+        maxCost: 1000, // far above what it spends: its cap is a series (the spend-near-cap alert's)
         stages: [
           { name: 'first', endpoint: pep, input: "{ 'kind': 'sleep', 'ms': 150, 'i': $.input.i }" },
           {
@@ -134,6 +135,7 @@ describe('the metrics the dashboard and the alerts query', () => {
     expect(value('sluice_pipeline_stage_outcomes_total', `${p},stage="second",status="COMPLETED"`)).toBe(16);
     const stageSpend = (await pipelines.state(pipelineId)).stages.reduce((sum, st) => sum + (st.batch?.spend ?? 0), 0);
     expect(value('sluice_pipeline_spend_usd', p)).toBeCloseTo(stageSpend, 6);
+    expect(value('sluice_pipeline_max_cost_usd', p)).toBe(1000);
     // 35 sleeps and the echo job completed on the platform; each failing input failed at least once.
     expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="COMPLETED"`)).toBe(36);
     expect(value('sluice_platform_jobs_finished_total', `endpoint="${ep}",status="FAILED"`)).toBeGreaterThanOrEqual(5);

@@ -48,12 +48,25 @@ describe('what the CLI loads', () => {
   });
 
   it('runs `batch status` and `batch list` with the Temporal client and the batch client only', () => {
-    const list = ['client/cli/batch/actions.ts', 'client/cli/context.ts', 'client/batch.ts'];
+    // The batch group's definitions (loaded with any batch command) show the defaults without zod's schemas.
+    const list = [
+      'client/cli/batch/commands.ts',
+      'client/cli/batch/actions.ts',
+      'client/cli/context.ts',
+      'client/batch.ts',
+    ];
     const loaded = packagesOf(...list);
     expect(loaded).toContain('@temporalio/client');
     expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
     expect(loaded).not.toContain('@temporalio/workflow');
     expect(workflowFilesOf(...list)).toEqual([]);
+  });
+
+  it('starts a batch without JSONata or the AWS SDK (the service clients import the schemas they use)', () => {
+    const start = ['client/cli/batch/start.ts', 'client/cli/context.ts', 'client/batch.ts', 'platform-api/index.ts'];
+    const loaded = packagesOf(...start);
+    expect(loaded).toContain('undici');
+    expect(loaded.filter((p) => /^(jsonata$|@aws-sdk\/)/.test(p))).toEqual([]);
   });
 
   it('loads no workflow code with any client: they start, query and update workflows by name', () => {

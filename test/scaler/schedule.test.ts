@@ -5,7 +5,7 @@
  * calendar specs in a time zone; bad input is refused with nothing created.
  */
 import { describe, expect, it } from 'vitest';
-import { ScalerScheduleError, scheduleInputOf, scheduleSpecOf } from '../../client/scaler-schedules';
+import { ScalerScheduleError, scheduleInputOf, scheduleSpecOf } from '../../client/scaler-schedule-spec';
 import { scaleScheduleId, type ScaleWindowResult } from '../../contracts';
 import { eventually } from '../helpers/platform';
 import { PATIENCE, boundsOf, scalerStack, sleep, sleepEndpoint, statusWhen } from './helpers';

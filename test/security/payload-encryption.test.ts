@@ -1,8 +1,9 @@
 /**
  * Payload encryption on the real stack: with SLUICE_PAYLOAD_KEY_FILE a job's input and output are
  * ciphertext in its Temporal history and it still completes, read back through the library; a
- * workflow started without a key runs on a keyed daemon; the codec endpoint decodes with its token
- * only; a key file others can read is refused.
+ * workflow started without a key runs on a keyed daemon; a batch's failed inputs rerun (its start
+ * input read back through the codec) and a polled job's progress (its sealed heartbeat) is read; the codec endpoint decodes with its token only; a key file
+ * others can read is refused.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,12 @@ import { temporal } from '@temporalio/proto';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobClient, payloadDataConverter } from '../../client';
+import { BatchClient, JobClient, payloadDataConverter } from '../../client';
 import { ConfigError } from '../../config/errors';
 import { loadConfig } from '../../worker/config';
 import { startDaemon, type Daemon } from '../../worker/daemon';
 import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
-import { testPlatform } from '../helpers/platform';
+import { eventually, testPlatform } from '../helpers/platform';
 
 const key = () => randomBytes(32).toString('base64');
 
@@ -30,6 +31,7 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
   let keyFile: string;
   let keyed: JobClient;
   let plain: JobClient;
+  let batch: BatchClient;
   const token = randomBytes(24).toString('hex');
 
   beforeAll(async () => {
@@ -58,6 +60,7 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
     });
     keyed = new JobClient({ client, resultsDir: join(dir, 'results') });
     plain = new JobClient({ client: env.client, resultsDir: join(dir, 'results') });
+    batch = new BatchClient({ client, resultsDir: join(dir, 'results') });
   });
   afterAll(async () => {
     await daemon?.close();
@@ -65,6 +68,7 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
     await env?.teardown();
     await keyed?.close();
     await plain?.close();
+    await batch?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -95,6 +99,44 @@ describe('payload encryption (real Temporal, platform and daemon)', () => {
     expect(await keyed.output(r)).toEqual({ marker });
     // The input was started in plain text (no key), so it is in the history as it was given.
     expect((await historyBytes(id)).includes(marker)).toBe(true);
+  });
+
+  it("reruns a batch's failed inputs: the previous run's start input is read through the codec", async () => {
+    const marker = `batch-marker-${randomBytes(6).toString('hex')}`;
+    const source = join(dir, 'batch-in.jsonl');
+    const lines = [
+      { marker },
+      { kind: 'fail', message: 'no good 1' },
+      { marker },
+      { kind: 'fail', message: 'no good 3' },
+    ];
+    writeFileSync(source, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const id = await batch.start({
+      endpointId: platform.examples.mixed!.id,
+      source,
+      outDir: join(dir, 'batch-out'),
+      options: { retry: { maxAttempts: 1 } },
+    });
+    expect((await batch.result(id)).counts.byStatus).toEqual({ COMPLETED: 2, FAILED: 2 });
+    // The batch's start input (its source path among it) is sealed in the history.
+    expect((await historyBytes(id)).includes('batch-in.jsonl')).toBe(false);
+    const rerun = await batch.rerunFailed(id);
+    expect(rerun).toMatchObject({ workflowId: id, attempt: 2, inputs: 2, outDir: join(dir, 'batch-out') });
+    expect(await batch.result(id)).toMatchObject({
+      counts: { total: 4, byStatus: { COMPLETED: 2, FAILED: 2 } },
+      retry: { attempt: 2, of: rerun.previousRunId, inputs: 2, byStatus: { FAILED: 2 } },
+    });
+  });
+
+  it("reads a polled job's progress from its sealed heartbeat", async () => {
+    const id = await keyed.start({
+      endpointId: platform.examples.sleep!.id,
+      input: { ms: 6000, progress: true },
+      options: { completion: 'poll', polling: { initialIntervalMs: 200, maxIntervalMs: 300 } },
+    });
+    const progress = await eventually(async () => (await keyed.state(id)).progress, 30_000, 200);
+    expect(progress).toMatchObject({ pct: expect.any(Number) });
+    expect((await keyed.result(id)).status).toBe('COMPLETED');
   });
 
   it('the codec endpoint decodes a sealed payload with the token and refuses without it', async () => {

@@ -54,7 +54,11 @@ export function planStep(
     .slice(0, MAX_ORDERS)
     .map((f) => f.id);
   const busy = retry.length + submit.length + cancel.length + poll.length > 0 || read !== undefined;
-  const min = Math.max(1, Math.min(holding(d), Math.ceil(c.concurrency / 10)));
+  // With the input all sent, a completion frees no room worth a step of its own: the step waits for
+  // every job held (the inbox returns at most its linger after the first), so the batch finishes as
+  // the last one lands. Before that, a few completions are worth refilling the window for.
+  const allSent = d.eof && !feedOpen && d.deferred.length === 0 && d.waiting.length === 0;
+  const min = Math.max(1, allSent ? holding(d) : Math.min(holding(d), Math.ceil(c.concurrency / 10)));
   const sg = (d.submitting ?? []).slice(0, MAX_ORDERS);
   // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
   const more = submitting && (!d.eof || d.deferred.length > 0);

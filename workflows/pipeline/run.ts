@@ -118,6 +118,7 @@ export function pipelineState(r: PipelineRun): PipelineState {
     runs: r.runs,
     outDir: r.input.outDir,
     ...(r.spend !== undefined ? { spend: r.spend } : {}),
+    ...(def.maxCost !== undefined ? { maxCost: def.maxCost } : {}),
     ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),
   };
 }

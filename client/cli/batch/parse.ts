@@ -1,9 +1,9 @@
 /** What the batch commands share: the id argument, argument parsers (USD, priority, deadline) and the library's defaults shown in help (--interval: ../options). */
 import { InvalidArgumentError } from 'commander';
-import { BatchOptions } from '../../../contracts';
+import { BATCH_DEFAULTS, RETRY_DEFAULTS } from '../../../contracts/defaults';
 
-/** The library's defaults, shown in help. */
-export const DEFAULTS = BatchOptions.parse({});
+/** The library's defaults, shown in help (zod-free: the group's definitions load no schema). */
+export const DEFAULTS = { ...BATCH_DEFAULTS, maxAttempts: RETRY_DEFAULTS.maxAttempts };
 
 export const parseCost = (raw: string): number => {
   const n = Number(raw);

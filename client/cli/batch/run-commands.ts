@@ -46,7 +46,7 @@ function limitOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--max-attempts <n>',
-        `attempts per input, retries of FAILED / TIMED_OUT included (default: ${DEFAULTS.retry.maxAttempts})`,
+        `attempts per input, retries of FAILED / TIMED_OUT included (default: ${DEFAULTS.maxAttempts})`,
       ).argParser(parsePositiveInt),
     );
 }

@@ -3,17 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { BatchOptions, batchIdOf, batchWorkflowId, type BatchOptionsInput } from '../../../contracts';
+import { BatchOptions, type BatchOptionsInput } from '../../../contracts/batch';
+import { batchIdOf, batchWorkflowId } from '../../../contracts/names/batch';
 import { batchInput, isS3Location } from '../../../results/batch/locations';
 import { batchLocationRefusal, batchRoots } from '../../../results/batch/roots';
 import { isStoreError } from '../../../results/errors';
 import { resultsUrlOf } from '../../../config/settings';
 import { parseS3Url } from '../../../results/store/s3-url';
 import { watchOptions, type WatchFlags } from './actions';
-import { connectCli } from '../context';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { assertLookup, endpointArg } from '../endpoint-arg';
+import { assertLookup, connectForEndpoint } from '../endpoint-arg';
 import { resolveSettings } from '../settings';
 
 export interface StartOptions extends WatchFlags {
@@ -88,9 +88,8 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   const refusal =
     roots && batchLocationRefusal({ source: file, outDir }, batchRoots(roots, resultsUrlOf(settings.config)));
   if (refusal) throw new UsageError(refusal);
-  const cli = await connectCli(o.dataDir, ['batch', 'service'], settings);
+  const { cli, endpointId } = await connectForEndpoint(o.dataDir, ['batch'], settings, o.endpoint);
   try {
-    const endpointId = await endpointArg(cli, o.endpoint);
     const workflowId = await cli.batch
       .start({ id: batchId, endpointId, source: file, outDir, options })
       .catch((err: unknown) => {

@@ -73,66 +73,61 @@ async function answersAsOurs(address: string, marker: string): Promise<boolean> 
   }
 }
 
-/**
- * Starts `temporal server start-dev` with its state in a SQLite file of the data dir, so a
- * restart loses no workflow; resolves once it answers. A leftover server of the same data dir
- * (its `sluice` died) is stopped first. The server runs under a supervisor that stops it when
- * this process dies by any means. If another server holds the port, this fails with a
- * {@link PortInUseError} instead of using that server.
- */
-export async function startTemporalDevServer(o: TemporalDevServerOptions): Promise<TemporalDevServer> {
-  const host = o.host ?? '127.0.0.1';
-  const port = o.port ?? 7233;
-  const uiPort = o.uiPort ?? 8233;
-  const namespace = o.namespace ?? 'default';
-  const dbFile = temporalDbFile(o.dataDir);
-  // Its database holds every workflow's inputs and results: private to the user, also when made by an older version.
-  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(o.dataDir, 0o700);
-  await stopLeftoverServers(dbFile, resolve(o.dataDir, '..'));
-  const logFile = join(o.dataDir, 'temporal.log');
+/** The server's command line: its ports, both namespaces, the SQLite file (WAL) of the data dir. */
+function serverArgs(host: string, port: number, uiPort: number, namespaces: string[], dbFile: string): string[] {
+  return [
+    'server',
+    'start-dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    ...namespaces.flatMap((n) => ['--namespace', n]),
+    '--db-filename',
+    dbFile,
+    '--log-level',
+    'warn',
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+    '--sqlite-pragma',
+    'synchronous=NORMAL',
+  ];
+}
+
+/** A started server process and where its log goes (`logStart`: the log's size before it started). */
+interface SpawnedServer {
+  child: ChildProcess;
+  logFile: string;
+  logStart: number;
+}
+
+/** Spawns the server (watched: it stops when this process dies), its log in the data dir, its SQLite files 0600. */
+function spawnServer(dataDir: string, dbFile: string, args: string[]): SpawnedServer {
+  const logFile = join(dataDir, 'temporal.log');
   const log = openSync(logFile, 'a', 0o600);
   const logStart = statSync(logFile).size;
-  const marker = markerNamespace(dbFile);
-  let child: ChildProcess;
   // SQLite creates the database, its WAL and shm files with the server's umask: 077 makes them 0600
   // (the child inherits the umask at spawn); those of an older version are made so here.
   for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   const umask = isMainThread ? process.umask(0o077) : undefined;
   try {
-    child = spawnWatched(
-      temporalBinary(),
-      [
-        'server',
-        'start-dev',
-        '--ip',
-        host,
-        '--port',
-        String(port),
-        '--ui-port',
-        String(uiPort),
-        '--namespace',
-        namespace,
-        '--namespace',
-        marker,
-        '--db-filename',
-        dbFile,
-        '--log-level',
-        'warn',
-        '--sqlite-pragma',
-        'journal_mode=WAL',
-        '--sqlite-pragma',
-        'synchronous=NORMAL',
-      ],
-      { stdio: ['ignore', log, log] },
-    );
+    return { child: spawnWatched(temporalBinary(), args, { stdio: ['ignore', log, log] }), logFile, logStart };
   } finally {
     if (umask !== undefined) process.umask(umask);
     closeSync(log);
   }
+}
+
+/**
+ * Resolves once the spawned server answers with the marker namespace, within 60 s; a server without
+ * it (another one holding the port) or a server that exited on a port in use is a PortInUseError.
+ */
+async function untilOursAnswers(server: SpawnedServer, address: string, port: number, marker: string): Promise<void> {
+  const { child, logFile, logStart } = server;
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = `exited with code ${code} signal ${signal}`));
-  const address = `${host}:${port}`;
   const deadline = Date.now() + 60_000;
   let foreignSince: number | undefined;
   for (;;) {
@@ -151,7 +146,7 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
         throw new Error(`the Temporal dev server did not answer on ${address} within 60 s: ${(err as Error).message}`);
       }
     }
-    if (ours) break;
+    if (ours) return;
     // A server without our namespace: another one holds the port (ours then exits), or ours is still creating it.
     if (ours === false && Date.now() - (foreignSince ??= Date.now()) > FOREIGN_GRACE_MS) {
       await stopProcessGroup(child, 2000);
@@ -159,5 +154,28 @@ export async function startTemporalDevServer(o: TemporalDevServerOptions): Promi
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { address, uiUrl: `http://${host}:${uiPort}`, namespace, stop: () => stopProcessGroup(child, 5000) };
+}
+
+/**
+ * Starts `temporal server start-dev` with its state in a SQLite file of the data dir, so a
+ * restart loses no workflow; resolves once it answers. A leftover server of the same data dir
+ * (its `sluice` died) is stopped first. The server runs under a supervisor that stops it when
+ * this process dies by any means. If another server holds the port, this fails with a
+ * {@link PortInUseError} instead of using that server.
+ */
+export async function startTemporalDevServer(o: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const host = o.host ?? '127.0.0.1';
+  const port = o.port ?? 7233;
+  const uiPort = o.uiPort ?? 8233;
+  const namespace = o.namespace ?? 'default';
+  const dbFile = temporalDbFile(o.dataDir);
+  // Its database holds every workflow's inputs and results: private to the user, also when made by an older version.
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(o.dataDir, 0o700);
+  await stopLeftoverServers(dbFile, resolve(o.dataDir, '..'));
+  const marker = markerNamespace(dbFile);
+  const server = spawnServer(o.dataDir, dbFile, serverArgs(host, port, uiPort, [namespace, marker], dbFile));
+  const address = `${host}:${port}`;
+  await untilOursAnswers(server, address, port, marker);
+  return { address, uiUrl: `http://${host}:${uiPort}`, namespace, stop: () => stopProcessGroup(server.child, 5000) };
 }

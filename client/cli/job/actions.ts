@@ -4,8 +4,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { jobWorkflowId } from '../../../contracts/names/job';
 import { failureType } from '../../failures';
 import { type JobClient } from '../../job';
-import { connectCli, withExisting } from '../context';
-import { assertLookup, endpointArg } from '../endpoint-arg';
+import { withExisting } from '../context';
+import { assertLookup, connectForEndpoint } from '../endpoint-arg';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
 import { printFailure, printResult, watch } from './watch';
@@ -54,9 +54,8 @@ export async function run(o: RunOptions): Promise<number> {
   const input = parseInput(o.input);
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, o.endpoint);
-  const cli = await connectCli(o.dataDir, ['job', 'service'], settings);
+  const { cli, endpointId } = await connectForEndpoint(o.dataDir, ['job'], settings, o.endpoint);
   try {
-    const endpointId = await endpointArg(cli, o.endpoint);
     let workflowId: string;
     try {
       workflowId = await cli.job.start({

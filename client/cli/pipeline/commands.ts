@@ -1,9 +1,11 @@
-/** The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|rerun|results|list` — registered on the program by main. */
+/**
+ * The pipeline orchestration's command group — `sluice pipeline validate|start|status|watch|pause|resume|cancel|rerun|results|list` —
+ * registered on the program by main, one step per subcommand (pause, resume and cancel in control-commands.ts, rerun in rerun-commands.ts).
+ */
 import { type Command, Option } from 'commander';
-import { BATCH_UPDATES } from '../../../contracts/names/batch';
-import { PIPELINE_EXIT_HELP } from './output';
+import { cancelCommand, pauseResumeCommands } from './control-commands';
+import { ID_ARGUMENT, PIPELINE_EXIT_HELP } from './output';
 import { registerRerunCommands } from './rerun-commands';
-
 import {
   dataDirOption,
   intervalOption,
@@ -19,21 +21,8 @@ const validating = () => import('./validate');
 const starting = () => import('./start');
 const actions = () => import('./actions');
 
-const ID_ARGUMENT = ['<id>', 'the pipeline: pipeline/<id> or <id>'] as const;
-
-/** Registers `sluice pipeline` and its subcommands. */
-export function registerPipelineCommands(program: Command, exit: ExitState): void {
-  const pipeline = program
-    .command('pipeline')
-    .summary('run every input through several endpoints, stage after stage: validate, start, watch, control, results')
-    .description(
-      'Pipelines: every line of a JSONL file flows through stages, each a job on an endpoint, with JSONata expressions mapping one stage to the next (docs/pipelines.md).',
-    )
-    .addHelpText(
-      'after',
-      `\nExamples:\n  sluice pipeline validate examples/pipelines/docs.yaml\n  sluice pipeline start examples/pipelines/docs.yaml docs.jsonl --out out/docs\n  sluice pipeline status pipeline/<id>\n\n${PIPELINE_EXIT_HELP}\n130: interrupted while watching (the pipeline keeps running).`,
-    );
-
+/** `sluice pipeline validate FILE`: offline. */
+function validateCommand(pipeline: Command, exit: ExitState): void {
   pipeline
     .command('validate')
     .summary('check a pipeline definition file offline: its shape, stage names and every expression')
@@ -61,11 +50,10 @@ Exit code: 0 valid; 2 invalid (or the file cannot be read).`,
         lazyAction(validating, (m) => (file: string, o: { json?: boolean }) => m.validateCommand(file, o)),
       ),
     );
-  registerRunCommands(pipeline, exit);
 }
 
-/** `start`, `status`, `watch`, `pause`, `resume`, `cancel`, `results`, `list`. */
-function registerRunCommands(pipeline: Command, exit: ExitState): void {
+/** `sluice pipeline start FILE INPUTS`. */
+function startCommand(pipeline: Command, exit: ExitState): void {
   pipeline
     .command('start')
     .summary('start a pipeline over a JSONL file and watch it (Ctrl-C stops watching, not the pipeline)')
@@ -98,7 +86,10 @@ ${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
         lazyAction(starting, (m) => m.startCommand),
       ),
     );
+}
 
+/** `sluice pipeline status ID` and `watch ID`. */
+function viewCommands(pipeline: Command, exit: ExitState): void {
   for (const [name, summary] of [
     ['status', 'inputs done and in flight, and per stage: inputs there, jobs done, in flight, rate, ETA, spend'],
     ['watch', 'show a pipeline live until it ends: a bar per stage on a terminal, else a line per stage'],
@@ -110,9 +101,8 @@ ${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
       .addOption(new Option('--json', 'the view: workflowId, workflowStatus, state (each stage with its batch state)'))
       .addOption(dataDirOption())
       .addHelpText('after', `\nExample:\n  sluice pipeline ${name} pipeline/nightly\n\n${PIPELINE_EXIT_HELP}`);
-    if (name === 'watch') c.addOption(intervalOption());
     if (name === 'watch')
-      c.action(
+      c.addOption(intervalOption()).action(
         withExit(
           exit,
           lazyAction(actions, (m) => m.watch),
@@ -126,49 +116,10 @@ ${PIPELINE_EXIT_HELP} 130: interrupted (the pipeline keeps running).`,
         ),
       );
   }
+}
 
-  for (const pausing of [true, false]) {
-    // The batch commands' names (the pipeline forwards them to every stage's batch).
-    const name = pausing ? BATCH_UPDATES.pause : BATCH_UPDATES.resume;
-    pipeline
-      .command(name)
-      .summary(pausing ? 'stop reading inputs and pause every stage (jobs in flight finish)' : 'go on after a pause')
-      .argument(...ID_ARGUMENT)
-      .addOption(new Option('--json', 'the PipelineState after the change'))
-      .addOption(dataDirOption())
-      .addHelpText(
-        'after',
-        `\nExample:\n  sluice pipeline ${name} pipeline/nightly\n\nExit code: 0 done, 1 the pipeline had already ended, 2 usage (no such pipeline).`,
-      )
-      .action(
-        withExit(
-          exit,
-          lazyAction(actions, (m) => m.control(pausing)),
-        ),
-      );
-  }
-
-  pipeline
-    .command('cancel')
-    .summary(
-      'cancel the pipeline: every stage cancels its jobs in flight; inputs not ended are CANCELLED or NOT_SUBMITTED',
-    )
-    .argument(...ID_ARGUMENT)
-    .addOption(new Option('--json', 'the view after the cancel'))
-    .addOption(dataDirOption())
-    .addHelpText(
-      'after',
-      `\nWaits until the pipeline has ended and written its files.\n\nExample:\n  sluice pipeline cancel pipeline/nightly\n\nExit code: 0 cancelled, 1 it had already ended, 2 usage (no such pipeline).`,
-    )
-    .action(
-      withExit(
-        exit,
-        lazyAction(actions, (m) => m.cancel),
-      ),
-    );
-
-  registerRerunCommands(pipeline, exit);
-
+/** `sluice pipeline results ID`. */
+function resultsCommand(pipeline: Command, exit: ExitState): void {
   pipeline
     .command('results')
     .summary("each input's result line, as JSON lines (exit 4 while the pipeline runs)")
@@ -193,7 +144,10 @@ ${PIPELINE_EXIT_HELP}`,
         lazyAction(actions, (m) => m.results),
       ),
     );
+}
 
+/** `sluice pipeline list`. */
+function listCommand(pipeline: Command, exit: ExitState): void {
   pipeline
     .command('list')
     .summary('pipelines: id, status, start and end')
@@ -210,4 +164,31 @@ ${PIPELINE_EXIT_HELP}`,
         lazyAction(actions, (m) => m.list),
       ),
     );
+}
+
+/** The subcommands, in the order `sluice pipeline --help` lists them. */
+const SUBCOMMANDS = [
+  validateCommand,
+  startCommand,
+  viewCommands,
+  pauseResumeCommands,
+  cancelCommand,
+  registerRerunCommands,
+  resultsCommand,
+  listCommand,
+];
+
+/** Registers `sluice pipeline` and its subcommands. */
+export function registerPipelineCommands(program: Command, exit: ExitState): void {
+  const pipeline = program
+    .command('pipeline')
+    .summary('run every input through several endpoints, stage after stage: validate, start, watch, control, results')
+    .description(
+      'Pipelines: every line of a JSONL file flows through stages, each a job on an endpoint, with JSONata expressions mapping one stage to the next (docs/pipelines.md).',
+    )
+    .addHelpText(
+      'after',
+      `\nExamples:\n  sluice pipeline validate examples/pipelines/docs.yaml\n  sluice pipeline start examples/pipelines/docs.yaml docs.jsonl --out out/docs\n  sluice pipeline status pipeline/<id>\n\n${PIPELINE_EXIT_HELP}\n130: interrupted while watching (the pipeline keeps running).`,
+    );
+  for (const register of SUBCOMMANDS) register(pipeline, exit);
 }

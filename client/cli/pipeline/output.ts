@@ -4,6 +4,9 @@ import { type PipelineView } from '../../pipeline';
 import { EXIT_CODES } from '../exit-codes';
 import { duration, etaText, rateText, spendText } from '../batch/output';
 
+/** The argument of the commands that name one pipeline. */
+export const ID_ARGUMENT = ['<id>', 'the pipeline: pipeline/<id> or <id>'] as const;
+
 /** Exit codes of the pipeline commands, for their help and docs. */
 export const PIPELINE_EXIT_HELP =
   'Exit code: 0 the pipeline completed and every input COMPLETED or was SKIPPED by a when; 1 it completed with some inputs FAILED, BAD_INPUT or NOT_SUBMITTED, or the workflow failed; 2 usage (no such pipeline); 3 cancelled; 4 still running.';

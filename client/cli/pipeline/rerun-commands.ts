@@ -2,7 +2,7 @@
 import { type Command, Option } from 'commander';
 
 import { dataDirOption, intervalOption, lazyAction, withExit, type ExitState } from '../options';
-import { PIPELINE_EXIT_HELP } from './output';
+import { ID_ARGUMENT, PIPELINE_EXIT_HELP } from './output';
 
 const actions = () => import('./actions');
 
@@ -17,7 +17,7 @@ export function registerRerunCommands(pipeline: Command, exit: ExitState): void 
       .description(
         "Starts a new run of the pipeline (same id, definition, endpoints and output location) over the inputs that ended FAILED: each goes on from the stage where it failed, reading the earlier stages' kept outputs (they are not run again). The previous attempt's results.jsonl, dead-letter.jsonl, summary.json and stages/ are kept in <out>/attempts/<n>/; at the end results.jsonl and stages/<name>.jsonl hold the kept lines and the rerun's, one line per input.",
       )
-      .argument('<id>', 'the pipeline: pipeline/<id> or <id>')
+      .argument(...ID_ARGUMENT)
       .option('--detach', 'print the run started and exit 0 without watching')
       .addOption(
         new Option(

@@ -1,7 +1,10 @@
-/** Argument parsers of the scaler commands (durations, worker counts, USD) and the scaler's config from `scaler start`'s flags. */
+/** Argument parsers of the scaler commands (the endpoint argument, durations, worker counts, USD) and the scaler's config from `scaler start`'s flags. */
 import { InvalidArgumentError } from 'commander';
 import { ScalerConfigure, ScalerOptions, type ScalerOptionsInput } from '../../../contracts';
 import { UsageError } from '../errors';
+
+/** The endpoint argument every scaler command takes first. */
+export const ENDPOINT_ARGUMENT = ['<endpoint>', 'endpoint id or name'] as const;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 

@@ -1,7 +1,7 @@
 /** The `sluice scaler schedule` group — add, list, pause, resume, delete — registered under the scaler group by commands.ts, one step per subcommand. */
 import { type Command, Option } from 'commander';
 import { dataDirOption, withExit, type ExitState } from '../options';
-import { parseDuration, parseIsoTime, parseWorkers } from './parse';
+import { ENDPOINT_ARGUMENT, parseDuration, parseIsoTime, parseWorkers } from './parse';
 import { EXIT_HELP, VERBS, add, change, list, type Verb } from './schedule';
 
 /** `sluice scaler schedule add ENDPOINT`. */
@@ -9,7 +9,7 @@ function addCommand(schedule: Command, exit: ExitState): void {
   schedule
     .command('add')
     .summary('add a schedule that sets the floor and ceiling (or the bounds) when it fires')
-    .argument('<endpoint>', 'endpoint id or name')
+    .argument(...ENDPOINT_ARGUMENT)
     .option('--at <HH:MM>', 'fire every day (or every one of --days) at this time of day, 24-hour clock')
     .option(
       '--days <days>',
@@ -73,7 +73,7 @@ function changeCommands(schedule: Command, exit: ExitState): void {
     schedule
       .command(what)
       .summary(VERBS[what].summary)
-      .argument('<endpoint>', 'endpoint id or name')
+      .argument(...ENDPOINT_ARGUMENT)
       .argument('[name]', "the schedule's name (see list)")
       .option('--all', 'every schedule of the endpoint')
       .addOption(new Option('--json', VERBS[what].json))

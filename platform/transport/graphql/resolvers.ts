@@ -1,7 +1,8 @@
 /** GraphQL root resolvers (queries and mutations): thin adapters over the control-plane operations. */
 import { type SaveTemplateInput } from '../../../contracts';
 import { BadRequestError, NotFoundError } from '../../core/errors';
-import { DATA_CENTERS, gpuTypes } from '../../control-plane/catalog';
+import { gpuTypes } from '../../control-plane/catalog';
+import { DATA_CENTERS } from '../../control-plane/data-centers';
 import { deleteEndpoint, saveEndpoint } from '../../control-plane/endpoints';
 import {
   createTemplate,

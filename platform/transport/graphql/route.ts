@@ -1,5 +1,14 @@
 /** The `/graphql` route: parse, validate and execute a request against the control-plane schema. */
-import { execute, GraphQLError, parse, specifiedRules, validate as validateDocument, type DocumentNode } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate as validateDocument,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import { z } from 'zod';
 import { type ServerlessDiscount } from '../../../contracts';
 import { isPlatformError } from '../../core/errors';
@@ -9,6 +18,7 @@ import { sendJson } from '../http/respond';
 import { type Ctx } from '../http/router';
 import { type RouteGroup } from '../http/server';
 import { type PlatformServices } from '../../services';
+import { type User } from '../../control-plane/users';
 import { type GqlContext } from './context';
 import { envelopeError, formatExecutionError, formatValidationError, GraphqlRequestError } from './errors';
 import { GRAPHQL_LIMITS, limitRules } from './limits';
@@ -44,6 +54,58 @@ async function requestFailureOf<T>(fn: () => Promise<T> | T): Promise<T> {
 }
 
 /**
+ * The caller, by the key of `?api_key=` or `Authorization`, before a byte of the body is read: a
+ * stranger's body is discarded (within LIMITS.overLimitDrainBytes, else the connection is closed)
+ * when the 401 is answered.
+ */
+function callerOf(ctx: Ctx, s: PlatformServices): User {
+  const key = ctx.query.get('api_key') ?? credential(ctx.req);
+  const user = key ? s.users.byApiKey(key) : undefined;
+  if (user) return user;
+  const message = key ? 'invalid API key' : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
+  throw new GraphqlRequestError(401, [envelopeError(message, 'UNAUTHENTICATED')]);
+}
+
+/** The request body: JSON of `{query, variables?, operationName?}`, else a 400 (413 when too large). */
+async function requestOf(ctx: Ctx): Promise<z.infer<typeof Request>> {
+  const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
+  const raw = await requestFailureOf(() => parseJson(body));
+  const parsed = Request.safeParse(raw);
+  if (!parsed.success)
+    throw new GraphqlRequestError(400, [
+      envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST'),
+    ]);
+  return parsed.data;
+}
+
+/** The query parsed (at most GRAPHQL_LIMITS.maxTokens tokens), else a 400 GRAPHQL_PARSE_FAILED. */
+function documentOf(query: string): DocumentNode {
+  try {
+    return parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    // graphql-js words it "contains more that N tokens": say it plainly, naming the limit.
+    const message = /Document contains more th\w+ \d+ tokens/.test(err.message)
+      ? `the query has more than ${GRAPHQL_LIMITS.maxTokens} tokens (the limit of a GraphQL document)`
+      : err.message;
+    throw new GraphqlRequestError(400, [
+      { message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
+    ]);
+  }
+}
+
+/** Validates `document`: the limits first, alone (some standard rules, overlapping fields, cost the square of a field's aliases). */
+function checkDocument(schema: GraphQLSchema, limits: ValidationRule[], document: DocumentNode): void {
+  const overLimit = validateDocument(schema, document, limits);
+  const invalid = overLimit.length > 0 ? overLimit : validateDocument(schema, document, specifiedRules);
+  if (invalid.length > 0)
+    throw new GraphqlRequestError(
+      400,
+      invalid.map((e) => formatValidationError(e, document)),
+    );
+}
+
+/**
  * `POST /graphql`: the control-plane GraphQL API. The key comes from `?api_key=` (the spec) or
  * `Authorization: Bearer` (the official Python client). Answers are the standard envelope:
  * `{data}` on success (no `errors` key at all: the Python client raises on its mere presence),
@@ -58,45 +120,11 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
     ctx: Ctx,
     s: PlatformServices,
   ): Promise<{ document: DocumentNode; context: GqlContext; request: z.infer<typeof Request> }> => {
-    // Authenticate before reading a byte of the body: a stranger's body is discarded (within
-    // LIMITS.overLimitDrainBytes, else the connection is closed) when the 401 is answered.
-    const key = ctx.query.get('api_key') ?? credential(ctx.req);
-    const user = key ? s.users.byApiKey(key) : undefined;
-    if (!user) {
-      const message = key
-        ? 'invalid API key'
-        : 'missing API key: add ?api_key=<key> or send "Authorization: Bearer <key>"';
-      throw new GraphqlRequestError(401, [envelopeError(message, 'UNAUTHENTICATED')]);
-    }
-    const body = await requestFailureOf(() => readBody(ctx.req, GRAPHQL_BODY_LIMIT, '/graphql'));
-    const raw = await requestFailureOf(() => parseJson(body));
-    const parsed = Request.safeParse(raw);
-    if (!parsed.success)
-      throw new GraphqlRequestError(400, [
-        envelopeError(`invalid request: ${parsed.error.issues[0]!.message}`, 'BAD_REQUEST'),
-      ]);
-    let document: DocumentNode;
-    try {
-      document = parse(parsed.data.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
-    } catch (err) {
-      if (!(err instanceof GraphQLError)) throw err;
-      // graphql-js words it "contains more that N tokens": say it plainly, naming the limit.
-      const message = /Document contains more th\w+ \d+ tokens/.test(err.message)
-        ? `the query has more than ${GRAPHQL_LIMITS.maxTokens} tokens (the limit of a GraphQL document)`
-        : err.message;
-      throw new GraphqlRequestError(400, [
-        { message, locations: err.locations, extensions: { code: 'GRAPHQL_PARSE_FAILED' } },
-      ]);
-    }
-    // The limits first, alone: some standard rules (overlapping fields) cost the square of a field's aliases.
-    const overLimit = validateDocument(schema, document, limits);
-    const invalid = overLimit.length > 0 ? overLimit : validateDocument(schema, document, specifiedRules);
-    if (invalid.length > 0)
-      throw new GraphqlRequestError(
-        400,
-        invalid.map((e) => formatValidationError(e, document)),
-      );
-    return { document, context: { s, user, serverlessDiscount }, request: parsed.data };
+    const user = callerOf(ctx, s);
+    const request = await requestOf(ctx);
+    const document = documentOf(request.query);
+    checkDocument(schema, limits, document);
+    return { document, context: { s, user, serverlessDiscount }, request };
   };
 
   return (router, s) => {

@@ -1,6 +1,7 @@
 /** GraphQL resolvers of the User and Endpoint object types: derived and defaulted fields. */
 import { type Endpoint, type Pod } from '../../../contracts';
-import { costPerHr, networkVolumeObject, placeIn } from '../../control-plane/catalog';
+import { placeIn } from '../../control-plane/data-centers';
+import { costPerHr, networkVolumeObject } from '../../control-plane/hardware-objects';
 import { podView } from '../../control-plane/pod-view';
 import { type User } from '../../control-plane/users';
 import { type Resolver } from './context';

@@ -11,7 +11,7 @@ import { batchInput, outputStore } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
 import { advance, settle, stageEnding, type Ending } from './advance';
 import { forgetEnded } from './forget';
-import { planOf, specOf } from './plan';
+import { planOf, specOf, type PipelineSpec } from './plan';
 import {
   stageOutcomeOf,
   type FeedRow,
@@ -57,22 +57,21 @@ export async function pipelineStep(
 
   for (let k = 0; k < n; k++) {
     const name = def.stages[k]!.name;
-    const feedLine = feedLineReader(outputStore(stageDirs(req.outDir, name, attempt).feed));
-    for (const key of plan[k] ?? []) {
-      beat();
-      for (const l of (await store.lines(key)) as BatchResultLine[]) {
-        const [i, e] = (JSON.parse(await feedLine(l.index)) as FeedRow).p;
-        const ctx = await load(i);
-        if (!ctx) throw new Error(`pipeline: no context of input ${i} for row ${l.index} of stage ${name}`);
-        const o = stageOutcomeOf(l);
-        stageLines[k]!.push({ index: i, ...(e >= 0 ? { element: e } : {}), ...o });
-        contexts.set(i, ctx);
-        if (!settle(ctx, name, e, o)) continue;
-        left[k]!++;
-        const ending = stageEnding(ctx, name);
-        if (ending) end(ctx, ending);
-        else await go(ctx, k + 1);
-      }
+    const got = await outcomesOf(store, plan[k] ?? [], stageDirs(req.outDir, name, attempt).feed, beat);
+    // An input moves on once, at its last outcome in the step. A retried step loads the contexts its
+    // first attempt wrote (every slot this step fills, filled already): moving the input at each of
+    // its outcomes would feed the next stage its rows twice, and count it leaving this stage twice.
+    const last = new Map(got.map((g, n) => [g.i, n]));
+    for (const [at, { i, e, o, row }] of got.entries()) {
+      const ctx = await load(i);
+      if (!ctx) throw new Error(`pipeline: no context of input ${i} for row ${row} of stage ${name}`);
+      stageLines[k]!.push({ index: i, ...(e >= 0 ? { element: e } : {}), ...o });
+      contexts.set(i, ctx);
+      if (!settle(ctx, name, e, o) || last.get(i) !== at) continue;
+      left[k]!++;
+      const ending = stageEnding(ctx, name);
+      if (ending) end(ctx, ending);
+      else await go(laterStagesCleared(def, ctx, k), k + 1);
     }
   }
 
@@ -126,6 +125,34 @@ export async function pipelineStep(
     ...(read ? { read } : {}),
     ended,
   };
+}
+
+/** A stage's outcomes in the segments `keys` of its batch, in order: each with its feed row's input and element. */
+async function outcomesOf(
+  store: ObjectStore,
+  keys: string[],
+  feed: string,
+  beat: () => void,
+): Promise<{ i: number; e: number; o: StageOutcome; row: number }[]> {
+  const feedLine = feedLineReader(outputStore(feed));
+  const out: { i: number; e: number; o: StageOutcome; row: number }[] = [];
+  for (const key of keys) {
+    beat();
+    for (const l of (await store.lines(key)) as BatchResultLine[]) {
+      const [i, e] = (JSON.parse(await feedLine(l.index)) as FeedRow).p;
+      out.push({ i, e, o: stageOutcomeOf(l), row: l.index });
+    }
+  }
+  return out;
+}
+
+/**
+ * The context of an input leaving stage `k`, without outcomes of later stages: none while it was at
+ * `k`, but a retried step's first attempt may have moved it on already (its next stage's slots).
+ */
+function laterStagesCleared(def: PipelineSpec['definition'], ctx: InputContext, k: number): InputContext {
+  for (const s of def.stages.slice(k + 1)) delete ctx.s[s.name];
+  return ctx;
 }
 
 /** An input line: a JSON object, or why it is none. */

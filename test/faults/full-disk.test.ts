@@ -18,7 +18,7 @@ import { inputFile, resultsOf } from '../batch/helpers';
 import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
 import { eventually, freePort, testPlatform } from '../helpers/platform';
 import { SLEEPERS as N, exampleEndpoint, expectEachSleeperOnce, sleeperLines } from './helpers';
-import { startSluice, type SluiceProcess } from './servers';
+import { startSluice, type SluiceProcess } from '../helpers/servers';
 
 /** `cmd args` as root: directly when root, else through `sudo -n` (no password asked); the error text when it fails. */
 function asRoot(cmd: string, args: string[]): string | undefined {

@@ -14,7 +14,7 @@ import { inputFile, resultsOf } from '../batch/helpers';
 import { daemonEnv } from '../helpers/orchestrator';
 import { eventually, freePort, testPlatform } from '../helpers/platform';
 import { SLEEPERS as N, exampleEndpoint, expectEachSleeperOnce, sleeperLines } from './helpers';
-import { startSluice, startTemporalServer, type SluiceProcess, type TemporalServer } from './servers';
+import { startSluice, startTemporalServer, type SluiceProcess, type TemporalServer } from '../helpers/servers';
 
 describe('a batch through a restart of the Temporal server', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-temporal-restart-'));

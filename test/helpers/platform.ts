@@ -67,14 +67,15 @@ export async function call(
 
 /**
  * Polls `fn` until it returns a truthy value or `ms` passes. Wait for the state a test asserts,
- * with a generous bound: a loaded machine makes the test slower, never red.
+ * with a generous bound: a loaded machine makes the test slower, never red. A call of `fn` that
+ * never answers fails at the deadline too (it is not awaited past it).
  */
 export async function eventually<T>(fn: () => Promise<T> | T, ms = 60_000, every = 50): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
     try {
-      const v = await fn();
+      const v = await within(Promise.resolve().then(fn), Math.max(1, deadline - Date.now()), 'the last call');
       if (v) return v;
       last = v;
     } catch (err) {
@@ -84,6 +85,67 @@ export async function eventually<T>(fn: () => Promise<T> | T, ms = 60_000, every
       throw new Error(
         `condition not met within ${ms} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
       );
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
+/** `p`, or an error naming `what` once `ms` pass without its answer. */
+export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `p` within `ms`, else fails naming `what` with the state `state()` reads then (bounded too). */
+export async function withinOrState<T>(
+  p: Promise<T>,
+  ms: number,
+  what: string,
+  state: () => Promise<unknown>,
+): Promise<T> {
+  return within(p, ms, what).catch(async (err: Error) => {
+    const now = await within(state(), 15_000, 'its state').catch((e: Error) => e.message);
+    throw new Error(`${err.message}; its state now: ${JSON.stringify(now)}`);
+  });
+}
+
+/**
+ * Reads a state (each read bounded by `readMs`) until `ok` holds or `ms` pass; else fails with what
+ * was awaited, the last state seen (as `show` puts it, and when), and why the last read gave none
+ * (it failed or hung).
+ */
+export async function awaitState<S>(
+  what: string,
+  read: () => Promise<S>,
+  ok: (s: S) => boolean,
+  opts: { ms?: number; readMs?: number; every?: number; show?: (s: S) => unknown } = {},
+): Promise<S> {
+  const { ms = 60_000, readMs = 15_000, every = 200, show = (s: S) => s } = opts;
+  const t0 = Date.now();
+  let seen: { s: S; at: number } | undefined;
+  let failed: unknown;
+  for (;;) {
+    try {
+      const s = await within(read(), Math.max(1, Math.min(readMs, t0 + ms - Date.now())), 'the read');
+      if (ok(s)) return s;
+      seen = { s, at: Date.now() };
+      failed = undefined;
+    } catch (err) {
+      failed = err;
+    }
+    if (Date.now() - t0 >= ms) {
+      const last = seen
+        ? `${JSON.stringify(show(seen.s))} (${Math.round((Date.now() - seen.at) / 1000)} s ago)`
+        : 'none (no read answered)';
+      const why = failed ? `; the last read: ${failed instanceof Error ? failed.message : String(failed)}` : '';
+      throw new Error(`awaited ${what} for ${ms} ms; the last state seen: ${last}${why}`);
+    }
     await new Promise((r) => setTimeout(r, every));
   }
 }

@@ -1,86 +1,32 @@
 /**
- * A pipeline survives its daemon SIGKILLed twice and its platform SIGKILLed once: every input ends
- * with exactly one result line, and the platform (not sluice) counts exactly one remote job per
- * input per stage element.
+ * A pipeline survives SIGKILLs mid-run: its daemon alone, then the whole stack at once (the Temporal
+ * dev server, the platform and the daemon; Temporal started again on its SQLite file), then the
+ * daemon again. Every input ends with exactly one result line, and the platform (not sluice) counts
+ * exactly one remote job per input per stage element (issue 22).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PipelineClient } from '../../client/pipeline';
-import { daemonEnv, temporalEnv } from '../helpers/orchestrator';
-import { call, eventually, freePort } from '../helpers/platform';
+import { type PipelineState } from '../../contracts';
 import { inputFile } from '../batch/helpers';
+import { crashStack } from '../helpers/crash-stack';
+import { awaitState, call, withinOrState } from '../helpers/platform';
 import { pipelineResults } from './helpers';
 
-const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
-
 describe('a pipeline through crashes', () => {
-  let env: Awaited<ReturnType<typeof temporalEnv>>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-crash-'));
-  const resultsDir = join(dataDir, 'results');
-  const children = new Set<ChildProcess>();
-  let port: number;
-  const key = 'crash-key';
+  const ctx = crashStack({ taskQueue: 'pipeline-crash', temporal: 'file' });
 
-  /** Starts `sluice <args>` and waits for `ready` in its output. */
-  const start = async (
-    args: string[],
-    extra: Record<string, string>,
-    ready: RegExp,
-  ): Promise<{ child: ChildProcess; out: () => string }> => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'warn', SLUICE_LOG_PRETTY: '0', ...extra },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    await eventually(() => ready.test(out), 60_000);
-    return { child, out: () => out };
-  };
-  const kill = async (child: ChildProcess): Promise<void> => {
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await gone;
-  };
-  const platform = () =>
-    start(['platform', '--port', String(port), '--data-dir', dataDir, '--api-key', key], {}, /endpoints\s/);
-  const daemon = async () => {
-    const e = {
-      ...daemonEnv({ url: `http://127.0.0.1:${port}`, apiKey: key }, env.address, resultsDir),
-      SLUICE_TASK_QUEUE: 'pipeline-crash',
-      SLUICE_DAEMON_PORT: String(await freePort()),
-    };
-    return start(['worker'], e, /sluice worker running/);
-  };
-
-  beforeAll(async () => {
-    env = await temporalEnv();
-    port = await freePort();
-  });
-  afterAll(async () => {
-    for (const c of children) {
-      // The platform stops its worker pods on SIGTERM; daemons just go.
-      c.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await eventually(() => children.size === 0, 20_000).catch(() => [...children].forEach((c) => c.kill('SIGKILL')));
-    await env.teardown();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('daemon SIGKILLed twice and the platform once: every input exactly once, one remote job per input per stage element', async () => {
-    let p = await platform();
-    const sleep = /sleep=(\S+)/.exec(p.out())![1]!;
-    let d = await daemon();
+  it('the daemon SIGKILLed, then the whole stack with Temporal, then the daemon: every input exactly once, one remote job per input per stage element', async () => {
+    const stack = ctx.s;
+    const sleep = (await stack.start()).sleep!;
     const n = 60;
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ i })));
     const outDir = join(dir, 'out');
-    const pipeline = new PipelineClient({ client: env.client, taskQueue: 'pipeline-crash', resultsDir });
+    const pipeline = new PipelineClient({
+      client: stack.client,
+      taskQueue: 'pipeline-crash',
+      resultsDir: stack.resultsDir,
+    });
     const policy = { retry: { maxAttempts: 6, initialBackoffMs: 200 } };
     const id = await pipeline.start({
       definition: {
@@ -102,19 +48,33 @@ describe('a pipeline through crashes', () => {
       outDir,
       options: { stepsPerRun: 20 },
     });
-    const doneAtLeast = (k: number) =>
-      eventually(async () => ((await pipeline.state(id).catch(() => undefined))?.counts.done ?? 0) >= k, 240_000);
+    /** What a stuck run's message shows of the pipeline: its counts, and each stage's with its batch's. */
+    const show = (s: PipelineState) => ({
+      phase: s.phase,
+      runs: s.runs,
+      counts: s.counts,
+      stages: s.stages.map(({ name, fed, active, closed, batch: b }) => {
+        const batch = b && { phase: b.phase, runs: b.runs, counts: b.counts, waiting: b.waiting };
+        return { name, fed, active, closed, batch };
+      }),
+    });
+    /** The inputs done once they are `k` at least (none answers while Temporal restarts); else fails with the last state seen. */
+    const doneAtLeast = async (k: number) => {
+      const done = (s: PipelineState) => s.counts.done >= k;
+      const what = `pipeline ${id}: ${k} inputs done`;
+      return (await awaitState(what, () => pipeline.state(id), done, { ms: 240_000, show })).counts.done;
+    };
     await doneAtLeast(8);
-    await kill(d.child);
-    d = await daemon();
-    await doneAtLeast(25);
-    await kill(p.child);
-    p = await platform();
+    await stack.crash('daemon');
+    expect(await doneAtLeast(25), 'the whole stack killed mid-run').toBeLessThan(n);
+    // The whole stack at once: none of it stops in order or hears of the others' end.
+    await stack.crash('temporal', 'platform', 'daemon');
     await doneAtLeast(40);
-    await kill(d.child);
-    d = await daemon();
+    await stack.crash('daemon');
 
-    const summary = await pipeline.result(id);
+    const summary = await withinOrState(pipeline.result(id), 240_000, `pipeline ${id}'s result`, async () =>
+      show(await pipeline.state(id)),
+    );
     expect(summary.counts.byStatus).toEqual({ COMPLETED: n });
     const results = pipelineResults(outDir, n);
     const ids = new Set<string>();
@@ -129,7 +89,7 @@ describe('a pipeline through crashes', () => {
     }
     expect(ids.size).toBe(3 * n);
     // The platform's own count of the jobs it holds for the endpoint: one per input per stage element, all completed.
-    const health = await call(`http://127.0.0.1:${port}`, 'GET', `/v2/${sleep}/health`, { key });
+    const health = await call(stack.platformUrl, 'GET', `/v2/${sleep}/health`, { key: stack.key });
     expect(health.body.jobs).toMatchObject({ completed: 3 * n, failed: 0, inQueue: 0, inProgress: 0 });
   }, 600_000);
 });

@@ -1,11 +1,11 @@
-/** Servers a fault test kills and starts again on the same state and port: the Temporal dev server on a SQLite file, a `sluice` process. */
+/** Servers a fault or crash test kills and starts again on the same state and port: the Temporal dev server on a SQLite file, a `sluice` process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { hasExited, signalGroup, stopProcessGroup } from '../../common/process';
 import { temporalBinary } from '../../common/tools';
 import { spawnWatched } from '../../common/watchdog';
-import { eventually } from '../helpers/platform';
+import { eventually } from './platform';
 
 /** A Temporal dev server process on a fixed port and SQLite file. */
 export interface TemporalServer {

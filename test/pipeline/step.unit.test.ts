@@ -1,0 +1,83 @@
+/**
+ * A pipeline step retried after its first attempt wrote everything (its daemon died before the
+ * step's end was recorded) returns and writes what the first attempt did: the same feed rows, the
+ * same counts (activities/pipeline/step.ts), though the contexts it loads are the first attempt's.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PipelineDefinition, type BatchResultLine, type RunScope } from '../../contracts';
+import { batchKeys, pipelineKeys, stageDirs } from '../../contracts/names';
+import { pipelineStep } from '../../activities/pipeline/step';
+import { type PipelineStepRequest, type PipelineStepResult } from '../../activities/pipeline/types';
+import { batchInput } from '../../results/batch/locations';
+import { openResultsStore } from '../../results/store/open';
+
+const def = PipelineDefinition.parse({
+  name: 'retried',
+  maxInFlight: 20,
+  stages: [
+    { name: 'pair', endpoint: 'e', each: '[1, 2]', input: "{ 'i': $.input.i, 'e': $index }" },
+    { name: 'after', endpoint: 'e', input: "{ 'i': $.input.i }" },
+  ],
+});
+const run: RunScope = { workflowId: 'pipeline/retried', runId: 'r1' };
+const stageRuns: RunScope[] = def.stages.map((s) => ({ workflowId: `batch/pipeline/retried/${s.name}`, runId: 'b1' }));
+const completed = (index: number): BatchResultLine => ({
+  index,
+  status: 'COMPLETED',
+  attempts: 1,
+  remoteJobIds: [`job-${index}`],
+  endedAt: 1,
+});
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('pipeline step', () => {
+  it('retried after its first attempt wrote its contexts: the same rows into the next stage, each input moved on once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-step-'));
+    const store = openResultsStore(join(dir, 'results'));
+    const source = join(dir, 'in.jsonl');
+    const outDir = join(dir, 'out');
+    writeFileSync(source, [0, 1, 2].map((i) => JSON.stringify({ i })).join('\n') + '\n');
+    await store.put(pipelineKeys.definition(run), { definition: def, endpoints: ['e', 'e'] });
+    const request = (seq: number, res?: PipelineStepResult): PipelineStepRequest => ({
+      run,
+      seq,
+      source,
+      outDir,
+      stages: stageRuns.map((r, k) => ({
+        run: r,
+        feed: res?.stages[k]!.feed ?? { line: 0, offset: 0 },
+        ...(res?.stages[k]!.after !== undefined ? { after: res.stages[k]!.after } : {}),
+      })),
+      ...(res ? {} : { read: { from: { line: 0, offset: 0 }, max: 20 } }),
+      waitMs: 0,
+    });
+    const first = await pipelineStep(store, request(0), () => undefined);
+    expect(first.stages.map((s) => s.fed)).toEqual([6, 0]);
+    // The pair stage's batch ends every element of inputs 0 and 2 (feed rows 0, 1, 4, 5) in one segment.
+    await store.putLines(batchKeys.outcomes(stageRuns[0]!, 3), [0, 4, 1, 5].map(completed));
+
+    const req = request(1, first);
+    const once = await pipelineStep(store, req, () => undefined);
+    expect(once.stages.map(({ entered, left, fed }) => ({ entered, left, fed }))).toEqual([
+      { entered: 0, left: 2, fed: 0 },
+      { entered: 2, left: 0, fed: 2 },
+    ]);
+    const again = await pipelineStep(store, req, () => undefined);
+    expect(again).toEqual(once);
+    const after = await batchInput(stageDirs(outDir, 'after').feed, { feed: true }).readLines(
+      { line: 0, offset: 0 },
+      10,
+    );
+    expect(after.lines.map((l) => JSON.parse(l.text).p)).toEqual([
+      [0, -1, 1],
+      [2, -1, 1],
+    ]);
+  });
+});

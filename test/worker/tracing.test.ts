@@ -83,30 +83,32 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect((await s.sluice.result(streamed)).status).toBe('COMPLETED');
 
     // The webhook wait: submit and wait in the trace of the workflow that waited.
+    // Spans are exported in batches, each when it ends: wait until every one asserted is in.
+    const names = (t: Span[]) => new Set(t.map((x) => x.name));
+    const hasAll = (t: Span[], wanted: string[]) => wanted.every((n) => names(t).has(n));
+    const forWait = ['RunWorkflow:jobWorkflow', 'RunActivity:submitJob', 'RunActivity:awaitCompletion', 'queue run'];
     const waited = (await eventually(() => {
       const t = traceWith(receiver.spans, 'RunActivity:awaitCompletion');
-      return t.some((x) => x.name === 'queue run') ? t : false;
-    }, 30_000)) as Span[];
-    const names = (t: Span[]) => new Set(t.map((x) => x.name));
-    for (const n of ['RunWorkflow:jobWorkflow', 'RunActivity:submitJob', 'RunActivity:awaitCompletion', 'queue run'])
-      expect(names(waited).has(n), n).toBe(true);
+      return hasAll(t, forWait) ? t : false;
+    }, 60_000)) as Span[];
+    for (const n of forWait) expect(names(waited).has(n), n).toBe(true);
     // The submission's queue call is the child of the submit activity.
     const byId = new Map(waited.map((x) => [x.spanId, x]));
     expect(byId.get(waited.find((x) => x.name === 'queue run')!.parentSpanId!)?.name).toBe('RunActivity:submitJob');
 
     // The stream job: submit and drain (its wait), the drain's /stream calls inside it.
-    const drained = (await eventually(() => {
-      const t = traceWith(receiver.spans, 'RunActivity:drainStream');
-      return t.some((x) => x.name === 'queue stream') && t.some((x) => x.name === 'queue run') ? t : false;
-    }, 30_000)) as Span[];
-    for (const n of [
+    const forDrain = [
       'RunWorkflow:jobWorkflow',
       'RunActivity:submitJob',
       'RunActivity:drainStream',
       'queue run',
       'queue stream',
-    ])
-      expect(names(drained).has(n), n).toBe(true);
+    ];
+    const drained = (await eventually(() => {
+      const t = traceWith(receiver.spans, 'RunActivity:drainStream');
+      return hasAll(t, forDrain) ? t : false;
+    }, 60_000)) as Span[];
+    for (const n of forDrain) expect(names(drained).has(n), n).toBe(true);
     const inDrain = new Map(drained.map((x) => [x.spanId, x]));
     expect(inDrain.get(drained.find((x) => x.name === 'queue stream')!.parentSpanId!)?.name).toBe(
       'RunActivity:drainStream',

@@ -17,11 +17,11 @@ import { defineConfig } from 'vitest/config';
 const UNIT = 'test/**/*.unit.test.ts';
 
 /**
- * Test files run at once. The stack tests mostly wait (for jobs, timers, windows), so three files keep
- * 2 cores busy without starving any (the suite's CPU time was ~1.3 cores' worth with two).
- * @default 3 (`SLUICE_TEST_FORKS` sets it: 1 for a machine with one core, or to read one file's logs)
+ * Test files run at once. Two keep a 2-core machine busy: the suite's last green fresh-clone runs used two; three
+ * raised the load to 12-16 without a shorter run in this session's one comparison.
+ * @default 2 (`SLUICE_TEST_FORKS` sets it: 1 for a machine with one core, or to read one file's logs)
  */
-const forks = Math.max(1, Number(process.env.SLUICE_TEST_FORKS ?? 3) || 3);
+const forks = Math.max(1, Number(process.env.SLUICE_TEST_FORKS ?? 2) || 2);
 
 export default defineConfig({
   test: {

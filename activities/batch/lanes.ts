@@ -3,19 +3,23 @@
  * before a retry (a 429's `Retry-After`, a backoff) gives its lane to the next input meanwhile and,
  * its wait over, takes back the first lane that frees, before any input not yet started: a refused
  * call costs its own wait, not a lane's. Its retry is the same call (the same idempotency key,
- * journaled once), paced by the endpoint's rate budget like any other.
+ * journaled once), paced by the endpoint's rate budget like any other. At most `size` calls wait
+ * without a lane at once (a further one keeps its lane): in a storm of 429s the step has no more
+ * than twice its lanes' calls going, so it does not multiply the refused requests it sends.
  */
 import { sleep } from '../../platform-api';
 
 /** What a call holding a lane may do with it. */
 export interface Lane {
-  /** Waits `ms` without the lane (rejects when `signal` fires), then holds a lane again. */
+  /** Waits `ms` without the lane (rejects when `signal` fires), then holds a lane again; see the bound above. */
   wait(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** A count of free lanes and two queues for them: calls back from a wait first, then new inputs. */
 export class Lanes {
   private free: number;
+  /** Calls waiting without a lane. */
+  private away = 0;
   private readonly starting: (() => void)[] = [];
   private readonly returning: (() => void)[] = [];
 
@@ -43,10 +47,13 @@ export class Lanes {
   /** The lane of every call of this each (a call holds one lane at a time, so one handle serves all). */
   readonly lane: Lane = {
     wait: async (ms, signal) => {
+      if (this.away >= this.size) return sleep(ms, signal);
+      this.away++;
       this.give();
       try {
         await sleep(ms, signal);
       } finally {
+        this.away--;
         // Held again even when the wait is abandoned: the caller's end gives it back.
         await this.enter(this.returning);
       }

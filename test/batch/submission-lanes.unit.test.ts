@@ -119,6 +119,28 @@ describe('Lanes', () => {
     expect(lanes.busy).toBe(0);
   });
 
+  it('no more calls wait without a lane than there are lanes: a further one keeps its lane', async () => {
+    const lanes = new Lanes(1);
+    await lanes.take();
+    const a = lanes.lane.wait(100); // A waits without its lane
+    await lanes.take(); // B got it
+    expect(lanes.busy).toBe(1);
+    let cStarted = false;
+    const c = lanes.take().then(() => (cStarted = true));
+    const b = lanes.lane.wait(100); // B waits holding its lane: A already waits without one
+    await vi.advanceTimersByTimeAsync(50);
+    expect(cStarted).toBe(false);
+    await vi.advanceTimersByTimeAsync(50);
+    await b;
+    lanes.give(); // B answered: A, back from its wait, goes first
+    await a;
+    expect(cStarted).toBe(false);
+    lanes.give(); // A answered
+    await c;
+    lanes.give();
+    expect(lanes.busy).toBe(0);
+  });
+
   it('an abandoned wait holds its lane again before it rejects, so its end gives it back once', async () => {
     const lanes = new Lanes(2);
     await lanes.take();

@@ -46,6 +46,7 @@ export interface QueueCall {
   priority?: number;
   onBudgetWait?: (ms: number) => void;
   withdrawIf?: () => boolean;
+  retryWait?: CallOptions['retryWait'];
 }
 
 /** What a call goes through: the client's connection pool, its rate budget and its retry options. */
@@ -105,6 +106,7 @@ export async function sendQueueCall<S extends z.ZodType>(
     idempotent: !NON_IDEMPOTENT.has(c.operation) || c.headers?.[IDEMPOTENCY_HEADERS.key] !== undefined,
     retry: opts.retry,
     signal: c.signal,
+    wait: c.retryWait,
     onRetry: opts.onRetry && ((e) => opts.onRetry?.({ ...e, operation: c.operation })),
   });
   const parsed = parseResponse(schema, res, ctx);
@@ -118,8 +120,11 @@ export async function sendQueueCall<S extends z.ZodType>(
 }
 
 /** The per-call fields of a {@link QueueCall}. */
-export function per(o: CallOptions): Pick<QueueCall, 'signal' | 'priority' | 'onBudgetWait' | 'withdrawIf'> {
-  return { signal: o.signal, priority: o.priority, onBudgetWait: o.onBudgetWait, withdrawIf: o.withdrawIf };
+export function per(
+  o: CallOptions,
+): Pick<QueueCall, 'signal' | 'priority' | 'onBudgetWait' | 'withdrawIf' | 'retryWait'> {
+  const { signal, priority, onBudgetWait, withdrawIf, retryWait } = o;
+  return { signal, priority, onBudgetWait, withdrawIf, retryWait };
 }
 
 /** The `idempotency-key` header of a submission, checked against the platform's length limit. */

@@ -44,6 +44,13 @@ export interface CallOptions {
   onBudgetWait?: (ms: number) => void;
   /** Asked when a call that waited gets its turn: true withdraws it unsent (`BudgetWithdrawnError`). */
   withdrawIf?: () => boolean;
+  /**
+   * How the call waits before each of its retries (a 429's `Retry-After`, a backoff): resolves
+   * after `ms`, rejects when `signal` fires. A caller holding a slot of its own (a batch step's
+   * submission lane) gives it up meanwhile.
+   * @default a timer (`sleep`)
+   */
+  retryWait?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Options of `run` and `runSync`. */

@@ -63,6 +63,11 @@ export interface WithRetryOptions {
   retry?: Partial<RetryOptions>;
   signal?: AbortSignal;
   onRetry?: (e: RetryEvent) => void;
+  /**
+   * Waits before a retry: resolves after `ms`, rejects when `signal` fires.
+   * @default {@link sleep}
+   */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Source of randomness in [0, 1); injectable for tests. */
   random?: () => number;
 }
@@ -101,7 +106,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Wi
       if (retryAfterMs !== undefined && retryAfterMs > o.maxRetryAfterMs) throw error;
       const delayMs = Math.max(backoffDelay(attempt, o, opts.random), retryAfterMs ?? 0);
       opts.onRetry?.({ attempt, delayMs, error });
-      await sleep(delayMs, opts.signal);
+      await (opts.wait ?? sleep)(delayMs, opts.signal);
     }
   }
 }

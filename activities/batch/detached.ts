@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { runKey } from '../../contracts/names';
 import { type JobSubmission, type RunScope } from '../../contracts';
+import { type Lane } from './lanes';
 import { type Submitted, type Submitter } from './submitter';
 import { type LineRef, type Submitting } from './types';
 
@@ -104,13 +105,13 @@ export class StepSends {
     if (!this.d.detach) {
       await sub.each(
         items,
-        async ({ ref, body }) => this.d.record(ref, await sub.submit(ref.i, body, 1, 'submit')),
+        async ({ ref, body }, lane) => this.d.record(ref, await sub.submit(ref.i, body, 1, 'submit', { lane })),
         beat,
       );
       return;
     }
     for (const { ref } of items) this.open.set(ref.i, ref);
-    const sending = sub.each(items, ({ ref, body }) => this.send(ref, body), beat);
+    const sending = sub.each(items, ({ ref, body }, lane) => this.send(ref, body, lane), beat);
     // Handled here: a failure before the end fails the step in end(); a step that failed earlier
     // (a poll or a store write threw) never awaits it, and an unhandled rejection would end the daemon.
     sending.catch(() => undefined);
@@ -159,13 +160,13 @@ export class StepSends {
     }
   }
 
-  private async send(ref: LineRef, body: JobSubmission): Promise<void> {
+  private async send(ref: LineRef, body: JobSubmission, lane: Lane): Promise<void> {
     const { sub } = this.d;
     if (this.ended) return; // never started: end() reported it deferred
     this.started.add(ref.i);
     let r: Submitted | 'lost';
     try {
-      r = await sub.submit(ref.i, body, 1, 'submit', this.abort.signal);
+      r = await sub.submit(ref.i, body, 1, 'submit', { signal: this.abort.signal, lane });
     } catch (err) {
       if (!this.ended) {
         this.open.delete(ref.i);

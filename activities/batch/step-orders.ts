@@ -78,15 +78,15 @@ export async function sendRetries(s: Step): Promise<void> {
   const { sub, res, input } = s;
   await sub.each(
     s.req.retry,
-    async (r) => {
+    async (r, lane) => {
       if (r.how === 'retry') {
-        const got = await sub.retry(r.i, r.id, r.a);
+        const got = await sub.retry(r.i, r.id, r.a, lane);
         if (got !== 'limited')
           res.retried.push({ i: r.i, id: r.id, how: 'retry', ...(got === 'refused' ? { refused: true } : {}) });
         return;
       }
       const body = s.parsed(r, await input.readLineAt(r.o, r.l));
-      const got = body ? await sub.submit(r.i, body, r.a, 'resubmit') : undefined;
+      const got = body ? await sub.submit(r.i, body, r.a, 'resubmit', { lane }) : undefined;
       if (got && !('error' in got)) res.retried.push({ i: r.i, id: got.id, how: 'resubmit' });
     },
     s.beating('retry'),

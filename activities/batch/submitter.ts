@@ -9,6 +9,7 @@ import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../.
 import { fatal, toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type CompletionHub } from '../../results/completion-hub';
+import { Lanes, type Lane } from './lanes';
 import { type StepRequest } from './types';
 
 /** One submission the journal knows: input, attempt, remote job. */
@@ -75,13 +76,16 @@ export class Submitter {
     return this.journal.get(`${i}#${a}`);
   }
 
-  /** Submits one input (attempt `a`); the journal's answer when it was sent before. `signal` abandons the call. */
+  /**
+   * Submits one input (attempt `a`); the journal's answer when it was sent before. `signal` abandons
+   * the call; `lane`, the lane of {@link each} it runs in, is given up while the call waits to retry.
+   */
   async submit(
     i: number,
     body: JobSubmission,
     a: number,
     how: Journaled['how'],
-    signal?: AbortSignal,
+    { signal, lane }: { signal?: AbortSignal; lane?: Lane } = {},
   ): Promise<Submitted> {
     const seen = this.known(i, a);
     if (seen) return seen;
@@ -92,7 +96,7 @@ export class Submitter {
       const sent = url ? { ...body, webhook: url } : body;
       const ack = await this.queue.run(this.req.endpointId, sent, {
         idempotencyKey: idempotencyKey(this.scope, i, a),
-        ...this.budgetOptions(),
+        ...this.budgetOptions(lane),
         ...(signal ? { signal } : {}),
         ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),
       });
@@ -120,10 +124,10 @@ export class Submitter {
   }
 
   /** `/retry` of a finished job (attempt `a`); `refused` when the service will not (expired, wrong state). */
-  async retry(i: number, id: string, a: number): Promise<'done' | 'refused' | 'limited'> {
+  async retry(i: number, id: string, a: number, lane?: Lane): Promise<'done' | 'refused' | 'limited'> {
     if (this.known(i, a)) return 'done';
     try {
-      await this.queue.retry(this.req.endpointId, id, this.budgetOptions());
+      await this.queue.retry(this.req.endpointId, id, this.budgetOptions(lane));
       this.record({ i, a, id, how: 'retry' });
       return 'done';
     } catch (err) {
@@ -136,31 +140,47 @@ export class Submitter {
     }
   }
 
-  /** The batch's place in the endpoint's rate budget, and the measure of its waits. */
-  budgetOptions(): { priority?: number; onBudgetWait: (ms: number) => void } {
-    return { ...(this.req.priority !== undefined ? { priority: this.req.priority } : {}), onBudgetWait: this.held };
+  /** The batch's place in the endpoint's rate budget, the measure of its waits, and the lane given up while a call waits to retry. */
+  budgetOptions(lane?: Lane): {
+    priority?: number;
+    onBudgetWait: (ms: number) => void;
+    retryWait?: Lane['wait'];
+  } {
+    return {
+      ...(this.req.priority !== undefined ? { priority: this.req.priority } : {}),
+      onBudgetWait: this.held,
+      ...(lane ? { retryWait: lane.wait } : {}),
+    };
   }
 
   /**
-   * Runs `fn` over `items`, {@link PARALLEL} in flight at a time: each lane takes the next item as
-   * soon as its call answers (a slow call holds its own lane, not the others), and the journal is
-   * flushed after every {@link PARALLEL} answers and at the end.
+   * Runs `fn` over `items`, {@link PARALLEL} in flight at a time (lanes.ts): each item takes the
+   * next free lane (a slow call holds its own lane, not the others; a call waiting to retry holds
+   * none), and the journal is flushed after every {@link PARALLEL} answers and at the end.
    */
-  async each<T>(items: T[], fn: (item: T) => Promise<void>, beat: () => void): Promise<void> {
-    let next = 0;
+  async each<T>(items: T[], fn: (item: T, lane: Lane) => Promise<void>, beat: () => void): Promise<void> {
+    const lanes = new Lanes(PARALLEL);
     let answered = 0;
-    const lane = async (): Promise<void> => {
-      while (next < items.length) {
-        const item = items[next++]!;
-        await fn(item);
-        if (++answered % PARALLEL === 0) {
-          beat();
-          await this.flush();
-        }
-      }
-    };
+    let failed = false; // then nothing more starts: the step fails
     if (items.length > 0) beat();
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, lane));
+    await Promise.all(
+      items.map(async (item) => {
+        await lanes.take();
+        try {
+          if (failed) return;
+          await fn(item, lanes.lane);
+          if (++answered % PARALLEL === 0) {
+            beat();
+            await this.flush();
+          }
+        } catch (err) {
+          failed = true;
+          throw err;
+        } finally {
+          lanes.give();
+        }
+      }),
+    );
     await this.flush();
   }
 

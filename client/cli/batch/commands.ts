@@ -1,7 +1,8 @@
 /** The batch orchestration's command group — `sluice batch start|status|watch|pause|resume|cancel|rerun|results|list` — registered on the program by main, one step per subcommand (start and rerun in run-commands.ts). */
 import { type Command, Option } from 'commander';
-import { BATCH_UPDATES } from '../../../contracts/names/batch';
+import { batchWorkflowId } from '../../../contracts/names/batch';
 import { BATCH_GROUP } from '../groups';
+import { idControlExitHelp, pauseResumeCommands } from '../pause-resume';
 import { BATCH_EXIT_HELP } from './output';
 /** The actions, loaded when a command runs. */
 const actions = () => import('./actions');
@@ -51,31 +52,22 @@ function watchCommand(batch: Command, exit: ExitState): void {
 }
 
 /** `sluice batch pause ID` and `resume ID`. */
-function pauseResumeCommands(batch: Command, exit: ExitState): void {
-  // Each is named after the workflow update it sends.
-  for (const pausing of [true, false]) {
-    const name = pausing ? BATCH_UPDATES.pause : BATCH_UPDATES.resume;
-    batch
-      .command(name)
-      .summary(
-        pausing
-          ? 'stop submitting (jobs in flight finish); returns once nothing more is submitted'
-          : 'submit again after a pause',
-      )
-      .argument(...ID_ARGUMENT)
-      .addOption(new Option('--json', 'the BatchState after the change'))
-      .addOption(dataDirOption())
-      .addHelpText(
-        'after',
-        `\nExample:\n  sluice batch ${name} batch/nightly\n\nExit code: 0 done, 1 the batch had already ended, 2 usage (no such batch).`,
-      )
-      .action(
-        withExit(
-          exit,
-          lazyAction(actions, (m) => m.control(pausing)),
-        ),
-      );
-  }
+function pauseResumeBatchCommands(batch: Command, exit: ExitState): void {
+  pauseResumeCommands(
+    batch,
+    exit,
+    {
+      argument: ID_ARGUMENT,
+      summary: {
+        pause: 'stop submitting (jobs in flight finish); returns once nothing more is submitted',
+        resume: 'submit again after a pause',
+      },
+      state: 'BatchState',
+      example: batchWorkflowId('nightly'),
+      exitHelp: idControlExitHelp('batch'),
+    },
+    actions,
+  );
 }
 
 /** `sluice batch cancel ID`. */
@@ -157,7 +149,7 @@ const SUBCOMMANDS = [
   startCommand,
   statusCommand,
   watchCommand,
-  pauseResumeCommands,
+  pauseResumeBatchCommands,
   cancelCommand,
   rerunCommands,
   resultsCommand,

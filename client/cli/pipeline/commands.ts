@@ -3,7 +3,7 @@
  * registered on the program by main, one step per subcommand (pause, resume and cancel in control-commands.ts, rerun in rerun-commands.ts).
  */
 import { type Command, Option } from 'commander';
-import { cancelCommand, pauseResumeCommands } from './control-commands';
+import { cancelCommand, pauseResumePipelineCommands } from './control-commands';
 import { ID_ARGUMENT, PIPELINE_EXIT_HELP } from './output';
 import { registerRerunCommands } from './rerun-commands';
 import {
@@ -171,7 +171,7 @@ const SUBCOMMANDS = [
   validateCommand,
   startCommand,
   viewCommands,
-  pauseResumeCommands,
+  pauseResumePipelineCommands,
   cancelCommand,
   registerRerunCommands,
   resultsCommand,

@@ -1,34 +1,30 @@
 /** The pipeline subcommands that change a running pipeline: `sluice pipeline pause|resume|cancel ID` (registered by commands.ts). */
 import { type Command, Option } from 'commander';
-import { BATCH_UPDATES } from '../../../contracts/names/batch';
+import { pipelineWorkflowId } from '../../../contracts/names/pipeline';
 import { ID_ARGUMENT } from './output';
+import { idControlExitHelp, pauseResumeCommands } from '../pause-resume';
 import { dataDirOption, lazyAction, withExit, type ExitState } from '../options';
 
 /** The actions, loaded when a command runs. */
 const actions = () => import('./actions');
 
-/** `sluice pipeline pause ID` and `resume ID`. */
-export function pauseResumeCommands(pipeline: Command, exit: ExitState): void {
-  for (const pausing of [true, false]) {
-    // The batch commands' names (the pipeline forwards them to every stage's batch).
-    const name = pausing ? BATCH_UPDATES.pause : BATCH_UPDATES.resume;
-    pipeline
-      .command(name)
-      .summary(pausing ? 'stop reading inputs and pause every stage (jobs in flight finish)' : 'go on after a pause')
-      .argument(...ID_ARGUMENT)
-      .addOption(new Option('--json', 'the PipelineState after the change'))
-      .addOption(dataDirOption())
-      .addHelpText(
-        'after',
-        `\nExample:\n  sluice pipeline ${name} pipeline/nightly\n\nExit code: 0 done, 1 the pipeline had already ended, 2 usage (no such pipeline).`,
-      )
-      .action(
-        withExit(
-          exit,
-          lazyAction(actions, (m) => m.control(pausing)),
-        ),
-      );
-  }
+/** `sluice pipeline pause ID` and `resume ID` (forwarded to every stage's batch). */
+export function pauseResumePipelineCommands(pipeline: Command, exit: ExitState): void {
+  pauseResumeCommands(
+    pipeline,
+    exit,
+    {
+      argument: ID_ARGUMENT,
+      summary: {
+        pause: 'stop reading inputs and pause every stage (jobs in flight finish)',
+        resume: 'go on after a pause',
+      },
+      state: 'PipelineState',
+      example: pipelineWorkflowId('nightly'),
+      exitHelp: idControlExitHelp('pipeline'),
+    },
+    actions,
+  );
 }
 
 /** `sluice pipeline cancel ID`. */

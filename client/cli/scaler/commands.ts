@@ -4,7 +4,7 @@
  * pause and resume in control-commands.ts; schedule in schedule-commands.ts); `scale`, its former name, is kept as a hidden alias.
  */
 import { type Command, Option } from 'commander';
-import { configureCommand, overrideCommand, pauseResumeCommands } from './control-commands';
+import { configureCommand, overrideCommand, pauseResumeScalerCommands } from './control-commands';
 import { SCALER_EXIT_HELP } from './output';
 import { ENDPOINT_ARGUMENT, parseDuration } from './parse';
 import { startCommand, stopCommand } from './run-commands';
@@ -84,7 +84,7 @@ const SUBCOMMANDS = [
   statusCommand,
   watchCommand,
   overrideCommand,
-  pauseResumeCommands,
+  pauseResumeScalerCommands,
   stopCommand,
   registerScheduleCommands,
 ];

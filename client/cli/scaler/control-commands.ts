@@ -6,6 +6,7 @@ import { type Command, Option } from 'commander';
 import { SCALER_CONTROL_EXIT_HELP } from './output';
 import { ENDPOINT_ARGUMENT, parseDuration, parseWorkers } from './parse';
 import { settingOptions } from './setting-options';
+import { pauseResumeCommands } from '../pause-resume';
 import { dataDirOption, lazyAction, withExit, type ExitState } from '../options';
 
 /** The actions, loaded when a command runs. */
@@ -72,26 +73,21 @@ ${SCALER_CONTROL_EXIT_HELP}`,
     );
 }
 
-/** `sluice scaler pause ENDPOINT` and `resume ENDPOINT`. */
-export function pauseResumeCommands(scaler: Command, exit: ExitState): void {
-  // CLI verbs (the scaler's updates are pauseScaler and resumeScaler).
-  for (const [name, pausing] of Object.entries({ pause: true, resume: false })) {
-    scaler
-      .command(name)
-      .summary(
-        pausing
-          ? 'keep the bounds as they are (samples go on); returns once no write is under way'
-          : 'let the scaler change the bounds again',
-      )
-      .argument(...ENDPOINT_ARGUMENT)
-      .addOption(new Option('--json', 'the ScalerState after the change'))
-      .addOption(dataDirOption())
-      .addHelpText('after', `\nExample:\n  sluice scaler ${name} my-model\n\n${SCALER_CONTROL_EXIT_HELP}`)
-      .action(
-        withExit(
-          exit,
-          lazyAction(actions, (m) => m.control(pausing)),
-        ),
-      );
-  }
+/** `sluice scaler pause ENDPOINT` and `resume ENDPOINT` (the scaler's updates are pauseScaler and resumeScaler). */
+export function pauseResumeScalerCommands(scaler: Command, exit: ExitState): void {
+  pauseResumeCommands(
+    scaler,
+    exit,
+    {
+      argument: ENDPOINT_ARGUMENT,
+      summary: {
+        pause: 'keep the bounds as they are (samples go on); returns once no write is under way',
+        resume: 'let the scaler change the bounds again',
+      },
+      state: 'ScalerState',
+      example: 'my-model',
+      exitHelp: SCALER_CONTROL_EXIT_HELP,
+    },
+    actions,
+  );
 }

@@ -38,12 +38,12 @@ export interface CrashStack {
   /** The platform's base URL and API key: the same across its restarts. */
   platformUrl: string;
   key: string;
-  /** Starts `sluice platform` (on the stack's port and data dir) and `sluice worker` (on the task queue); resolves to the platform's example endpoints' ids by name. */
+  /** Starts `sluice platform` (on the stack's port and data dir) and `sluice worker` (on the task queue) at once; resolves to the platform's example endpoints' ids by name. */
   start(): Promise<Record<string, string>>;
   /**
    * SIGKILLs `parts` at once (a `sluice` process itself: the platform's reaper ends its worker pods;
-   * Temporal's whole group), then starts them again on the same state and ports, Temporal first,
-   * the daemon last; resolves once each answers again. `temporal` needs `temporal: 'file'`.
+   * Temporal's whole group), then starts them again on the same state and ports, Temporal and the
+   * platform at once, the daemon last; resolves once each answers again. `temporal` needs `temporal: 'file'`.
    */
   crash(...parts: CrashPart[]): Promise<void>;
   /** Stops what still runs (SIGTERM: the platform stops its pods), then Temporal; removes the data dir unless `keep`. */
@@ -112,14 +112,18 @@ export async function startCrashStack(options: CrashStackOptions): Promise<Crash
     platformUrl,
     key,
     async start() {
-      const banner = /^\s*endpoints\s+(.*)$/m.exec((await start('platform')).out())![1]!;
-      await start('daemon');
+      // At once: the daemon needs Temporal, not the platform (it retries a platform that does not answer yet).
+      const [platform] = await Promise.all([start('platform'), start('daemon')]);
+      const banner = /^\s*endpoints\s+(.*)$/m.exec(platform.out())![1]!;
       return Object.fromEntries(banner.split(/\s+/).map((e) => e.split('=') as [string, string]));
     },
     async crash(...parts) {
       await Promise.all(parts.map(kill));
-      if (parts.includes('temporal')) await temporal.server!.restart();
-      if (parts.includes('platform')) await start('platform');
+      // Temporal and the platform at once; the daemon once Temporal answers (it connects as it starts).
+      await Promise.all([
+        parts.includes('temporal') && temporal.server!.restart(),
+        parts.includes('platform') && start('platform'),
+      ]);
       if (parts.includes('daemon')) await start('daemon');
     },
     async stop(keep = false) {

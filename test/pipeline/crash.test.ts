@@ -19,7 +19,8 @@ describe('a pipeline through crashes', () => {
   it('the daemon SIGKILLed, then the whole stack with Temporal, then the daemon: every input exactly once, one remote job per input per stage element', async () => {
     const stack = ctx.s;
     const sleep = (await stack.start()).sleep!;
-    const n = 60;
+    // 30 inputs: each crash still finds inputs in flight in both stages (at most 20 at once).
+    const n = 30;
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ i })));
     const outDir = join(dir, 'out');
     const pipeline = new PipelineClient({
@@ -64,12 +65,12 @@ describe('a pipeline through crashes', () => {
       const what = `pipeline ${id}: ${k} inputs done`;
       return (await awaitState(what, () => pipeline.state(id), done, { ms: 240_000, show })).counts.done;
     };
-    await doneAtLeast(8);
+    await doneAtLeast(4);
     await stack.crash('daemon');
-    expect(await doneAtLeast(25), 'the whole stack killed mid-run').toBeLessThan(n);
+    expect(await doneAtLeast(12), 'the whole stack killed mid-run').toBeLessThan(n);
     // The whole stack at once: none of it stops in order or hears of the others' end.
     await stack.crash('temporal', 'platform', 'daemon');
-    await doneAtLeast(40);
+    await doneAtLeast(20);
     await stack.crash('daemon');
 
     const summary = await withinOrState(pipeline.result(id), 240_000, `pipeline ${id}'s result`, async () =>

@@ -16,7 +16,8 @@ describe('a batch through crashes', () => {
   it('daemon SIGKILLed twice and the platform once: every index exactly once, one remote job per input', async () => {
     const stack = ctx.s;
     const { sleep } = await stack.start();
-    const n = 240;
+    // 120 inputs: each crash finds the batch mid-run with its 12 in flight.
+    const n = 120;
     const { file, dir } = inputFile(Array.from({ length: n }, (_, i) => ({ ms: 150, i })));
     const batch = new BatchClient({ client: stack.client, taskQueue: 'batch-crash', resultsDir: stack.resultsDir });
     const id = await batch.start({
@@ -37,11 +38,11 @@ describe('a batch through crashes', () => {
       );
     };
 
-    await doneAtLeast(30);
+    await doneAtLeast(15);
     await stack.crash('daemon');
-    await doneAtLeast(90);
+    await doneAtLeast(45);
     await stack.crash('platform');
-    await doneAtLeast(150);
+    await doneAtLeast(75);
     await stack.crash('daemon');
 
     const summary = await withinOrState(batch.result(id), 120_000, `batch ${id}'s result`, async () =>

@@ -13,6 +13,7 @@
  * A test file that needs a server or a process is not a unit test: name it `*.test.ts`.
  */
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/longest-first';
 
 const UNIT = 'test/**/*.unit.test.ts';
 
@@ -31,6 +32,8 @@ export default defineConfig({
     pool: 'forks',
     poolOptions: { forks: { maxForks: forks, minForks: 1 } },
     reporters: ['default'],
+    // The long files first, so the forks end together (test/helpers/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

@@ -79,8 +79,19 @@ export async function orchestratorStack(options: StackOptions = {}) {
   const s3 = !options.results && process.env.SLUICE_TEST_RESULTS === 's3' ? await startS3Server() : undefined;
   if (s3) options = { ...options, results: { url: s3.url('results'), env: s3.env } };
   const restoreEnv = setEnv(options.results?.env ?? {});
-  const env = await temporalEnv(options.temporalDbFile);
-  const platform = await testPlatform(options.platform);
+  // Temporal and the platform at once (neither needs the other); one that fails stops the other.
+  const [temporal, started] = await Promise.allSettled([
+    temporalEnv(options.temporalDbFile),
+    testPlatform(options.platform),
+  ]);
+  if (temporal.status === 'rejected' || started.status === 'rejected') {
+    if (temporal.status === 'fulfilled') await temporal.value.teardown();
+    if (started.status === 'fulfilled') await started.value.dispose();
+    restoreEnv();
+    await s3?.stop();
+    throw temporal.status === 'rejected' ? temporal.reason : (started as PromiseRejectedResult).reason;
+  }
+  const [env, platform] = [temporal.value, started.value];
   const resultsDir = mkdtempSync(join(tmpdir(), 'sluice-results-'));
   const resultsUrl = options.results?.url ?? resultsDir;
   // The daemon's extra settings may depend on the platform's URL (e.g. a proxy in front of it).

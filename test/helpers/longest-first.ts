@@ -7,9 +7,10 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * About how many seconds each long file takes alone on the 2-core machine (`npx vitest run FILE`; quiet figures where
- * known, else at load 6-10; the CLI's scaler from 194 s at load 16), longest first: they set the order only, they are no goal (timing goals live in bench/).
- * A file not named here starts after these, in vitest's order. Update a figure when a file's time changes a lot.
+ * About how many seconds each long file takes alone on the 2-core machine (`npx vitest run FILE`): quiet figures
+ * where known, else at load 6-10 (the CLI's scaler: 194 s at load 16). Longest first. They set the order only, they
+ * are no goal (timing goals live in bench/). A file not named here starts after these, in vitest's order. Update a
+ * figure when a file's time changes a lot.
  */
 export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/cli/scaler.test.ts': 75,

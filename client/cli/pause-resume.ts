@@ -1,4 +1,7 @@
-/** `pause` and `resume`, one pair of commands for every orchestration that has them (batch, pipeline, scaler): the kind's words in, the commands out. */
+/**
+ * `pause` and `resume`: one pair of commands for every orchestration that has them (batch, pipeline, scaler), the
+ * kind's words in, the commands out.
+ */
 import { type Command, Option } from 'commander';
 import { dataDirOption, lazyAction, withExit, type ExitState } from './options';
 

@@ -38,7 +38,10 @@ export interface CrashStack {
   /** The platform's base URL and API key: the same across its restarts. */
   platformUrl: string;
   key: string;
-  /** Starts `sluice platform` (on the stack's port and data dir) and `sluice worker` (on the task queue) at once; resolves to the platform's example endpoints' ids by name. */
+  /**
+   * Starts `sluice platform` (on the stack's port and data dir) and `sluice worker` (on the task queue) at once;
+   * resolves to the platform's example endpoints' ids by name.
+   */
   start(): Promise<Record<string, string>>;
   /**
    * SIGKILLs `parts` at once (a `sluice` process itself: the platform's reaper ends its worker pods;

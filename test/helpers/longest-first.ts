@@ -39,7 +39,7 @@ export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/cli/help.test.ts': 25,
 };
 
-/** vitest's order (see BaseSequencer), then the long files first, longest first (a stable sort keeps the rest's order). */
+/** vitest's order (BaseSequencer) with the long files moved first, longest first (a stable sort keeps the rest). */
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const seconds = (f: TestSpecification) => LONG_FILES[relative(this.ctx.config.root, f.moduleId)] ?? 0;

@@ -1,4 +1,4 @@
-/** The suite's order (test/helpers/longest-first.ts): the long files it names exist, and they start first, longest first. */
+/** The suite's order (test/helpers/longest-first.ts): the long files it names exist and start first, longest first. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

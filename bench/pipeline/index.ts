@@ -95,7 +95,9 @@ function timeline(pipeline: PipelineClient, windows: number[]) {
       return `${s.name}: fed ${s.fed} at ${s.active} run ${inFlight} done ${b?.counts.done ?? 0} [${(b?.waiting ?? []).join(',')}]`;
     });
     const c = st.counts;
-    console.error(`t=${((Date.now() - t0) / 1000).toFixed(0)}s read ${c.read} done ${c.done} | ${parts.join(' | ')} | load ${load()}`);
+    console.error(
+      `t=${((Date.now() - t0) / 1000).toFixed(0)}s read ${c.read} done ${c.done} | ${parts.join(' | ')} | load ${load()}`,
+    );
   };
   return {
     start: (id: string) => {

@@ -80,4 +80,51 @@ describe('pipeline step', () => {
       [2, -1, 1],
     ]);
   });
+
+  it('a step of rounds reads a round at a time, tells a stage with no inputs at once and the others at its end; done again, the same rows', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-rounds-'));
+    const store = openResultsStore(join(dir, 'results'));
+    const source = join(dir, 'in.jsonl');
+    const outDir = join(dir, 'out');
+    writeFileSync(source, Array.from({ length: 10 }, (_, i) => JSON.stringify({ i })).join('\n') + '\n');
+    const one: RunScope = { workflowId: 'pipeline/rounds', runId: 'r1' };
+    const single = PipelineDefinition.parse({
+      name: 'rounds',
+      maxInFlight: 20,
+      stages: [{ name: 'only', endpoint: 'e', input: "{ 'i': $.input.i }" }],
+    });
+    await store.put(pipelineKeys.definition(one), { definition: single, endpoints: ['e'] });
+    const req: PipelineStepRequest = {
+      run: one,
+      seq: 0,
+      source,
+      outDir,
+      stages: [
+        { run: { workflowId: 'batch/pipeline/rounds/only', runId: 'b1' }, feed: { line: 0, offset: 0 }, active: 0 },
+      ],
+      read: { from: { line: 0, offset: 0 }, max: 4 },
+      waitMs: 0,
+      rounds: { inFlight: 0, ms: 300, maxRead: 4 },
+    };
+    const told: { id: string; lines: number; closed: boolean }[] = [];
+    const signal = async (id: string, f: { lines: number; closed: boolean }) => {
+      told.push({ id, lines: f.lines, closed: f.closed });
+      return true;
+    };
+    const first = await pipelineStep(store, req, () => undefined, signal);
+    expect(first.read).toMatchObject({ lines: 10, eof: true });
+    expect(first.stages[0]).toMatchObject({ entered: 10, fed: 10, feed: { line: 10 } });
+    expect(first.seqs).toBeGreaterThanOrEqual(3);
+    expect(first.signalled).toBe(true);
+    // At once when the stage had no input (rows 0-3), then once at the step's end (all ten).
+    expect(told).toEqual([
+      { id: 'batch/pipeline/rounds/only', lines: 4, closed: false },
+      { id: 'batch/pipeline/rounds/only', lines: 10, closed: false },
+    ]);
+    const again = await pipelineStep(store, req, () => undefined, signal);
+    expect(again.read).toEqual(first.read);
+    expect(again.stages).toEqual(first.stages);
+    const fed = await batchInput(stageDirs(outDir, 'only').feed, { feed: true }).readLines({ line: 0, offset: 0 }, 20);
+    expect(fed.lines.map((l) => JSON.parse(l.text).p[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
 });

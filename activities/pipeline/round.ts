@@ -93,6 +93,7 @@ export async function runRound(store: ObjectStore, r: RoundInput): Promise<Pipel
         entered: w.entered[k]!,
         left: w.left[k]!,
         fed: w.rows[k]!.length,
+        taken: w.stageLines[k]!.length,
       };
     }),
     ...(read ? { read } : {}),

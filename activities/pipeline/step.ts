@@ -50,6 +50,7 @@ export async function pipelineStep(
     round = nextRound(req, round, res, spec, inFlight, Math.max(0, until - Date.now()));
   }
   await signals.atEnd();
+  total.stages.forEach((s, k) => (s.told = signals.told[k]));
   return { ...total, signalled: true };
 }
 
@@ -84,8 +85,9 @@ class StageSignals {
   /** Inputs at each stage (as the workflow said, then as the rounds moved them). */
   private readonly active: number[];
   private readonly feeds: Cursor[];
-  /** Fed since the stage was last told. */
-  private readonly pending: boolean[];
+  /** Feed lines each batch was told of, and rows whose outcomes were taken (the workflow's, then the rounds'). */
+  readonly told: number[];
+  private readonly taken: number[];
 
   constructor(
     private readonly req: PipelineStepRequest,
@@ -93,29 +95,36 @@ class StageSignals {
   ) {
     this.active = req.stages.map((s) => s.active ?? 0);
     this.feeds = req.stages.map((s) => s.feed);
-    this.pending = req.stages.map(() => false);
+    this.told = req.stages.map((s) => s.told ?? 0);
+    this.taken = req.stages.map((s) => s.taken ?? 0);
   }
 
   /**
-   * A stage that got rows while none of its inputs were left is told at once (its batch may be
-   * waiting for its feed); the others read their feeds on their own while they have jobs (a batch
-   * refills from its open feed) and are told at the step's end.
+   * A stage fed while none of its inputs were left is told at once: its batch may be waiting for its
+   * feed. The others read their feeds on their own while they have jobs (a batch refills from its open
+   * feed), so they are not told for each round (each signal is four events in the batch's history).
    */
   async afterRound(res: PipelineStepResult): Promise<void> {
     await Promise.all(
       res.stages.map(async (s, k) => {
         const idle = this.active[k]! - s.left === 0;
         this.active[k] = this.active[k]! + s.entered - s.left;
-        if (s.fed === 0) return;
+        this.taken[k] = this.taken[k]! + (s.taken ?? 0);
         this.feeds[k] = s.feed;
-        this.pending[k] = true;
-        if (idle) await this.tell(k);
+        if (idle && s.feed.line > this.told[k]!) await this.tell(k);
       }),
     );
   }
 
+  /**
+   * At the step's end, a stage whose every row it was told of has its outcome is told of the rows fed
+   * since: its batch may have ended its jobs without reading them, and waits (told of none, a batch
+   * that holds jobs reads its feed on its own).
+   */
   async atEnd(): Promise<void> {
-    await Promise.all(this.pending.map((p, k) => (p ? this.tell(k) : undefined)));
+    await Promise.all(
+      this.feeds.map((f, k) => (f.line > this.told[k]! && this.taken[k]! >= this.told[k]! ? this.tell(k) : undefined)),
+    );
   }
 
   private async tell(k: number): Promise<void> {
@@ -125,7 +134,7 @@ class StageSignals {
       bytes: f.offset,
       closed: false,
     });
-    if (told) this.pending[k] = false;
+    if (told) this.told[k] = f.line;
   }
 }
 
@@ -138,6 +147,7 @@ function emptyResult(req: PipelineStepRequest): PipelineStepResult & { seqs: num
       entered: 0,
       left: 0,
       fed: 0,
+      taken: 0,
     })),
     ended: {},
     seqs: 0,
@@ -154,6 +164,7 @@ function addRound(total: PipelineStepResult & { seqs: number }, res: PipelineSte
     t.entered += s.entered;
     t.left += s.left;
     t.fed += s.fed;
+    t.taken = (t.taken ?? 0) + (s.taken ?? 0);
   });
   if (res.read) {
     total.read = {

@@ -21,6 +21,9 @@ export interface StageCursor {
   after?: string;
   /** Inputs at the stage when the step starts (a step of rounds tells a stage with none at once when it feeds it). */
   active?: number;
+  /** Feed lines the stage's batch was last told of (the `batchFeed` signal), and rows whose outcomes were taken. */
+  told?: number;
+  taken?: number;
 }
 
 /** The store and output location of one run of a pipeline. */
@@ -58,6 +61,10 @@ export interface StageStep {
   left: number;
   /** Rows fed (jobs: one per element of an `each`). */
   fed: number;
+  /** Rows whose outcomes the step took. */
+  taken?: number;
+  /** Feed lines the stage's batch was told of by the end of the step (a step of rounds). */
+  told?: number;
 }
 
 export interface PipelineStepResult {

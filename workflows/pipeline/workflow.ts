@@ -166,6 +166,8 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
         feed: s.feed,
         ...(s.after !== undefined ? { after: s.after } : {}),
         active: s.active,
+        ...(s.told !== undefined ? { told: s.told } : {}),
+        ...(s.taken !== undefined ? { taken: s.taken } : {}),
       })),
       ...(reading ? { read: { from: r.cursor, max: Math.min(MAX_READ, room) } } : {}),
       ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),

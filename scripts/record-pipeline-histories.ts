@@ -13,7 +13,8 @@ import { addEndpoint, exampleCommand } from '../test/helpers/platform';
 import { historyToJSON } from '../test/workflows/history-json';
 
 const outDir = join(__dirname, '..', 'test', 'workflows', 'histories', 'pipeline');
-const NAME = 'fan-out-when';
+/** The newest recording's name (`fan-out-when`: steps of one round signalled by the workflow; `rounds`: steps of rounds that tell the stages themselves). */
+const NAME = 'rounds';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });

@@ -1,4 +1,5 @@
 /** The daemon's Temporal worker: the activities of every workflow, built on the daemon's clients, store and hub, and the workflow bundle (traced when configured). */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { type DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createBatchActivities } from '../activities/batch/activities';
@@ -12,7 +13,7 @@ import { createScaleWindowActivities } from '../activities/scaler/window';
 import { type Tracing } from '../common/tracing';
 import { resultsUrlOf } from '../config/settings';
 import { type BatchState } from '../contracts';
-import { BATCH_QUERIES } from '../contracts/names';
+import { BATCH_QUERIES, BATCH_SIGNALS } from '../contracts/names';
 import { type StoreInbox } from '../results/batch/store-inbox';
 import { batchRoots, type BatchRoots } from '../results/batch/roots';
 import { type DaemonParts } from './daemon-parts';
@@ -77,6 +78,18 @@ function daemonActivities(p: DaemonParts, d: DaemonWorkerDeps, roots: BatchRoots
       roots,
       queue,
       batchSpend: async (id) => (await client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state)).spend,
+      // A stage's batch that has ended (cancelled) takes no signal: not a failure of the step.
+      signalFeed: (id, feed) =>
+        client.workflow
+          .getHandle(id)
+          .signal(BATCH_SIGNALS.feed, feed)
+          .then(
+            () => true,
+            (err: unknown) => {
+              if (err instanceof WorkflowNotFoundError) return false;
+              throw err;
+            },
+          ),
     }),
   };
 }

@@ -24,6 +24,8 @@ export const beat = (detail: unknown): void => {
 
 /** Most finished jobs one step collects while refilling (bounds its result in history). */
 const MAX_REFILL_COLLECT = 1000;
+/** How often a refill with free slots reads an open feed again (a pipeline's stage: its rows come while it runs). */
+const FEED_POLL_MS = 250;
 
 /**
  * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
@@ -49,7 +51,8 @@ export async function refill(
   const seen = new Set(finished.map((r) => r.id));
   const sending: Promise<void>[] = [];
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
-    await inbox.wait(1, until - Date.now());
+    // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
+    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, until - Date.now()) : until - Date.now());
     const took = await inbox.take();
     finished.push(...took);
     let freed = 0;

@@ -13,7 +13,7 @@ import { isPlatformApiError } from '../../platform-api';
 import { type QueueMethods } from '../service-calls';
 import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult } from './finish';
 import { openPipeline, type PipelineOpened, type PipelineOpenRequest } from './open';
-import { pipelineStep } from './step';
+import { pipelineStep, type SignalFeed } from './step';
 import { type PipelineStepRequest, type PipelineStepResult } from './types';
 
 export type { PipelineStepRequest, PipelineStepResult, StageCursor, Cursor } from './types';
@@ -28,6 +28,8 @@ export interface PipelineActivityDeps {
   roots?: BatchRoots;
   /** A batch's spend (USD) as its state says it (the batch's own accounting); without it a pipeline's `maxCost` sees no spend. */
   batchSpend?: (batchId: string) => Promise<number>;
+  /** Tells a stage's batch how far its feed goes (the `batchFeed` signal); without it the workflow does. */
+  signalFeed?: SignalFeed;
 }
 
 /** How long the stages' batches may take to tell their spend before the step goes on without it, ms. */
@@ -81,7 +83,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** One step of the pipeline (activities/pipeline/step.ts). */
     async pipelineStep(req: PipelineStepRequest): Promise<PipelineStepResult> {
       check(req);
-      const res = await pipelineStep(store, req, beat({ seq: req.seq }));
+      const res = await pipelineStep(store, req, beat({ seq: req.seq }), deps.signalFeed);
       const spend = req.spend && deps.batchSpend ? await stagesSpend(deps.batchSpend, req.stages) : undefined;
       return spend !== undefined ? { ...res, spend } : res;
     },

@@ -1,13 +1,13 @@
 /**
- * What a pipeline step works from: the run's definition (kept in the results store when it opened)
- * and the outcome segments of each stage's batch it takes, found once and kept, so that a retried
- * step takes exactly the same ones and writes exactly the same feed rows.
+ * What a pipeline round works from: the run's definition (kept in the results store when it opened)
+ * and its plan (the outcome segments of each stage's batch it takes, the inputs it reads), found once
+ * and kept, so that a round done again takes exactly the same ones and writes exactly the same feed rows.
  */
 import { batchKeys, pipelineKeys } from '../../contracts/names';
 import { type RunScope } from '../../contracts';
 import { type PipelineDefinition } from '../../contracts/pipeline';
 import { type ObjectStore } from '../../results/store/object-store';
-import { type PipelineStepRequest } from './types';
+import { type Cursor, type PipelineStepRequest } from './types';
 
 /** Outcome segments per stage one step takes at most: bounds its work. */
 const MAX_SEGMENTS = 20;
@@ -76,16 +76,47 @@ async function newSegments(store: ObjectStore, s: PipelineStepRequest['stages'][
     .slice(0, MAX_SEGMENTS);
 }
 
-/** The outcome segments this step takes per stage: found (waiting up to `waitMs` for one), or the kept plan of a retried step. */
+/**
+ * What one round does, kept before it does it (`steps/plan-<seq>.json`): the outcome segments it
+ * takes per stage, the new inputs it reads and whether the pipeline had stopped. A round done again
+ * (its step retried, or a later step going over rounds a failed attempt ran) does exactly the same,
+ * whatever the request it comes with now says.
+ */
+export interface RoundPlan {
+  segments: string[][];
+  read?: { from: Cursor; max: number };
+  stopped?: string;
+}
+
+/** The round's plan: the kept one, or found now (waiting up to `req.waitMs` for an outcome segment). */
 export async function planOf(
   store: ObjectStore,
   req: PipelineStepRequest,
   beat: () => void,
   maxInFlight: number,
-): Promise<string[][]> {
+): Promise<RoundPlan> {
   const key = pipelineKeys.plan(req.run, req.seq);
-  const kept = (await store.find(key)) as { segments: string[][] } | undefined;
-  if (kept) return kept.segments;
+  const kept = (await store.find(key)) as (RoundPlan & { v?: number }) | undefined;
+  // A plan kept before rounds (no `v`) read what its request said.
+  if (kept) return kept.v === undefined ? { ...withRequest(req), segments: kept.segments } : kept;
+  const segments = await segmentsOf(store, req, beat, maxInFlight);
+  const plan: RoundPlan & { v: number } = { v: 2, ...withRequest(req), segments };
+  if (await store.create(key, plan)) return plan;
+  return (await store.get(key)) as RoundPlan;
+}
+
+const withRequest = (req: PipelineStepRequest): Omit<RoundPlan, 'segments'> => ({
+  ...(req.read && req.read.max > 0 ? { read: req.read } : {}),
+  ...(req.stopped !== undefined ? { stopped: req.stopped } : {}),
+});
+
+/** The outcome segments a new round takes per stage, waiting up to `req.waitMs` for one (and lingering for more). */
+async function segmentsOf(
+  store: ObjectStore,
+  req: PipelineStepRequest,
+  beat: () => void,
+  maxInFlight: number,
+): Promise<string[][]> {
   const started = Date.now();
   // Much room for new inputs (the start, or many inputs ended): read at once; a little: wait for outcomes as well.
   const eager = req.read !== undefined && req.read.max >= Math.ceil(maxInFlight / EAGER_SHARE);
@@ -101,6 +132,5 @@ export async function planOf(
     beat();
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  if (await store.create(key, { segments })) return segments;
-  return ((await store.get(key)) as { segments: string[][] }).segments;
+  return segments;
 }

@@ -19,6 +19,11 @@ export interface StageCursor {
   feed: Cursor;
   /** The key of the last outcome segment read (absent: none yet). */
   after?: string;
+  /** Inputs at the stage when the step starts (a step of rounds tells a stage with none at once when it feeds it). */
+  active?: number;
+  /** Feed lines the stage's batch was last told of (the `batchFeed` signal), and rows whose outcomes were taken. */
+  told?: number;
+  taken?: number;
 }
 
 /** The store and output location of one run of a pipeline. */
@@ -39,6 +44,12 @@ export interface PipelineStepRequest extends PipelineRunRef {
   waitMs: number;
   /** Ask the stages' batches their spend (a pipeline with `maxCost`). */
   spend?: boolean;
+  /**
+   * Run rounds for up to `ms` (each round its own seq, from `seq` on), reading while fewer than
+   * `maxInFlight` inputs are in flight (`inFlight` when the step starts; at most `maxRead` a round), and tell the stages' batches
+   * how far their feeds go. Absent: one round, and the workflow tells them.
+   */
+  rounds?: { inFlight: number; ms: number; maxRead: number };
 }
 
 /** What a step did to one stage. */
@@ -50,6 +61,10 @@ export interface StageStep {
   left: number;
   /** Rows fed (jobs: one per element of an `each`). */
   fed: number;
+  /** Rows whose outcomes the step took. */
+  taken?: number;
+  /** Feed lines the stage's batch was told of by the end of the step (a step of rounds). */
+  told?: number;
 }
 
 export interface PipelineStepResult {
@@ -59,6 +74,10 @@ export interface PipelineStepResult {
   ended: Partial<Record<PipelineOutcomeStatus, number>>;
   /** The sum of the stages' batches' spend (USD), when asked and every batch answered. */
   spend?: number;
+  /** Rounds run, each its own seq: the next step's seq is `seq + seqs` (absent: 1). */
+  seqs?: number;
+  /** The step told the stages' batches how far their feeds go (the workflow does not). */
+  signalled?: boolean;
 }
 
 /** A row of a stage's feed: the job's body, and which input (and element of an `each`) it is for. */

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { request } from 'undici';
@@ -142,16 +143,30 @@ export function callsBetween(
 }
 
 /** History events of a workflow id's chain of runs (continue-as-new), summed. */
-export async function historyEvents(client: Client, id: string): Promise<{ events: number; runs: number }> {
+export async function historyEvents(
+  client: Client,
+  id: string,
+): Promise<{ events: number; runs: number; byType: Record<string, number> }> {
   let events = 0;
   let runs = 0;
+  const byType: Record<string, number> = {};
   const d = await client.workflow.getHandle(id).describe();
   for (let runId: string | undefined = d.raw.workflowExecutionInfo?.firstRunId || d.runId; runId; runs++) {
     const h = await client.workflow.getHandle(id, runId).fetchHistory();
     events += h.events?.length ?? 0;
+    for (const e of h.events ?? []) {
+      const type = eventTypeName(e.eventType);
+      byType[type] = (byType[type] ?? 0) + 1;
+    }
     runId = h.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
-  return { events, runs };
+  return { events, runs, byType };
+}
+
+/** An event type's short name (`ACTIVITY_TASK_SCHEDULED`), from its enum number. */
+function eventTypeName(t: unknown): string {
+  const name = typeof t === 'number' ? (temporal.api.enums.v1.EventType[t] ?? String(t)) : String(t);
+  return name.replace(/^EVENT_TYPE_/, '');
 }
 
 /** One point of a memory curve: inputs done, the daemon's RSS, JS heap used and external memory (MB). */

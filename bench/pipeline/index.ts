@@ -5,10 +5,13 @@
  * input per stage, HTTP calls per job, the daemon's peak RSS. The stack is the batch bench's.
  *
  *   npx tsx bench/pipeline/index.ts [--inputs 100000] [--ms 40] [--workers 4] [--slow-workers 12]
- *                                   [--concurrency 8] [--slow-concurrency 24] [--order pipeline-first] [--json]
+ *                                   [--concurrency 8] [--slow-concurrency 24] [--order pipeline-first]
+ *                                   [--timeline] [--json]
  *
  * Stage 1 sleeps `--ms` per job on `--workers` workers; stage 2 sleeps 3 x `--ms` on
- * `--slow-workers` (default 3 x `--workers`: both stages then take as long alone).
+ * `--slow-workers` (default 3 x `--workers`: both stages then take as long alone). `--timeline`
+ * samples the pipeline every 2 s (stderr: each stage's rows fed, inputs at it, jobs in flight, why it
+ * waits) and reports how full each stage's window was on average.
  */
 import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     'slow-concurrency': { type: 'string' },
     order: { type: 'string' },
+    timeline: { type: 'boolean' },
     json: { type: 'boolean' },
   },
 });
@@ -68,6 +72,42 @@ async function glue(results: string, dest: string): Promise<number> {
   out.end();
   await once(out, 'finish');
   return n;
+}
+
+/**
+ * Samples the pipeline's state every 2 s (stderr), and on stop the mean share of each stage's window
+ * held by jobs in flight while the stage had inputs (a stage below 1 idles workers it could use).
+ */
+function timeline(pipeline: PipelineClient, windows: number[]) {
+  const t0 = Date.now();
+  const use = windows.map(() => ({ sum: 0, n: 0 }));
+  let timer: NodeJS.Timeout | undefined;
+  const sample = async (id: string): Promise<void> => {
+    const st = await pipeline.state(id).catch(() => undefined);
+    if (!st) return;
+    const parts = st.stages.map((s, k) => {
+      const b = s.batch;
+      const inFlight = b?.counts.inFlight ?? 0;
+      if (s.active > 0 && !s.closed) {
+        use[k]!.sum += inFlight / windows[k]!;
+        use[k]!.n++;
+      }
+      return `${s.name}: fed ${s.fed} at ${s.active} run ${inFlight} done ${b?.counts.done ?? 0} [${(b?.waiting ?? []).join(',')}]`;
+    });
+    const c = st.counts;
+    console.error(
+      `t=${((Date.now() - t0) / 1000).toFixed(0)}s read ${c.read} done ${c.done} | ${parts.join(' | ')} | load ${load()}`,
+    );
+  };
+  return {
+    start: (id: string) => {
+      timer = setInterval(() => void sample(id), 2000);
+    },
+    stop: () => {
+      clearInterval(timer);
+      return use.map((u) => (u.n > 0 ? +(u.sum / u.n).toFixed(2) : null));
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -163,10 +203,13 @@ async function main(): Promise<void> {
         ],
         output: '$.b.output',
       };
+      const tl = values.timeline ? timeline(pipeline, [CONC, SLOW_CONC]) : undefined;
       const m = await measured(async () => {
         const id = await pipeline.start({ id: `p-${Date.now()}`, definition, source, outDir: join(dir, 'pipe') });
+        tl?.start(id);
         return { id, state: await pipeline.result(id) };
       });
+      const windowUse = tl?.stop();
       const [ep, ea, eb] = await Promise.all([
         historyEvents(env.client, m.r.id),
         historyEvents(env.client, stageBatchId(m.r.id, 'a')),
@@ -177,11 +220,13 @@ async function main(): Promise<void> {
         completed: m.r.state.counts.byStatus.COMPLETED ?? 0,
         byStatus: m.r.state.counts.byStatus,
         eventsPerInput: { pipeline: perInput(ep), stage1: perInput(ea), stage2: perInput(eb) },
+        eventsByType: { pipeline: ep.byType, stage1: ea.byType, stage2: eb.byType },
         runs: { pipeline: ep.runs, stage1: ea.runs, stage2: eb.runs },
         httpCallsPerJob: m.httpCallsPerJob,
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
         load: m.load,
+        ...(windowUse ? { windowUse } : {}),
       };
     };
 

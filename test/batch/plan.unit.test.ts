@@ -87,11 +87,11 @@ describe('planStep', () => {
     expect(plan.collect.refillMs).toBe(1000);
   });
 
-  it('an open feed caught up with: reads from its end and refills there (more rows may come); a closed one does not', () => {
+  it('an open feed caught up with: reads from its end and refills there for 3 s, a file 1 s (more rows may come); a closed one does not', () => {
     const d = ledgerWith({ eof: true, cursor: { line: 3, offset: 30 }, inFlight: [flying(0), flying(1)] });
     const open = planStep(d, inputOf(), controls(), 0, NOW, true).plan;
     expect(open.read).toEqual({ from: { line: 3, offset: 30 }, lines: 8, room: 8, keyCounts: {} });
-    expect(open.collect).toMatchObject({ waitMs: 0, refillMs: 1000 });
+    expect(open.collect).toMatchObject({ waitMs: 0, refillMs: 3000 });
     const closed = planStep(d, inputOf(), controls(), 0, NOW, false).plan;
     expect(closed.read).toBeUndefined();
     expect(closed.collect.refillMs).toBeUndefined();

@@ -108,7 +108,8 @@ describe('pipeline failures and controls', () => {
     const slow = mixedEndpoint(ctx.s, 'pipe-slow', 4);
     const fast = mixedEndpoint(ctx.s, 'pipe-fast', 1);
     const N = 8;
-    const lines = Array.from({ length: N }, (_, i) => ({ ms: i === N - 1 ? 8000 : 100 }));
+    // The long one outlasts a few steps of each (a stage's batch refills 3 s, a pipeline step runs 5 s).
+    const lines = Array.from({ length: N }, (_, i) => ({ ms: i === N - 1 ? 15000 : 100 }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
     const id = await ctx.pipeline.start({
@@ -122,7 +123,7 @@ describe('pipeline failures and controls', () => {
       source: file,
       outDir,
     });
-    // Stage two has finished jobs while stage one still has an input in flight (the 8 s one).
+    // Stage two has finished jobs while stage one still has an input in flight (the 15 s one).
     await eventually(async () => {
       const s = await ctx.pipeline.state(id);
       return (s.stages[1]!.batch?.counts.byStatus.COMPLETED ?? 0) > 0 && s.stages[0]!.active > 0;

@@ -80,4 +80,67 @@ describe('pipeline step', () => {
       [2, -1, 1],
     ]);
   });
+
+  it('a step of rounds reads a round at a time and tells a stage of its rows when it may wait for them; done again, the same rows', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-pipeline-rounds-'));
+    const store = openResultsStore(join(dir, 'results'));
+    const source = join(dir, 'in.jsonl');
+    const outDir = join(dir, 'out');
+    writeFileSync(source, Array.from({ length: 10 }, (_, i) => JSON.stringify({ i })).join('\n') + '\n');
+    const one: RunScope = { workflowId: 'pipeline/rounds', runId: 'r1' };
+    const single = PipelineDefinition.parse({
+      name: 'rounds',
+      maxInFlight: 20,
+      stages: [{ name: 'only', endpoint: 'e', input: "{ 'i': $.input.i }" }],
+    });
+    await store.put(pipelineKeys.definition(one), { definition: single, endpoints: ['e'] });
+    const batch: RunScope = { workflowId: 'batch/pipeline/rounds/only', runId: 'b1' };
+    const req: PipelineStepRequest = {
+      run: one,
+      seq: 0,
+      source,
+      outDir,
+      stages: [{ run: batch, feed: { line: 0, offset: 0 }, active: 0 }],
+      read: { from: { line: 0, offset: 0 }, max: 4 },
+      waitMs: 0,
+      rounds: { inFlight: 0, ms: 300, maxRead: 4 },
+    };
+    const told: number[] = [];
+    const signal = async (id: string, f: { lines: number; closed: boolean }) => {
+      expect({ id, closed: f.closed }).toEqual({ id: batch.workflowId, closed: false });
+      told.push(f.lines);
+      return true;
+    };
+    const first = await pipelineStep(store, req, () => undefined, signal);
+    expect(first.read).toMatchObject({ lines: 10, eof: true });
+    expect(first.stages[0]).toMatchObject({ entered: 10, fed: 10, feed: { line: 10 }, told: 4 });
+    expect(first.seqs).toBeGreaterThanOrEqual(3);
+    expect(first.signalled).toBe(true);
+    // Told at once when it had no input (rows 0-3); rows 4-9 came while it held those: it reads them itself.
+    expect(told).toEqual([4]);
+    const again = await pipelineStep(store, req, () => undefined, signal);
+    expect(again.read).toEqual(first.read);
+    expect(again.stages).toEqual(first.stages);
+    const fed = await batchInput(stageDirs(outDir, 'only').feed, { feed: true }).readLines({ line: 0, offset: 0 }, 20);
+    expect(fed.lines.map((l) => JSON.parse(l.text).p[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+
+    // Its batch ends rows 0-3 only (it may have stopped before reading 4-9): told of all ten at the step's end.
+    told.length = 0;
+    await store.putLines(batchKeys.outcomes(batch, 1), [0, 1, 2, 3].map(completed));
+    const s0 = first.stages[0]!;
+    const next = await pipelineStep(
+      store,
+      {
+        ...req,
+        seq: first.seqs!,
+        stages: [{ run: batch, feed: s0.feed, active: 10, told: s0.told!, taken: s0.taken! }],
+        read: { from: first.read!.cursor, max: 0 },
+      },
+      () => undefined,
+      signal,
+    );
+    expect(next.stages[0]).toMatchObject({ left: 4, taken: 4, told: 10 });
+    expect(next.ended).toEqual({ COMPLETED: 4 });
+    expect(told).toEqual([10]);
+  });
 });

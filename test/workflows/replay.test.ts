@@ -64,7 +64,14 @@ describe("workflow replay (recorded histories, the daemon's workflow bundle)", (
 
   it('has the histories of a pipeline and its stages, batches on an open feed (scripts/record-pipeline-histories.ts)', () => {
     expect(filesOf('pipeline').map((f) => f.replace(/\.json$/, ''))).toEqual(
-      expect.arrayContaining(['fan-out-when', 'fan-out-when.stage-parts', 'fan-out-when.stage-joined']),
+      expect.arrayContaining([
+        'fan-out-when',
+        'fan-out-when.stage-parts',
+        'fan-out-when.stage-joined',
+        'rounds',
+        'rounds.stage-parts',
+        'rounds.stage-joined',
+      ]),
     );
   });
 

@@ -14,6 +14,12 @@ const MAX_ORDERS = 500;
 const MAX_WAIT_MS = 5000;
 /** How long a step keeps refilling the window itself. */
 const REFILL_MS = 1000;
+/**
+ * An open feed's batch (a pipeline's stage) refills for longer: its rows come from the pipeline's
+ * steps, not a file it can outrun, and each step is six history events whatever it moves (issue 22:
+ * at a stage's ~100 jobs/s a 1 s step alone is 0.06 events per input).
+ */
+const FEED_REFILL_MS = 3000;
 
 export type StepPlan = Omit<
   StepRequest,
@@ -129,7 +135,7 @@ function readOrder(
   const deferredRoom = Math.max(0, 2 * c.concurrency - d.deferred.length);
   // Without key caps or a cost cap, a step also refills the window itself as jobs complete
   // (webhooks only), up to the deadline.
-  const refillMs = Math.min(REFILL_MS, (c.deadline ?? Infinity) - now);
+  const refillMs = Math.min(feedOpen ? FEED_REFILL_MS : REFILL_MS, (c.deadline ?? Infinity) - now);
   const more = !d.eof || feedOpen;
   const refill =
     more && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;

@@ -21,6 +21,9 @@ export interface StageRun {
   active: number;
   /** The feed is closed (signalled to the batch). */
   closed: boolean;
+  /** Feed lines the batch was told of, and rows whose outcomes were taken (a step of rounds tells the batch). */
+  told?: number;
+  taken?: number;
 }
 
 /** What a pipeline carries into its next run (continue-as-new); names recorded in history. */
@@ -83,6 +86,8 @@ export function applyStep(r: PipelineCarry, res: PipelineStepResult): void {
     if (s.after !== undefined) st.after = s.after;
     st.fed += s.fed;
     st.active += s.entered - s.left;
+    if (s.taken) st.taken = (st.taken ?? 0) + s.taken;
+    if (s.told !== undefined) st.told = s.told;
   });
   if (res.read) {
     r.cursor = res.read.cursor;

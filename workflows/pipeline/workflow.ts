@@ -46,10 +46,15 @@ const finishing = proxyActivities<PipelineActivities>({
   retry: ACTIVITY_RETRY,
 });
 
-/** New inputs one step reads at most. */
+/** New inputs one round of a step reads at most. */
 const MAX_READ = 500;
-/** Longest wait of one step for outcomes, so controls are seen promptly. */
+/** Longest wait of one round for outcomes. */
 const WAIT_MS = 3000;
+/**
+ * How long one step runs rounds: a step is one activity (six history events) whatever it moves, so
+ * longer steps mean fewer events per input; controls (cancel, deadline, cost cap) wait for its end.
+ */
+const STEP_MS = 5000;
 
 export async function pipelineWorkflow(input: PipelineWorkflowInput, carry?: PipelineCarry): Promise<PipelineState> {
   const { workflowId, firstExecutionRunId: runId } = workflowInfo();
@@ -153,24 +158,36 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
     const before = r.stages.map((s) => s.feed.offset);
     const res = await acts.pipelineStep({
       run,
-      seq: r.seq++,
+      seq: r.seq,
       source: sourceOf(input),
       outDir: input.outDir,
-      stages: r.stages.map((s) => ({ run: s.run, feed: s.feed, ...(s.after !== undefined ? { after: s.after } : {}) })),
+      stages: r.stages.map((s) => ({
+        run: s.run,
+        feed: s.feed,
+        ...(s.after !== undefined ? { after: s.after } : {}),
+        active: s.active,
+        ...(s.told !== undefined ? { told: s.told } : {}),
+        ...(s.taken !== undefined ? { taken: s.taken } : {}),
+      })),
       ...(reading ? { read: { from: r.cursor, max: Math.min(MAX_READ, room) } } : {}),
       ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),
       waitMs: WAIT_MS,
       ...(def.maxCost !== undefined ? { spend: true } : {}),
+      rounds: { inFlight: inFlight(r), ms: STEP_MS, maxRead: MAX_READ },
     });
+    // A step of rounds used a seq per round (a step recorded before rounds, one).
+    r.seq += res.seqs ?? 1;
     applyStep(r, res);
     steps++;
     // The cost cap (the batch's rule, over every stage's spend): read no more, and every stage's batch submits no more.
     const capped =
       r.stopped === undefined && costCapReached(def.maxCost, r.spend ?? 0) && patched(PIPELINE_PATCHES.costCap);
     if (capped) r.stopped = COST_CAP;
+    // The step told the stages how far their feeds go (a step recorded before that did not: the workflow
+    // tells them, as the recorded history did; the commands follow the recorded result, so it replays).
     await Promise.all(
       r.stages.map(async (s, k) => {
-        if (capped || s.feed.offset !== before[k]) await feedStage(r, s);
+        if (capped || (!res.signalled && s.feed.offset !== before[k])) await feedStage(r, s);
       }),
     );
   }

@@ -8,13 +8,28 @@ const { join } = require('node:path');
 // Node versions are stated in package.json and docs/results-store.md instead of on every command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-// Node >= 22.1 keeps the compiled code of the modules a command loads (in the OS temp dir): the next
-// command skips compiling them. Node 20 has no such cache; the call is skipped there.
-require('node:module').enableCompileCache?.();
+const compiled = join(__dirname, '..', 'dist', 'client', 'cli', 'main.js');
+const fromSource = process.env.SLUICE_FROM_SOURCE === '1' || !existsSync(compiled);
+
+// The compiled code of the modules a command loads is kept in sluice's cache dir (SLUICE_CACHE_DIR,
+// else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice): the next command skips compiling them. Node
+// >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache.
+// NODE_DISABLE_COMPILE_CACHE=1 turns both off.
+function compileCache() {
+  if (fromSource || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    const dir = require('../dist/common/cache-dir.js').cacheDir();
+    const { enableCompileCache } = require('node:module');
+    if (enableCompileCache) enableCompileCache(join(dir, 'compile'));
+    else require('../dist/common/code-cache.js').enableCodeCache(dir);
+  } catch {
+    // no cache: the command compiles its modules, as without one
+  }
+}
+compileCache();
 
 function cli() {
-  const compiled = join(__dirname, '..', 'dist', 'client', 'cli', 'main.js');
-  if (process.env.SLUICE_FROM_SOURCE !== '1' && existsSync(compiled)) return require(compiled);
+  if (!fromSource) return require(compiled);
   require('tsx/cjs');
   return require('../client/cli/main.ts');
 }

@@ -28,6 +28,32 @@ function compileCache() {
 }
 compileCache();
 
+// The commands that run a worker or a server: their start is not a user's wait, and the worker's
+// packages (and OpenTelemetry's interceptors) require the Temporal client's internals by path.
+const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
+
+// The other commands load Temporal's client, its protobufs and zod from one file bundled by
+// `npm run build` (dist/vendor/: about 440 modules resolved and compiled as one, issue 23), when
+// no tracing is configured (its interceptors share the client's internals by path too).
+function vendored(command) {
+  if (fromSource || LONG_RUNNING.has(command) || process.env.SLUICE_VENDOR === '0') return;
+  try {
+    const { tracesUrl, otlpEndpoints } = require('../dist/common/traces-url.js');
+    if (tracesUrl(otlpEndpoints(process.env))) return;
+    const shims = require('../dist/vendor/index.json');
+    const dir = join(__dirname, '..', 'dist', 'vendor');
+    const Module = require('node:module');
+    const resolve = Module._resolveFilename;
+    Module._resolveFilename = function (request, ...rest) {
+      const shim = Object.hasOwn(shims, request) ? shims[request] : undefined;
+      return shim ? join(dir, shim) : resolve.call(this, request, ...rest);
+    };
+  } catch {
+    // no bundle (an older build): the packages load from node_modules
+  }
+}
+vendored(process.argv[2]);
+
 function cli() {
   if (!fromSource) return require(compiled);
   require('tsx/cjs');

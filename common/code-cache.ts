@@ -42,8 +42,7 @@ const stats: CodeCacheStats = { hits: 0, misses: 0, written: false };
 export const codeCacheStats = (): CodeCacheStats => ({ ...stats });
 
 /** The cache file of this Node version: V8's cached data is valid for the V8 that made it only. */
-export const codeCacheFile = (dir: string): string =>
-  join(dir, `code-cache-${process.version}-${process.arch}.bin`);
+export const codeCacheFile = (dir: string): string => join(dir, `code-cache-${process.version}-${process.arch}.bin`);
 
 /** A module's cached data, with the hash of the text it was made from. */
 interface Entry {
@@ -151,6 +150,7 @@ export function enableCodeCache(dir: string): void {
     } catch {
       // a read-only or full disk: the next command compiles again
     }
-    if (process.env.SLUICE_CODE_CACHE_STATS === '1') process.stderr.write(`sluice-code-cache ${JSON.stringify(stats)}\n`);
+    if (process.env.SLUICE_CODE_CACHE_STATS === '1')
+      process.stderr.write(`sluice-code-cache ${JSON.stringify(stats)}\n`);
   });
 }

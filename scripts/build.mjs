@@ -49,17 +49,38 @@ console.error(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.
  * what it redirects); the library and the daemon load the packages themselves.
  */
 async function vendor() {
-  const common = ['converter/payload-search-attributes', 'encoding', 'errors', 'interceptors', 'interfaces',
-    'internal-non-workflow', 'internal-non-workflow/codec-helpers', 'internal-workflow',
-    'internal-workflow/objects-helpers', 'time', 'type-helpers', 'workflow-handle', 'workflow-options'];
-  const VENDORED = ['@temporalio/client', '@temporalio/common', '@temporalio/envconfig', '@temporalio/proto', 'zod',
-    ...common.map((p) => `@temporalio/common/lib/${p}`)];
+  const common = [
+    'converter/payload-search-attributes',
+    'encoding',
+    'errors',
+    'interceptors',
+    'interfaces',
+    'internal-non-workflow',
+    'internal-non-workflow/codec-helpers',
+    'internal-workflow',
+    'internal-workflow/objects-helpers',
+    'time',
+    'type-helpers',
+    'workflow-handle',
+    'workflow-options',
+  ];
+  const VENDORED = [
+    '@temporalio/client',
+    '@temporalio/common',
+    '@temporalio/envconfig',
+    '@temporalio/proto',
+    'zod',
+    ...common.map((p) => `@temporalio/common/lib/${p}`),
+  ];
   const dir = join(dist, 'vendor');
   mkdirSync(dir, { recursive: true });
   // Getters: a package is initialised at its first require, as without the bundle (zod only when used).
   const entry = [
     '// The packages of dist/vendor/index.json, each initialised at its first use.',
-    ...VENDORED.map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(name)}) });`),
+    ...VENDORED.map(
+      (name) =>
+        `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(name)}) });`,
+    ),
     '',
   ].join('\n');
   await build({

@@ -10,10 +10,16 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const compiled = join(__dirname, '..', 'dist', 'client', 'cli', 'main.js');
 const fromSource = process.env.SLUICE_FROM_SOURCE === '1' || !existsSync(compiled);
+const command = process.argv[2];
+
+// The commands that run a worker or a server: their start is not a user's wait, and the worker's
+// packages (and OpenTelemetry's interceptors) require the Temporal client's internals by path.
+const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
 
 // The compiled code of the modules a command loads is kept in sluice's cache dir (SLUICE_CACHE_DIR,
 // else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice): the next command skips compiling them. Node
-// >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache.
+// >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache (for the
+// short commands only: a worker would write thousands of modules' code at its exit).
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off.
 function compileCache() {
   if (fromSource || process.env.NODE_DISABLE_COMPILE_CACHE) return;
@@ -21,21 +27,17 @@ function compileCache() {
     const dir = require('../dist/common/cache-dir.js').cacheDir();
     const { enableCompileCache } = require('node:module');
     if (enableCompileCache) enableCompileCache(join(dir, 'compile'));
-    else require('../dist/common/code-cache.js').enableCodeCache(dir);
+    else if (!LONG_RUNNING.has(command)) require('../dist/common/code-cache.js').enableCodeCache(dir);
   } catch {
     // no cache: the command compiles its modules, as without one
   }
 }
 compileCache();
 
-// The commands that run a worker or a server: their start is not a user's wait, and the worker's
-// packages (and OpenTelemetry's interceptors) require the Temporal client's internals by path.
-const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
-
 // The other commands load Temporal's client, its protobufs and zod from one file bundled by
 // `npm run build` (dist/vendor/: about 440 modules resolved and compiled as one, issue 23), when
 // no tracing is configured (its interceptors share the client's internals by path too).
-function vendored(command) {
+function vendored() {
   if (fromSource || LONG_RUNNING.has(command) || process.env.SLUICE_VENDOR === '0') return;
   try {
     const { tracesUrl, otlpEndpoints } = require('../dist/common/traces-url.js');
@@ -52,7 +54,7 @@ function vendored(command) {
     // no bundle (an older build): the packages load from node_modules
   }
 }
-vendored(process.argv[2]);
+vendored();
 
 function cli() {
   if (!fromSource) return require(compiled);

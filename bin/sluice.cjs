@@ -16,6 +16,11 @@ const command = process.argv[2];
 // packages (and OpenTelemetry's interceptors) require the Temporal client's internals by path.
 const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
 
+// A short command's WebAssembly (undici's HTTP parser) stays with V8's baseline compiler: its
+// optimizing tier-up ran in the background after the work was done, 200-350 ms of CPU that the
+// exit waited for (bench/README.md, "CLI").
+if (!LONG_RUNNING.has(command)) require('node:v8').setFlagsFromString('--liftoff-only');
+
 // The compiled code of the modules a command loads is kept in sluice's cache dir (SLUICE_CACHE_DIR,
 // else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice): the next command skips compiling them. Node
 // >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache (for the

@@ -15,11 +15,13 @@ const command = process.argv[2];
 // The commands that run a worker or a server: their start is not a user's wait, and the worker's
 // packages (and OpenTelemetry's interceptors) require the Temporal client's internals by path.
 const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
+// The version and the help load commander and little else: a cache would cost them more than it saves.
+const QUICK = new Set([undefined, '--version', '-V', '--help', '-h', 'help']);
 
 // A short command's WebAssembly (undici's HTTP parser) stays with V8's baseline compiler: its
 // optimizing tier-up ran in the background after the work was done, 200-350 ms of CPU that the
 // exit waited for (bench/README.md, "CLI").
-if (!LONG_RUNNING.has(command)) require('node:v8').setFlagsFromString('--liftoff-only');
+if (!QUICK.has(command) && !LONG_RUNNING.has(command)) require('node:v8').setFlagsFromString('--liftoff-only');
 
 // The compiled code of the modules a command loads is kept in sluice's cache dir (SLUICE_CACHE_DIR,
 // else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice): the next command skips compiling them. Node
@@ -27,7 +29,7 @@ if (!LONG_RUNNING.has(command)) require('node:v8').setFlagsFromString('--liftoff
 // short commands only: a worker would write thousands of modules' code at its exit).
 // NODE_DISABLE_COMPILE_CACHE=1 turns both off.
 function compileCache() {
-  if (fromSource || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  if (fromSource || QUICK.has(command) || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
     const dir = require('../dist/common/cache-dir.js').cacheDir();
     const { enableCompileCache } = require('node:module');
@@ -43,7 +45,7 @@ compileCache();
 // `npm run build` (dist/vendor/: about 440 modules resolved and compiled as one, issue 23), when
 // no tracing is configured (its interceptors share the client's internals by path too).
 function vendored() {
-  if (fromSource || LONG_RUNNING.has(command) || process.env.SLUICE_VENDOR === '0') return;
+  if (fromSource || QUICK.has(command) || LONG_RUNNING.has(command) || process.env.SLUICE_VENDOR === '0') return;
   try {
     const { tracesUrl, otlpEndpoints } = require('../dist/common/traces-url.js');
     if (tracesUrl(otlpEndpoints(process.env))) return;

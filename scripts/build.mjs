@@ -3,8 +3,10 @@
 // declaration files and source maps, file for file (the workflow bundler, the example handlers and
 // the CLI need the tree as it is); the ES module entry points are Node's recommended wrappers over
 // that one copy (dist/esm/*.mjs with their .d.mts), so `import` and `require` share every class.
+// Then esbuild bundles the libraries the CLI's short commands load into dist/vendor/ (see VENDORED).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,4 +38,67 @@ for (const { esm, cjs } of ENTRIES) {
   writeFileSync(join(dist, 'esm', `${esm}.mjs`), lines.join('\n'));
   writeFileSync(join(dist, 'esm', `${esm}.d.mts`), `export * from '${from}';\n`);
 }
+await vendor();
 console.error(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.map((e) => e.esm).join(', ')})`);
+
+/**
+ * The packages a short command (`status`, `batch list`, ...) loads, with the deep paths they
+ * require of each other: about 440 modules read, resolved and compiled one by one, bundled here
+ * into one file (issue 23: resolving and compiling them was a third of such a command). Only
+ * bin/sluice.cjs uses it, for the commands that do not run a worker (dist/vendor/index.json lists
+ * what it redirects); the library and the daemon load the packages themselves.
+ */
+async function vendor() {
+  const common = [
+    'converter/payload-search-attributes',
+    'encoding',
+    'errors',
+    'interceptors',
+    'interfaces',
+    'internal-non-workflow',
+    'internal-non-workflow/codec-helpers',
+    'internal-workflow',
+    'internal-workflow/objects-helpers',
+    'time',
+    'type-helpers',
+    'workflow-handle',
+    'workflow-options',
+  ];
+  const VENDORED = [
+    '@temporalio/client',
+    '@temporalio/common',
+    '@temporalio/envconfig',
+    '@temporalio/proto',
+    'zod',
+    ...common.map((p) => `@temporalio/common/lib/${p}`),
+  ];
+  const dir = join(dist, 'vendor');
+  mkdirSync(dir, { recursive: true });
+  // Getters: a package is initialised at its first require, as without the bundle (zod only when used).
+  const entry = [
+    '// The packages of dist/vendor/index.json, each initialised at its first use.',
+    ...VENDORED.map(
+      (name) =>
+        `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(name)}) });`,
+    ),
+    '',
+  ].join('\n');
+  await build({
+    stdin: { contents: entry, resolveDir: root, sourcefile: 'vendor-entry.js', loader: 'js' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: join(dir, 'cli.js'),
+    sourcemap: true,
+    sourcesContent: false,
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+  const shims = {};
+  for (const [i, name] of VENDORED.entries()) {
+    writeFileSync(join(dir, `${i}.js`), `module.exports = require('./cli.js')[${JSON.stringify(name)}];\n`);
+    shims[name] = `${i}.js`;
+  }
+  writeFileSync(join(dir, 'index.json'), `${JSON.stringify(shims, null, 2)}\n`);
+}

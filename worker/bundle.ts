@@ -1,10 +1,10 @@
 /** The prebuilt workflow bundle, cached per version of the workflow code, outside the package's own folder. */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { codeRoot, packageInfo } from '../common/package-root';
+import { cacheDir } from '../common/cache-dir';
+import { codeRoot } from '../common/package-root';
 
 /** Every file under `dir`, recursively, as sorted `/`-separated paths relative to `base`. */
 function filesUnder(base: string, dir: string): string[] {
@@ -32,18 +32,8 @@ export function sourceHash(root = codeRoot): string {
   return h.digest('hex').slice(0, 16);
 }
 
-/**
- * Where bundles are cached: `SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, else
- * `~/.cache/sluice`, else `<os tmpdir>/sluice-cache` (no home). Never inside the package, which
- * may be a read-only `node_modules`.
- */
-export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SLUICE_CACHE_DIR) return env.SLUICE_CACHE_DIR;
-  const { name } = packageInfo();
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, name);
-  const home = homedir();
-  return home ? join(home, '.cache', name) : join(tmpdir(), `${name}-cache`);
-}
+/** Where bundles are cached: the package's cache dir (`SLUICE_CACHE_DIR`, else `$XDG_CACHE_HOME/sluice`, ...: common/cache-dir.ts). */
+export const bundleCacheDir = cacheDir;
 
 /** The workflows' entry: the TypeScript sources in a checkout, the compiled JavaScript in the package. */
 function workflowsEntry(): string {

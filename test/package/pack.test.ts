@@ -206,6 +206,16 @@ describe('the packed package', () => {
     expect(readdirSync(cacheDir).some((f) => /^workflow-bundle-.*\.js$/.test(f))).toBe(true);
     const files = readdirSync(join(project, 'node_modules', 'sluice'), { recursive: true }).map(String);
     expect(files.filter((f) => f.includes('workflow-bundle'))).toEqual([]);
+    // The installed CLI's short commands: the vendor bundle's index ships (without it they would load
+    // node_modules one file at a time), and their compiled code is cached in the cache dir, not the package.
+    expect(files).toContain(join('dist', 'vendor', 'index.json'));
+    const list = await run(join(project, 'node_modules', '.bin', 'sluice'), ['batch', 'list'], {
+      cwd: project,
+      env: { ...consumerEnv, HOME: dir, SLUICE_CACHE_DIR: cacheDir },
+      timeout: 60_000,
+    });
+    expect(list.stdout).toContain('no batches');
+    expect(readdirSync(cacheDir).some((f) => f === 'compile' || f.startsWith('code-cache-'))).toBe(true);
   }, 180_000);
 
   it("type-checks a strict TypeScript consumer against the package's declarations alone", async () => {

@@ -1,0 +1,107 @@
+/**
+ * How the compiled `sluice` loads its code (issue 23: a short command answers in <= 400 ms of its
+ * own): V8's code cache on Node 20 (common/code-cache.ts, in the cache dir) and the bundle of the
+ * libraries the short commands load (dist/vendor/, from `npm run build`). Real processes.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { codeCacheFile } from '../../common/code-cache';
+import { bin, cleanEnv } from './run-sluice';
+
+const root = join(__dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'sluice-load-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `node ...args`, to its end. */
+function node(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, args, { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The code cache's counts, printed at exit with SLUICE_CODE_CACHE_STATS=1. */
+const stats = (stderr: string) =>
+  JSON.parse(
+    stderr
+      .split('\n')
+      .find((l) => l.startsWith('sluice-code-cache '))!
+      .slice(18),
+  ) as {
+    hits: number;
+    misses: number;
+    written: boolean;
+  };
+
+describe.skipIf('enableCompileCache' in Module)('the code cache (Node 20)', () => {
+  const cache = join(dir, 'cache');
+  const mod = join(dir, 'answer.js');
+  const program = `require(${JSON.stringify(join(root, 'dist', 'common', 'code-cache.js'))}).enableCodeCache(${JSON.stringify(cache)}); console.log(require(${JSON.stringify(mod)}).answer());`;
+  const env = cleanEnv({ SLUICE_CODE_CACHE_STATS: '1' });
+
+  it('compiles a module from its cached data the next time, and a changed module afresh', async () => {
+    writeFileSync(mod, 'exports.answer = () => 41;\n');
+    const first = await node(['-e', program], env);
+    expect(first.stdout.trim()).toBe('41');
+    expect(stats(first.stderr)).toMatchObject({ hits: 0, written: true });
+    expect(readdirSync(cache).map((f) => join(cache, f))).toEqual([codeCacheFile(cache)]);
+
+    const second = await node(['-e', program], env);
+    expect(second.stdout.trim()).toBe('41');
+    expect(stats(second.stderr)).toMatchObject({ hits: 1, misses: 0, written: false });
+
+    writeFileSync(mod, 'exports.answer = () => 42;\n');
+    const changed = await node(['-e', program], env);
+    expect(changed.stdout.trim()).toBe('42');
+    expect(stats(changed.stderr)).toMatchObject({ hits: 0, misses: 1, written: true });
+  });
+
+  it('ignores a damaged cache file and reports a syntax error as Node does', async () => {
+    writeFileSync(codeCacheFile(cache), 'not a cache');
+    writeFileSync(mod, 'exports.answer = () => 43;\n');
+    const damaged = await node(['-e', program], env);
+    expect(damaged.stdout.trim()).toBe('43');
+    expect(stats(damaged.stderr)).toMatchObject({ hits: 0, written: true });
+
+    writeFileSync(mod, 'exports.answer = () => {;\n');
+    const broken = await node(['-e', program], env);
+    expect(broken.code).not.toBe(0);
+    expect(broken.stderr).toContain('SyntaxError');
+    expect(broken.stderr).toContain(mod);
+  });
+});
+
+describe('the short commands', () => {
+  // Prints, at exit, where the Temporal client came from.
+  const probe = join(dir, 'probe.cjs');
+  writeFileSync(
+    probe,
+    "process.on('exit', () => process.stderr.write('client-from ' + Object.keys(require.cache).filter((f) => /temporalio.client|vendor.cli/.test(f)).join(' ') + '\\n'));\n",
+  );
+  const env = cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1', SLUICE_CACHE_DIR: join(dir, 'cli-cache') });
+
+  it('load the Temporal client from the bundle; the worker and OpenTelemetry tracing from node_modules', async () => {
+    const status = await node(['-r', probe, bin, 'status', 'job/none'], env);
+    expect(status.stderr).toContain('cannot reach Temporal at 127.0.0.1:1');
+    const from = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('client-from '))!;
+    expect(from(status.stderr)).toContain(join('dist', 'vendor', 'cli.js'));
+    expect(from(status.stderr)).not.toContain('node_modules');
+
+    const traced = await node(['-r', probe, bin, 'status', 'job/none'], {
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+    });
+    expect(traced.stderr).toContain('cannot reach Temporal at 127.0.0.1:1');
+    expect(from(traced.stderr)).toContain(join('node_modules', '@temporalio', 'client'));
+    expect(from(traced.stderr)).not.toContain('vendor');
+
+    const help = await node(['-r', probe, bin, 'worker', '--help'], env);
+    expect(help.code).toBe(0);
+    expect(from(help.stderr)).not.toContain('vendor');
+  }, 180_000);
+});

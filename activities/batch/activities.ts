@@ -102,9 +102,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
       // A step that fails (the service or the store did not answer) makes what the batch learnt
-      // of its jobs' pace no guide to the jobs in flight across the failure (lateness.ts).
+      // of its jobs' pace no guide to the jobs in flight across the failure (lateness.ts), and
+      // gives back the finished jobs its polls found (in-flight.ts).
       const failed = (err: unknown): never => {
-        inFlight.failed(req.run.workflowId);
+        inFlight.stepFailed(req.run.workflowId);
         throw err;
       };
       const stop = keepBeating();
@@ -122,7 +123,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         },
         req,
       )
-        .catch(failed)
+        .then((res) => {
+          inFlight.stepEnded(req.run.workflowId);
+          return res;
+        }, failed)
         .finally(stop);
     },
 

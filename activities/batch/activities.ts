@@ -102,10 +102,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
       // A step that fails (the service or the store did not answer) makes what the batch learnt
-      // of its jobs' pace no guide to the jobs in flight across the failure (lateness.ts), and
-      // gives back the finished jobs its polls found (in-flight.ts).
+      // of its jobs' pace no guide to the jobs in flight across the failure (lateness.ts).
       const failed = (err: unknown): never => {
-        inFlight.stepFailed(req.run.workflowId);
+        inFlight.failed(req.run.workflowId);
         throw err;
       };
       const stop = keepBeating();
@@ -123,10 +122,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         },
         req,
       )
-        .then((res) => {
-          inFlight.stepEnded(req.run.workflowId);
-          return res;
-        }, failed)
+        .catch(failed)
         .finally(stop);
     },
 

@@ -1,8 +1,7 @@
 /**
  * The daemon's memory of its batches' jobs in flight (by batch workflow id, so it outlives
  * continue-as-new): when each was sent, when it was last polled, when it is late (lateness.ts),
- * the records polls found and no step took yet (given back when the step that took them fails: they
- * are in no inbox), and the jobs that ended (so a late report of one
+ * the records polls found and no step took yet, and the jobs that ended (so a late report of one
  * does not make it tracked again). An accelerator only: the workflow's ledger stays the truth, and
  * a job this daemon does not know is still polled by the workflow's fallback.
  *
@@ -50,8 +49,6 @@ interface Batch {
   jobs: Map<string, Tracked>;
   lateness: Lateness;
   found: Found[];
-  /** Records taken by the step under way: given back if it fails (its result, with them, is lost). */
-  taken: Found[];
   /** Ids of jobs that ended (heard of, or found by a poll), oldest first. */
   ended: Set<string>;
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
@@ -108,26 +105,7 @@ export class InFlightJobs {
     if (!b || b.found.length === 0) return [];
     const out = b.found;
     b.found = [];
-    b.taken.push(...out);
     return out;
-  }
-
-  /** The step of batch `wf` under way ended: the records it took are in its kept result. */
-  stepEnded(wf: string): void {
-    const b = this.batches.get(wf);
-    if (b) b.taken = [];
-  }
-
-  /**
-   * The step of batch `wf` failed at `now`: the records it took from polls are given back for the
-   * next (they are in no inbox: without this they waited for the workflow's 30 s fallback poll),
-   * and the service's failure counts as one (lateness.ts).
-   */
-  stepFailed(wf: string, now = Date.now()): void {
-    const b = this.batch(wf);
-    b.found.unshift(...b.taken);
-    b.taken = [];
-    b.lateness.failed(now);
   }
 
   /** A call of batch `wf` to the service failed at `now` (unanswered): see lateness.ts. */
@@ -221,7 +199,6 @@ export class InFlightJobs {
         jobs: new Map(),
         lateness: new Lateness(),
         found: [],
-        taken: [],
         ended: new Set(),
         heardAt: 0,
         countAt: 0,

@@ -179,19 +179,4 @@ describe('InFlightJobs', () => {
     expect(f.wantsCount(wf, 10_000 + QUIET_MS)).toBe(false);
     expect(f.wantsCount(wf, 10_950 + QUIET_MS)).toBe(true);
   });
-
-  it('a step that fails gives back the finished jobs its polls found; a step that ends keeps them', () => {
-    const f = new InFlightJobs();
-    f.add(wf, 'a', 1000);
-    f.add(wf, 'b', 1000);
-    f.found(wf, { id: 'a', status: 'COMPLETED' });
-    expect(f.takeFound(wf).map((x) => x.record.id)).toEqual(['a']);
-    f.found(wf, { id: 'b', status: 'COMPLETED' });
-    // The step that took `a` fails (its result, with `a`, is lost): the next step takes both.
-    f.stepFailed(wf, 2000);
-    expect(f.takeFound(wf).map((x) => x.record.id)).toEqual(['a', 'b']);
-    f.stepEnded(wf);
-    f.stepFailed(wf, 3000);
-    expect(f.takeFound(wf)).toEqual([]);
-  });
 });

@@ -4,16 +4,6 @@
  * the records polls found and no step took yet, and the jobs that ended (so a late report of one
  * does not make it tracked again). An accelerator only: the workflow's ledger stays the truth, and
  * a job this daemon does not know is still polled by the workflow's fallback.
- *
- * The endpoint's own count (the count rule): once no webhook of a batch with jobs in flight was
- * heard for {@link QUIET_MS}, the daemon asks the endpoint's `/health` how many jobs it still holds
- * queued or running. At most that many of the batch's jobs (sent before the ask) can still be
- * running: the others finished and their webhooks are late, so that many of its oldest are polled
- * at once, whatever the late rule says (lateness.ts learns from heard times, which a platform
- * restart or a full queue lengthens: the last jobs of a batch waited 8-30 s for it, issue 19). The
- * count covers every client of the endpoint, so it can only be too high: fewer polls, never more
- * than the jobs found missing. An ask that finds none missing doubles the wait before the next,
- * up to {@link COUNT_EVERY_MAX_MS} (long jobs: one `/health` every few seconds per batch, not more).
  */
 import { type JobRecord } from '../../contracts';
 import { Lateness } from './lateness';
@@ -40,10 +30,6 @@ export interface Found {
 
 /** Ended jobs remembered per batch (the latest). */
 const ENDED_KEPT = 10_000;
-/** How long no webhook of a batch with jobs in flight is heard before the endpoint's count is asked, ms (the count rule). */
-export const QUIET_MS = 1000;
-/** Longest wait between two asks of the endpoint's count that found no job missing, ms. */
-export const COUNT_EVERY_MAX_MS = 8000;
 
 interface Batch {
   jobs: Map<string, Tracked>;
@@ -53,10 +39,6 @@ interface Batch {
   ended: Set<string>;
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
   tookMs?: number;
-  /** The count rule: when a webhook was last heard (or jobs began to be in flight), the next ask, the wait between asks. */
-  heardAt: number;
-  countAt: number;
-  countEveryMs: number;
 }
 
 export class InFlightJobs {
@@ -72,7 +54,6 @@ export class InFlightJobs {
     if (again) b.ended.delete(id);
     else if (b.ended.has(id)) return;
     const known = b.jobs.get(id);
-    if (b.jobs.size === 0) b.heardAt = Math.max(b.heardAt, now); // quiet counts from when jobs are in flight
     if (!known) b.jobs.set(id, { id, t0: now, polledAt: 0, ...(pollAt !== undefined ? { pollAt } : {}) });
     else if (pollAt !== undefined) known.pollAt = Math.min(known.pollAt ?? Infinity, pollAt);
   }
@@ -81,11 +62,6 @@ export class InFlightJobs {
   done(wf: string, id: string, heard: boolean, now = Date.now()): Tracked | undefined {
     const b = this.batch(wf);
     this.ended(b, id);
-    if (heard) {
-      b.heardAt = Math.max(b.heardAt, now);
-      b.countEveryMs = QUIET_MS;
-      b.countAt = Math.min(b.countAt, now); // the quiet alone holds the next ask back
-    }
     const t = b.jobs.get(id);
     if (!t) return undefined;
     b.jobs.delete(id);
@@ -144,43 +120,6 @@ export class InFlightJobs {
     );
   }
 
-  /**
-   * Whether to ask the endpoint's count for batch `wf` at `now` (the count rule: jobs in flight,
-   * no webhook heard for {@link QUIET_MS}, the wait since the last ask over); a yes holds the next ask back.
-   */
-  wantsCount(wf: string, now = Date.now()): boolean {
-    const b = this.batches.get(wf);
-    if (!b || b.jobs.size === 0 || now - b.heardAt < QUIET_MS || now < b.countAt) return false;
-    b.countAt = now + b.countEveryMs;
-    return true;
-  }
-
-  /**
-   * The endpoint held `open` jobs queued or running when asked at `askedAt`: the batch's jobs sent
-   * before beyond that many finished, so that many of its oldest (not polled since the ask) are
-   * due at `now`. Returns how many were made due.
-   */
-  counted(wf: string, open: number, askedAt: number, now = Date.now()): number {
-    const b = this.batches.get(wf);
-    if (!b) return 0;
-    const sent = this.of(wf).filter((t) => t.t0 <= askedAt);
-    const missing = sent.length - Math.max(0, open);
-    if (missing <= 0) {
-      b.countEveryMs = Math.min(COUNT_EVERY_MAX_MS, 2 * b.countEveryMs);
-      b.countAt = Math.max(b.countAt, askedAt + b.countEveryMs);
-      return 0;
-    }
-    b.countEveryMs = QUIET_MS;
-    let due = 0;
-    for (const t of sent) {
-      if (due >= missing) break;
-      if (t.busy || t.polledAt > askedAt) continue;
-      t.pollAt = Math.min(t.pollAt ?? Infinity, now);
-      due++;
-    }
-    return due;
-  }
-
   /** Forgets batch `wf` (it ended). */
   drop(wf: string): void {
     this.batches.delete(wf);
@@ -194,18 +133,7 @@ export class InFlightJobs {
 
   private batch(wf: string): Batch {
     let b = this.batches.get(wf);
-    if (!b) {
-      b = {
-        jobs: new Map(),
-        lateness: new Lateness(),
-        found: [],
-        ended: new Set(),
-        heardAt: 0,
-        countAt: 0,
-        countEveryMs: QUIET_MS,
-      };
-      this.batches.set(wf, b);
-    }
+    if (!b) this.batches.set(wf, (b = { jobs: new Map(), lateness: new Lateness(), found: [], ended: new Set() }));
     return b;
   }
 }

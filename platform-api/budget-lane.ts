@@ -1,7 +1,7 @@
 /**
  * One lane of the rate budget (an operation on an endpoint): the answer times of the last window,
  * the requests in flight, the waiters in priority order, and its congestion control (rate-control.ts:
- * the pause and the share of the window after 429s). See rate-budget.ts.
+ * the pause and the share of the window after confirmed 429 episodes). See rate-budget.ts.
  */
 import { performance } from 'node:perf_hooks';
 import { RateControl } from './rate-control';
@@ -26,7 +26,7 @@ export class Lane {
   private active = 0;
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** Pause after a 429 and share of `perWindow` in use: reduced once per episode, back in three windows. */
+  /** Pause after a 429 and share of `perWindow` in use: reduced at most once per episode, back in three windows. */
   private readonly control: RateControl;
 
   constructor(
@@ -55,7 +55,9 @@ export class Lane {
   }
 
   release(): void {
-    this.sent.push(performance.now());
+    const now = performance.now();
+    this.sent.push(now);
+    this.control.answered(now);
     this.active--;
     this.pump();
   }

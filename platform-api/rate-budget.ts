@@ -3,7 +3,8 @@
  * endpoint and operation, so load is shaped here instead of being answered with 429s. Each
  * (operation, endpoint) lane is a sliding window plus a concurrency gate, shared by every caller of
  * the process, served by priority (FIFO within one), and paused as a whole by a 429, whose share
- * of the window is reduced once per 429 episode and recovers within three windows (rate-control.ts).
+ * of the window is reduced at most once per 429 episode (when its 429s show a full window, not
+ * stray ones) and recovers within three windows (rate-control.ts).
  *
  * The window is kept so that the service's own sliding window can never see more than `perWindow`,
  * whatever the network and server delays: a request occupies the window from the moment it is sent
@@ -169,9 +170,9 @@ export class RateBudget {
   /**
    * Holds every waiter of `operation` on `endpointId` for `ms` (the service answered 429 with
    * this Retry-After): one pause for the whole lane instead of each caller retrying on its own.
-   * The first 429 of an episode (all those answered within one window) also reduces the lane's
-   * share of its window to 70 %; it is back to the full limit three windows after the last 429
-   * (rate-control.ts).
+   * An episode (the 429s answered within one window) whose 429s show a full window (at least 3,
+   * and an eighth of the lane's answers meanwhile) also reduces the lane's share of its window to
+   * 70 %, once; it is back to the full limit three windows after its last 429 (rate-control.ts).
    */
   pause(operation: RateLimitedOperation, endpointId: string, ms: number): void {
     if (this.enabled && ms >= 0) this.lane(operation, endpointId).rateLimited(ms);

@@ -7,19 +7,25 @@
  * - The first 429 of an **episode** pauses the lane until its `Retry-After` (a 429 answered
  *   while paused lengthens the pause to its own); a 429 later in the episode, once the pause is
  *   over, pauses only its own request (the caller waits the Retry-After), not the whole lane.
- * - The first 429 of an **episode** multiplies the share of `perWindow` by {@link RateControlOptions.decrease};
- *   every 429 answered within one window of it, or while a pause asked for within the episode
- *   lasts, belongs to the same episode and reduces nothing more. So 20 answers refused in one
- *   window cost one reduction, not twenty halvings.
+ *   Every 429 answered within one window of the first, or while a pause asked for within the
+ *   episode lasts, belongs to the same episode.
+ * - An episode multiplies the share of `perWindow` by {@link RateControlOptions.decrease} at most
+ *   once, and only once its 429s show a full window: at least {@link RateControlOptions.confirmRefused}
+ *   of them, and at least {@link RateControlOptions.confirmFraction} of the lane's answers in the
+ *   episode. A storm (another client filling the service's window) refuses most requests and is
+ *   confirmed at its third 429; stray 429s (a proxy, 2 % of answers at random) cost their own
+ *   `Retry-After` and one pause, never a cut: a lane running at its full limit that cut to 70 % of
+ *   its window sent nothing until the window drained below the cut, a stop of three tenths of a
+ *   window per stray 429 (issue 19's 429 row).
  * - Recovery is linear, from the reduced share back to the full limit over
  *   {@link RateControlOptions.recoveryWindows} windows, counted from the end of the pause or the
- *   latest 429, whichever is later (a 429 inside the episode restarts the count without
+ *   latest 429 of a confirmed episode, whichever is later (such a 429 restarts the count without
  *   reducing). Linear rather than per-answer: a lane's clean answers arrive at its reduced rate,
  *   so crediting per answer makes recovery slower the deeper the cut (the old "quarter place per
  *   answer" needed minutes); by time, one episode costs at most its pause plus three windows of
  *   a reduced (never less than `decrease`) share, whatever the lane's traffic. A lane with no
- *   traffic has no evidence against the full limit, so it recovers too; a 429 in recovery is a
- *   new episode and reduces from the share reached.
+ *   traffic has no evidence against the full limit, so it recovers too; a confirmed episode in
+ *   recovery reduces from the share reached.
  */
 
 /** Options of {@link RateControl}. */
@@ -42,6 +48,17 @@ export interface RateControlOptions {
    * @default 0.05
    */
   minShare?: number;
+  /**
+   * 429s an episode needs before it reduces the share (with {@link confirmFraction}).
+   * @default 3
+   */
+  confirmRefused?: number;
+  /**
+   * Least fraction of the lane's answers in the episode (429s included) that are 429s before it
+   * reduces the share: stray 429s among clean answers are not a full window.
+   * @default 0.125
+   */
+  confirmFraction?: number;
 }
 
 /** The state of one lane's congestion control; see the module rule. */
@@ -50,6 +67,8 @@ export class RateControl {
   private readonly decrease: number;
   private readonly recoveryMs: number;
   private readonly minShare: number;
+  private readonly confirmRefused: number;
+  private readonly confirmFraction: number;
   /** Share right after the last reduction (1 before any). */
   private low = 1;
   /** Until when 429s belong to the current episode. */
@@ -58,23 +77,32 @@ export class RateControl {
   private recoverFrom = -Infinity;
   private paused = -Infinity;
   private episodeCount = 0;
+  private cutCount = 0;
+  /** The current episode's 429s, its answers (429s included), and whether it reduced the share. */
+  private refused = 0;
+  private answers = 0;
+  private confirmed = false;
 
   constructor(opts: RateControlOptions) {
     this.windowMs = opts.windowMs;
     this.decrease = opts.decrease ?? 0.7;
     this.recoveryMs = (opts.recoveryWindows ?? 3) * opts.windowMs;
     this.minShare = opts.minShare ?? 0.05;
+    this.confirmRefused = opts.confirmRefused ?? 3;
+    this.confirmFraction = opts.confirmFraction ?? 0.125;
     if (!(this.decrease > 0 && this.decrease < 1)) throw new RangeError('rate control decrease must be in (0, 1)');
   }
 
-  /** The service answered 429 at `now`, asking to wait `retryAfterMs`: pause, and reduce once per episode. */
+  /** The service answered 429 at `now`, asking to wait `retryAfterMs`: pause, and reduce once per confirmed episode. */
   rateLimited(now: number, retryAfterMs: number): void {
     const until = now + Math.max(0, retryAfterMs);
     if (now >= this.episodeEnd) {
       this.paused = Math.max(this.paused, until);
-      this.low = Math.max(this.minShare, this.share(now) * this.decrease);
       this.episodeEnd = Math.max(now + this.windowMs, this.paused);
       this.episodeCount++;
+      this.refused = 0;
+      this.answers = 0;
+      this.confirmed = false;
     } else if (now < this.paused) {
       // Answered while the lane is paused (sent before the pause): it says nothing new; its
       // Retry-After, if later, lengthens the pause and the episode.
@@ -82,9 +110,22 @@ export class RateControl {
       this.episodeEnd = Math.max(this.episodeEnd, this.paused);
     }
     // A 429 after the episode's pause, inside the episode, pauses only its own request (its caller
-    // waits the Retry-After): the lane already runs at its reduced share, and isolated 429s
-    // (a proxy, a brief spike) must not stop it again and again.
-    this.recoverFrom = Math.max(this.recoverFrom, now, this.paused);
+    // waits the Retry-After): isolated 429s (a proxy, a brief spike) must not stop the lane again and again.
+    this.refused++;
+    if (!this.confirmed && this.refused >= this.confirmRefused) {
+      // This 429's own answer is counted when its request ends (after this call).
+      if (this.refused >= this.confirmFraction * (this.answers + 1)) {
+        this.confirmed = true;
+        this.low = Math.max(this.minShare, this.share(now) * this.decrease);
+        this.cutCount++;
+      }
+    }
+    if (this.confirmed) this.recoverFrom = Math.max(this.recoverFrom, now, this.paused);
+  }
+
+  /** A request of the lane ended at `now` (a 429 too, after {@link rateLimited}): the episode's 429s are weighed against these. */
+  answered(now: number): void {
+    if (now < this.episodeEnd) this.answers++;
   }
 
   /** The fraction of `perWindow` the lane may use at `now`, in [minShare, 1]. */
@@ -108,8 +149,13 @@ export class RateControl {
     return this.paused;
   }
 
-  /** Episodes so far: each one reduced the share once. */
+  /** Episodes so far: each one paused the lane once. */
   get episodes(): number {
     return this.episodeCount;
+  }
+
+  /** Reductions of the share so far: at most one per episode, only for confirmed ones. */
+  get cuts(): number {
+    return this.cutCount;
   }
 }

@@ -28,6 +28,15 @@ export interface DaemonWorkerDeps {
   inbox: StoreInbox;
 }
 
+/**
+ * How long a run's next workflow task waits for the daemon that ran its last one (its cached run)
+ * before any daemon takes it (replaying the run's history). The SDK's 10 s was the longest stop of
+ * a batch whose daemon was SIGKILLed and restarted at once (issue 19's kills, bench/faults): its
+ * retried step ran on the new daemon and then the run waited 10 s on the dead one's queue. A live
+ * daemon slower than this only costs a replay.
+ */
+const STICKY_TIMEOUT = '3 seconds';
+
 /** Creates the worker (not running yet) and the tracing to shut down after it, when configured. */
 export async function createDaemonWorker(
   p: DaemonParts,
@@ -48,6 +57,7 @@ export async function createDaemonWorker(
     activities: daemonActivities(p, d, roots),
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
+    stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
   });
   return { worker, tracing: traces.tracing };
 }

@@ -20,6 +20,7 @@ import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
+import { keepBeating } from './collect';
 import { type StepRequest, type StepResult } from './types';
 import { fatal, toFailure } from '../errors';
 import { countedQueue, type QueueMethods } from '../service-calls';
@@ -106,6 +107,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         inFlight.failed(req.run.workflowId);
         throw err;
       };
+      const stop = keepBeating();
       return runStep(
         {
           queue,
@@ -119,7 +121,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
           detached,
         },
         req,
-      ).catch(failed);
+      )
+        .catch(failed)
+        .finally(stop);
     },
 
     /**

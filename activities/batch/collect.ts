@@ -13,14 +13,32 @@ import { type Submitter } from './submitter';
 import { type StepSends } from './detached';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
+/** The last detail each running step heartbeat (the keep-alive repeats it). */
+const lastBeat = new WeakMap<Context, unknown>();
+
 /** Heartbeats the step's activity with `detail` (a no-op outside an activity). */
 export const beat = (detail: unknown): void => {
-  try {
-    Context.current().heartbeat(detail);
-  } catch {
-    // outside an activity (unit use)
-  }
+  const ctx = safeContext();
+  if (!ctx) return; // outside an activity (unit use)
+  lastBeat.set(ctx, detail);
+  ctx.heartbeat(detail);
 };
+
+/** How often a step heartbeats whatever it is doing, ms. */
+export const KEEP_ALIVE_MS = 1000;
+
+/**
+ * Heartbeats the running step every {@link KEEP_ALIVE_MS} with its last detail until the returned
+ * stop is called: a step's heartbeat timeout (workflows/batch/workflow.ts, 5 s) then says that its
+ * daemon died (or its event loop stood still for seconds), never that one of its phases was long.
+ * The SDK sends at most one heartbeat per 0.8 of the timeout; the rest is the server's slack.
+ */
+export function keepBeating(): () => void {
+  const ctx = safeContext();
+  if (!ctx) return () => undefined;
+  const timer = setInterval(() => ctx.heartbeat(lastBeat.get(ctx)), KEEP_ALIVE_MS);
+  return () => clearInterval(timer);
+}
 
 /** Most finished jobs one step collects while refilling (bounds its result in history). */
 const MAX_REFILL_COLLECT = 1000;

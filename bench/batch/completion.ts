@@ -8,13 +8,22 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BatchClient } from '../../client/batch';
 import { orchestratorStack, type StackOptions } from '../../test/helpers/orchestrator';
 import { addEndpoint, exampleCommand } from '../../test/helpers/platform';
+import { benchArgs } from '../main';
 
-const { values } = parseArgs({
-  options: { jobs: { type: 'string' }, concurrency: { type: 'string' }, workers: { type: 'string' } },
+const USAGE = `
+usage: npx tsx bench/batch/completion.ts [options]
+  --jobs N          echo jobs per batch (300)
+  --concurrency C   per batch (64)
+  --workers W       echo workers (8)
+  --help            this text`;
+
+const values = benchArgs(USAGE, {
+  jobs: { type: 'string' },
+  concurrency: { type: 'string' },
+  workers: { type: 'string' },
 });
 const JOBS = Number(values.jobs ?? 300);
 const CONCURRENCY = Number(values.concurrency ?? 64);

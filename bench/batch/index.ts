@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import runpodSdk from 'runpod-sdk';
 import { BatchClient } from '../../client/batch';
 import { batchChildId } from '../../contracts/names';
@@ -34,21 +33,33 @@ import {
   temporalEnv,
   warmEndpoint,
 } from './stack';
-import { runBench } from '../main';
+import { benchArgs, runBench } from '../main';
 
-const { values } = parseArgs({
-  options: {
-    jobs: { type: 'string' },
-    'per-job': { type: 'string' },
-    concurrency: { type: 'string' },
-    workers: { type: 'string' },
-    large: { type: 'string' },
-    limited: { type: 'string' },
-    two: { type: 'boolean' },
-    curve: { type: 'boolean' },
-    'heap-snapshots': { type: 'boolean' },
-    json: { type: 'boolean' },
-  },
+const USAGE = `
+usage: npx tsx bench/batch/index.ts [options]
+  --jobs N            jobs of the unlimited runs (10000; 0 skips them)
+  --per-job N         jobs of the per-job-workflows run (1000; 0 skips it)
+  --concurrency C     per batch (64)
+  --workers W         echo workers (8)
+  --large N           adds a bulk run of N inputs (time, RSS)
+  --limited N         adds runs of N jobs under the spec's rate limits
+  --two               adds the two-batch and two-daemon limited runs
+  --curve             the large run's memory curve, to stderr
+  --heap-snapshots    the daemon writes a heap snapshot on SIGUSR2
+  --json              one JSON document on stdout
+  --help              this text`;
+
+const values = benchArgs(USAGE, {
+  jobs: { type: 'string' },
+  'per-job': { type: 'string' },
+  concurrency: { type: 'string' },
+  workers: { type: 'string' },
+  large: { type: 'string' },
+  limited: { type: 'string' },
+  two: { type: 'boolean' },
+  curve: { type: 'boolean' },
+  'heap-snapshots': { type: 'boolean' },
+  json: { type: 'boolean' },
 });
 const JOBS = Number(values.jobs ?? 10_000);
 const PER_JOB = Number(values['per-job'] ?? 1000);

@@ -16,23 +16,30 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import runpodSdk from 'runpod-sdk';
 import { startPlatform, type Platform } from '../../platform';
 import { temporalEnv } from '../../test/helpers/orchestrator';
 import { RATE_WINDOW_MS } from '../../contracts/limits';
-import { runBench } from '../main';
+import { benchArgs, runBench } from '../main';
 
-const { values } = parseArgs({
-  options: {
-    inputs: { type: 'string', default: '900' },
-    concurrency: { type: 'string', default: '32' },
-    workers: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-    json: { type: 'boolean' },
-    detail: { type: 'boolean' },
-  },
+const USAGE = `
+usage: npx tsx bench/batch/small.ts [options]
+  --inputs N        inputs per batch (900)
+  --concurrency C   of the batch and the loop (32)
+  --workers W       warm echo workers (3)
+  --rounds K        batches and loops, alternating (3)
+  --json            one JSON document on stdout
+  --detail          each round's marks and workflow events, to stderr
+  --help            this text`;
+
+const values = benchArgs(USAGE, {
+  inputs: { type: 'string', default: '900' },
+  concurrency: { type: 'string', default: '32' },
+  workers: { type: 'string', default: '3' },
+  rounds: { type: 'string', default: '3' },
+  json: { type: 'boolean' },
+  detail: { type: 'boolean' },
 });
 const INPUTS = Number(values.inputs);
 const CONCURRENCY = Number(values.concurrency);

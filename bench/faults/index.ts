@@ -13,7 +13,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { BatchClient } from '../../client/batch';
 import { temporalEnv } from '../../test/helpers/orchestrator';
 import { call, eventually } from '../../test/helpers/platform';
@@ -24,23 +23,38 @@ import { rowLine, within, type RowRun } from './report';
 import { sendsOf, type Sends } from './sends';
 import { Marks, timeline, type Mark } from './timeline';
 import { daemonProcess, platformJobCounts, platformProcess, type DaemonHandle, type PlatformProcess } from './stack';
-import { printRows, runBench } from '../main';
+import { benchArgs, printRows, runBench } from '../main';
 
-const { values } = parseArgs({
-  options: {
-    inputs: { type: 'string' },
-    rows: { type: 'string' },
-    kills: { type: 'boolean' },
-    workers: { type: 'string' },
-    timeout: { type: 'string' },
-    json: { type: 'boolean' },
-    timeline: { type: 'boolean' },
-  },
+const USAGE = `
+usage: npx tsx bench/faults/index.ts [options]
+  --inputs N      echo inputs per batch (300)
+  --rows A,B,...  rows to run after fault-free: ${ROWS.map((r) => r.key).join(',')}
+                  (default: every row without kills)
+  --kills         adds the rows with the daemon and the platform SIGKILLed (kills, all-kills)
+  --workers W     echo workers kept up (8)
+  --timeout S     per row, seconds (300): a row past it is stopped and shown as "> S s"
+  --json          one JSON document on stdout (with each row's 429s and send timeline)
+  --timeline      each row's kills, done counts, the platform's /health and the workflow's stalls, to stderr
+  --help          this text`;
+
+const values = benchArgs(USAGE, {
+  inputs: { type: 'string' },
+  rows: { type: 'string' },
+  kills: { type: 'boolean' },
+  workers: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  timeline: { type: 'boolean' },
 });
 const N = Number(values.inputs ?? 300);
 const WORKERS = Number(values.workers ?? 8);
 const TIMEOUT_MS = Number(values.timeout ?? 300) * 1000;
 const wanted = values.rows?.split(',');
+const unknownRows = wanted?.filter((k) => !ROWS.some((r) => r.key === k)) ?? [];
+if (unknownRows.length > 0) {
+  console.error(`unknown row(s): ${unknownRows.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
 const rows = ROWS.filter((r) => (wanted ? wanted.includes(r.key) : !r.kills || values.kills === true));
 
 type Env = Awaited<ReturnType<typeof temporalEnv>>;

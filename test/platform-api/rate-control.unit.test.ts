@@ -3,17 +3,45 @@ import { RateControl } from '../../platform-api/rate-control';
 
 const W = 10_000;
 
-/** One event at time `at` (ms): a 429 with its Retry-After, or a look at the share and pause. */
-type Step = { at: number; retryAfter?: number; share?: number; pausedUntil?: number; episodes?: number };
+/**
+ * One event at time `at` (ms): a 429 with its Retry-After, `answers` other answers, or a look at
+ * the share, the pause and the counts.
+ */
+type Step = {
+  at: number;
+  retryAfter?: number;
+  answers?: number;
+  share?: number;
+  pausedUntil?: number;
+  episodes?: number;
+  cuts?: number;
+};
 
-/** Replays `steps` on a fresh control and checks every expectation they carry. */
-function replay(steps: Step[], opts: { decrease?: number; recoveryWindows?: number; minShare?: number } = {}): void {
+type Options = {
+  decrease?: number;
+  recoveryWindows?: number;
+  minShare?: number;
+  confirmRefused?: number;
+  confirmFraction?: number;
+};
+
+/**
+ * Replays `steps` on a fresh control and checks every expectation they carry. Unless `opts` says
+ * otherwise, one 429 confirms its episode (the rules of the pause, the episode and the recovery);
+ * the confirmation has its own tests below.
+ */
+function replay(steps: Step[], opts: Options = { confirmRefused: 1 }): void {
   const c = new RateControl({ windowMs: W, ...opts });
   for (const s of steps) {
-    if (s.retryAfter !== undefined) c.rateLimited(s.at, s.retryAfter);
+    for (let k = 0; k < (s.answers ?? 0); k++) c.answered(s.at);
+    if (s.retryAfter !== undefined) {
+      c.rateLimited(s.at, s.retryAfter);
+      c.answered(s.at);
+    }
     if (s.share !== undefined) expect(c.share(s.at), `share at ${s.at}`).toBeCloseTo(s.share, 6);
     if (s.pausedUntil !== undefined) expect(c.pausedUntil(), `pause at ${s.at}`).toBe(s.pausedUntil);
     if (s.episodes !== undefined) expect(c.episodes, `episodes at ${s.at}`).toBe(s.episodes);
+    if (s.cuts !== undefined) expect(c.cuts, `cuts at ${s.at}`).toBe(s.cuts);
   }
 }
 
@@ -95,11 +123,11 @@ describe('RateControl: a 429 is a signal about the window', () => {
 
   it('never reduces below the minimum share', () => {
     const steps: Step[] = Array.from({ length: 5 }, (_, i) => ({ at: i * W, retryAfter: 0 }));
-    replay([...steps, { at: 4 * W, share: 0.05 }], { decrease: 0.1 });
+    replay([...steps, { at: 4 * W, share: 0.05 }], { decrease: 0.1, confirmRefused: 1 });
   });
 
   it('tells when a recovering share reaches a target', () => {
-    const c = new RateControl({ windowMs: W });
+    const c = new RateControl({ windowMs: W, confirmRefused: 1 });
     expect(c.whenShare(1, 0)).toBe(0);
     c.rateLimited(0, 1000);
     expect(c.whenShare(0.7, 500)).toBe(500);
@@ -114,8 +142,75 @@ describe('RateControl: a 429 is a signal about the window', () => {
         { at: W / 2, share: 0.75 },
         { at: W, share: 1 },
       ],
-      { decrease: 0.5, recoveryWindows: 1 },
+      { decrease: 0.5, recoveryWindows: 1, confirmRefused: 1 },
     );
     expect(() => new RateControl({ windowMs: W, decrease: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('RateControl: only a full window reduces the share, not stray 429s', () => {
+  it('stray 429s among clean answers pause the lane once per episode and never cut its share', () => {
+    // 25 429s over 28 s of a lane answering 100 requests a second (issue 19's 429 row): three episodes.
+    const steps: Step[] = [];
+    for (let k = 0; k < 25; k++) steps.push({ at: 300 + k * 1100, answers: 110, retryAfter: 1000 });
+    replay([...steps, { at: 28_000, share: 1, cuts: 0, episodes: 3 }], {});
+  });
+
+  it('the first 429 of an episode pauses the lane for its Retry-After even when it cuts nothing', () => {
+    replay([{ at: 100, answers: 500, retryAfter: 1000, pausedUntil: 1100, share: 1, episodes: 1, cuts: 0 }], {});
+  });
+
+  it('a storm (most answers refused) is confirmed at its third 429: one cut, recovered in three windows', () => {
+    replay(
+      [
+        { at: 0, answers: 400, retryAfter: 1000, share: 1, cuts: 0 },
+        { at: 1200, answers: 1, retryAfter: 1000, share: 1, cuts: 0 },
+        { at: 1300, retryAfter: 1000, share: 0.7, cuts: 1 },
+        { at: 1400, retryAfter: 1000, cuts: 1 },
+        { at: 2000, answers: 2, retryAfter: 1000, cuts: 1, episodes: 1 },
+        // Recovery counts from the latest 429 of the confirmed episode.
+        { at: 2000 + 3 * W, share: 1 },
+      ],
+      {},
+    );
+  });
+
+  it('the count and the fraction that confirm an episode are options', () => {
+    replay(
+      [
+        { at: 0, retryAfter: 0, cuts: 0 },
+        { at: 10, answers: 2, retryAfter: 0, share: 0.7, cuts: 1 },
+      ],
+      { confirmRefused: 2, confirmFraction: 0.5 },
+    );
+    replay(
+      [
+        { at: 0, retryAfter: 0, cuts: 0 },
+        { at: 10, answers: 3, retryAfter: 0, share: 1, cuts: 0 },
+      ],
+      { confirmRefused: 2, confirmFraction: 0.5 },
+    );
+  });
+
+  it('a stray 429 while the share recovers from a storm does not restart its recovery', () => {
+    replay(
+      [
+        { at: 0, retryAfter: 0 },
+        { at: 1, retryAfter: 0 },
+        { at: 2, retryAfter: 0, share: 0.7, cuts: 1 },
+        // A new episode 1.5 windows later, one 429 among many answers: no cut, the recovery goes on.
+        {
+          at: 1.5 * W,
+          answers: 300,
+          retryAfter: 1000,
+          share: 0.7 + 0.3 * ((1.5 * W - 2) / (3 * W)),
+          cuts: 1,
+          episodes: 2,
+        },
+        { at: 1.5 * W + 1000, answers: 100, share: 0.7 + 0.3 * ((1.5 * W + 998) / (3 * W)) },
+        { at: 2 + 3 * W, share: 1 },
+      ],
+      {},
+    );
   });
 });

@@ -6,6 +6,19 @@ import { type InputFormat, type JobSubmission, type Policy } from '../../contrac
 
 const BODY_KEYS = new Set(['input', 'policy', 's3Config', 'webhook']);
 
+/** An input line as a JSON object, or why it is none (the BAD_INPUT reason; pipelines read lines by it too). */
+export function parseObjectLine(text: string): { value: Record<string, unknown> } | { bad: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { bad: `not valid JSON: ${(err as Error).message.slice(0, 200)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { bad: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
+  return { value: value as Record<string, unknown> };
+}
+
 /**
  * A line as a job submission. `auto`: an object whose `input` is an object and whose other keys
  * are all submission fields (`policy`, `s3Config`, `webhook`) is a body; any other object is the
@@ -16,15 +29,9 @@ export function parseLine(
   format: InputFormat,
   policy: Policy | undefined,
 ): { body: JobSubmission } | { bad: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { bad: `not valid JSON: ${(err as Error).message.slice(0, 200)}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { bad: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
-  const obj = value as Record<string, unknown>;
+  const parsed = parseObjectLine(text);
+  if ('bad' in parsed) return parsed;
+  const obj = parsed.value;
   const inputIsObject = typeof obj.input === 'object' && obj.input !== null && !Array.isArray(obj.input);
   const looksLikeBody = inputIsObject && Object.keys(obj).every((k) => BODY_KEYS.has(k));
   if (format === 'body' || (format === 'auto' && looksLikeBody)) {

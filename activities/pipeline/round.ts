@@ -9,6 +9,7 @@ import { type BatchResultLine, type PipelineResultLine, type StageOutcome } from
 import { appendFeedSegment, feedLineReader } from '../../results/batch/feed';
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
+import { parseObjectLine } from '../batch/input';
 import { advance, settle, stageEnding, type Ending } from './advance';
 import { type PipelineSpec, type RoundPlan } from './plan';
 import {
@@ -139,10 +140,10 @@ async function readInputs(
       await w.go(ctx, ctx.at);
       continue;
     }
-    const line = parseInput(l.text);
+    const line = parseObjectLine(l.text);
     const ctx: InputContext = { index: l.i, line: null, at: 0, s: {} };
     if ('bad' in line) w.end(ctx, { status: 'BAD_INPUT', error: `line ${l.i + 1}: ${line.bad}` });
-    else await w.go({ ...ctx, line: line.value }, 0);
+    else await w.go({ ...ctx, line: line.value as InputContext['line'] }, 0);
   }
   return { cursor: page.cursor, eof: page.eof, lines: page.lines.length };
 }
@@ -194,19 +195,6 @@ async function outcomesOf(
 function laterStagesCleared(def: PipelineSpec['definition'], ctx: InputContext, k: number): InputContext {
   for (const s of def.stages.slice(k + 1)) delete ctx.s[s.name];
   return ctx;
-}
-
-/** An input line: a JSON object, or why it is none. */
-function parseInput(text: string): { value: InputContext['line'] } | { bad: string } {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (err) {
-    return { bad: `not valid JSON: ${(err as Error).message.slice(0, 200)}` };
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
-    return { bad: `not a JSON object (${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v})` };
-  return { value: v as InputContext['line'] };
 }
 
 /** Each stage's outcome without its output (results.jsonl; stages/<name>.jsonl has the outputs). */

@@ -49,6 +49,9 @@ export default defineConfig({
           testTimeout: 180_000,
           // The spawned `sluice` runs dist/: rebuilt first when a source is newer.
           globalSetup: ['test/helpers/fresh-build.ts'],
+          // So the example handlers' pods run dist/'s compiled handlers, not the sources through tsx
+          // (platform/control-plane/seed.ts): a third of the CPU per pod start.
+          env: { SLUICE_EXAMPLES_FROM_DIST: '1' },
         },
       },
     ],

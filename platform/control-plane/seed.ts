@@ -16,10 +16,15 @@ const projectRoot = join(__dirname, '..', '..');
 
 /**
  * The command of an example worker: the compiled handler run by Node (the installed package), or
- * in a checkout the TypeScript handler run through tsx's loader.
+ * in a checkout the TypeScript handler run through tsx's loader. SLUICE_EXAMPLES_FROM_DIST=1 makes a
+ * checkout run the compiled handler of its `dist/` instead (the tests' stack tier sets it: it
+ * rebuilds `dist/` first, and a pod then starts with a third of the CPU: bench/README.md, "Tests").
  */
 export function exampleCommand(name: string): string[] {
   const source = join(projectRoot, 'examples', 'handlers', `${name}.ts`);
+  const built = join(projectRoot, 'dist', 'examples', 'handlers', `${name}.js`);
+  if (existsSync(source) && process.env.SLUICE_EXAMPLES_FROM_DIST === '1' && existsSync(built))
+    return [process.execPath, built];
   if (!existsSync(source)) return [process.execPath, join(projectRoot, 'examples', 'handlers', `${name}.js`)];
   const tsx = dirname(require.resolve('tsx/package.json'));
   return [process.execPath, '--import', pathToFileURL(join(tsx, 'dist', 'loader.mjs')).href, source];

@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sharedTemporal } from '../helpers/orchestrator';
 import { BatchClient } from '../../client/batch';
 import { inputFile, resultsOf } from '../batch/helpers';
 import { echoEndpoint, faultyStack, platformJobsByInput, type Stack } from './helpers';
@@ -32,10 +33,12 @@ function expectExactlyOnce(s: Stack, endpointId: string, outDir: string): void {
 }
 
 describe('a batch under each fault: exactly once', () => {
+  // One Temporal server for the file: each row's stack (platform, daemon) is its own, all its workflows ended.
+  const temporal = sharedTemporal();
   it.each(ROWS)(
     '$name',
     async (row) => {
-      const s = await faultyStack(row);
+      const s = await faultyStack(row, temporal.env);
       const { file, dir } = inputFile(Array.from({ length: N }, (_, i) => ({ i })));
       try {
         const endpointId = await echoEndpoint(s);

@@ -1,4 +1,5 @@
 /** Helpers of the fault tests: a real stack whose platform runs a fault mode, an example endpoint, a batch of sleepers, and the platform's own count of jobs per input. */
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { request } from 'undici';
 import { expect } from 'vitest';
@@ -27,10 +28,11 @@ export interface PlatformLog {
 }
 
 /**
- * Temporal + a platform in fault mode + an in-process daemon; `dispose()` stops them all. `log`
- * counts what the platform logged, so a test can tell the faults did happen.
+ * Temporal + a platform in fault mode + an in-process daemon; `dispose()` stops them all but a `temporal` given
+ * (a file's `sharedTemporal`: test/helpers/orchestrator.ts). `log` counts what the platform logged, so a test can
+ * tell the faults did happen.
  */
-export async function faultyStack(c: FaultCase): Promise<FaultyStack> {
+export async function faultyStack(c: FaultCase, temporal?: TestWorkflowEnvironment): Promise<FaultyStack> {
   const log: PlatformLog = { faults: {}, messages: {}, faultUrls: [] };
   const count = (r: Record<string, number>, k: string): void => void (r[k] = (r[k] ?? 0) + 1);
   const logger = pino(
@@ -46,6 +48,7 @@ export async function faultyStack(c: FaultCase): Promise<FaultyStack> {
   );
   const s = await orchestratorStack({
     platform: { logger, ...(c.faults ? { faults: c.faults } : {}) },
+    ...(temporal ? { temporal } : {}),
     ...(c.unreachable ? { daemon: async () => ({ SLUICE_PUBLIC_URL: `http://127.0.0.1:${await freePort()}` }) } : {}),
   });
   return Object.assign(s, { log });

@@ -5,6 +5,7 @@
  * holds exactly one remote job per job, no idempotency key used twice. No timing is asserted.
  */
 import { describe, expect, it } from 'vitest';
+import { sharedTemporal } from '../helpers/orchestrator';
 import { echoEndpoint, faultyStack, platformJobsByInput } from './helpers';
 import { expectFaultsHappened, ROWS } from './rows';
 
@@ -12,10 +13,12 @@ import { expectFaultsHappened, ROWS } from './rows';
 const JOBS = 48;
 
 describe('the job workflow under each fault: exactly one outcome, no duplicate remote job', () => {
+  // One Temporal server for the file: each row's stack (platform, daemon) is its own, all its workflows ended.
+  const temporal = sharedTemporal();
   it.each(ROWS)(
     '$name',
     async (row) => {
-      const s = await faultyStack(row);
+      const s = await faultyStack(row, temporal.env);
       try {
         const endpointId = await echoEndpoint(s, 2);
         const ids = await Promise.all(

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll } from 'vitest';
 import pino from 'pino';
 import { temporalBinary } from '../../common/tools';
 import { JobClient } from '../../client/job';
@@ -31,6 +32,21 @@ export function temporalEnv(dbFilename?: string): Promise<TestWorkflowEnvironmen
       ],
     },
   });
+}
+
+/**
+ * One {@link temporalEnv} for a whole test file (started in `beforeAll`, stopped in `afterAll`), for files whose
+ * tests each start a stack of their own on it (`orchestratorStack({ temporal: shared.env })`).
+ */
+export function sharedTemporal(): { readonly env: TestWorkflowEnvironment } {
+  const ctx = {} as { env: TestWorkflowEnvironment };
+  beforeAll(async () => {
+    ctx.env = await temporalEnv();
+  });
+  afterAll(async () => {
+    await ctx.env?.teardown();
+  });
+  return ctx;
 }
 
 /** Daemon environment for a platform and a Temporal server. */
@@ -71,6 +87,11 @@ export interface StackOptions {
    * @default in memory
    */
   temporalDbFile?: string;
+  /**
+   * A Temporal server to use instead of starting one (a file whose tests each need a stack of their own, e.g. a
+   * platform option per test, shares one server: {@link sharedTemporal}). Left running by `dispose()`.
+   */
+  temporal?: TestWorkflowEnvironment;
 }
 
 /** Temporal + platform + daemon + client, all real, for one test file. */
@@ -80,12 +101,13 @@ export async function orchestratorStack(options: StackOptions = {}) {
   if (s3) options = { ...options, results: { url: s3.url('results'), env: s3.env } };
   const restoreEnv = setEnv(options.results?.env ?? {});
   // Temporal and the platform at once (neither needs the other); one that fails stops the other.
+  const own = !options.temporal;
   const [temporal, started] = await Promise.allSettled([
-    temporalEnv(options.temporalDbFile),
+    options.temporal ?? temporalEnv(options.temporalDbFile),
     testPlatform(options.platform),
   ]);
   if (temporal.status === 'rejected' || started.status === 'rejected') {
-    if (temporal.status === 'fulfilled') await temporal.value.teardown();
+    if (temporal.status === 'fulfilled' && own) await temporal.value.teardown();
     if (started.status === 'fulfilled') await started.value.dispose();
     restoreEnv();
     await s3?.stop();
@@ -140,8 +162,8 @@ export async function orchestratorStack(options: StackOptions = {}) {
     async dispose() {
       await daemon.close().catch(() => undefined);
       await platform.dispose();
-      await env.teardown();
       await sluice.close();
+      if (own) await env.teardown();
       rmSync(resultsDir, { recursive: true, force: true });
       await s3?.stop();
       restoreEnv();

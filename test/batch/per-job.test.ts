@@ -32,17 +32,22 @@ function maxConcurrentPerKey(traceFile: string): Map<string, number> {
   return max;
 }
 
+/** The mixed-outcome batch's inputs. */
+const N = 100;
+
 describe('batch workflow (per-job-workflows mode)', () => {
   const ctx = batchStack();
   const childStatus = async (id: string, i: number) =>
     (await ctx.s.env.client.workflow.getHandle(batchChildId(id, i)).describe()).status.name;
 
-  it('200 mixed inputs: one result line per index, the summary adds up, each input its own child workflow', async () => {
+  // 100 inputs hold every outcome (two bad lines, five failures, three flaky) and stay in one run (childrenPerRun 1000).
+  it('100 mixed inputs: one result line per index, the summary adds up, each input its own child workflow', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-mixed');
     const { dir } = inputFile([]);
     const lines: (object | string)[] = [];
     const expected = new Map<number, string>();
-    for (let i = 0; i < 200; i++) {
+    let flaky = 0;
+    for (let i = 0; i < N; i++) {
       if (i % 50 === 7) {
         lines.push(i % 100 === 7 ? '{not json' : '"a string"');
         expected.set(i, 'BAD_INPUT');
@@ -51,6 +56,7 @@ describe('batch workflow (per-job-workflows mode)', () => {
         expected.set(i, 'FAILED');
       } else if (i % 40 === 5) {
         lines.push({ input: { kind: 'flaky', failTimes: 1, counterFile: join(dir, `flaky-${i}`) } });
+        flaky++;
         expected.set(i, 'COMPLETED');
       } else {
         lines.push({ kind: 'echo', n: i, blob: 'x'.repeat(i === 1 ? 100_000 : 10) });
@@ -84,20 +90,20 @@ describe('batch workflow (per-job-workflows mode)', () => {
     const count = (st: string) => [...expected.values()].filter((x) => x === st).length;
     expect(summary).toMatchObject({
       phase: 'done',
-      counts: { total: 200, done: 200, submitted: 200 - count('BAD_INPUT'), inFlight: 0 },
+      counts: { total: N, done: N, submitted: N - count('BAD_INPUT'), inFlight: 0 },
     });
     expect(summary.counts.byStatus).toEqual({
       COMPLETED: count('COMPLETED'),
       FAILED: count('FAILED'),
       BAD_INPUT: count('BAD_INPUT'),
     });
-    expect(summary.counts.retries).toBe(count('FAILED') + 5); // each fail retried once, each flaky once
+    expect(summary.counts.retries).toBe(count('FAILED') + flaky); // each fail retried once, each flaky once
     expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({
       phase: 'done',
-      counts: { done: 200, byStatus: summary.counts.byStatus },
+      counts: { done: N, byStatus: summary.counts.byStatus },
     });
     expect(readJsonl(join(outDir, 'dead-letter.jsonl'))).toHaveLength(count('FAILED'));
-    expect(platformJobs(ctx.s, ep)).toHaveLength(200 - count('BAD_INPUT'));
+    expect(platformJobs(ctx.s, ep)).toHaveLength(N - count('BAD_INPUT'));
 
     // The children exist in Temporal by their deterministic ids; a bad line has none.
     expect(await childStatus(id, 2)).toBe('COMPLETED');
@@ -109,13 +115,14 @@ describe('batch workflow (per-job-workflows mode)', () => {
       if (k === 'data' && typeof v === 'string') payloads.push(Buffer.from(v, 'base64').toString());
       return v;
     });
-    expect(payloads.length).toBeGreaterThan(200);
+    expect(payloads.length).toBeGreaterThan(N);
     expect(payloads.filter((p) => p.includes('xxxxxxxxxx') || p.includes('"kind"')).length).toBe(0);
   }, 180_000);
 
   it('continues as new several times (the window drained each time) with pause and resume around it', async () => {
     const ep = mixedEndpoint(ctx.s, 'perjob-can', 2);
-    const lines = Array.from({ length: 60 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
+    // 40 inputs, 8 children a run: 5 runs.
+    const lines = Array.from({ length: 40 }, (_, i) => ({ kind: 'sleep', ms: 30, i }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
     const id = await ctx.batch.start({
@@ -139,12 +146,12 @@ describe('batch workflow (per-job-workflows mode)', () => {
     await ctx.batch.resume(id);
     const summary = await ctx.batch.result(id);
     expect(summary.runs).toBeGreaterThan(3);
-    expect(summary.counts.byStatus).toEqual({ COMPLETED: 60 });
+    expect(summary.counts.byStatus).toEqual({ COMPLETED: 40 });
     resultsOf(
       outDir,
       lines.map((_, i) => i),
     );
-    expect(platformJobs(ctx.s, ep)).toHaveLength(60);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(40);
   }, 180_000);
 
   it('per-key caps hold as the handler sees them; max-cost and a deadline stop starting children, the rest is NOT_SUBMITTED', async () => {

@@ -17,8 +17,8 @@ const projectRoot = join(__dirname, '..', '..');
 /**
  * The command of an example worker: the compiled handler run by Node (the installed package), or
  * in a checkout the TypeScript handler run through tsx's loader. SLUICE_EXAMPLES_FROM_DIST=1 makes a
- * checkout run the compiled handler of its `dist/` instead (the tests' stack tier sets it: it
- * rebuilds `dist/` first, and a pod then starts with a third of the CPU: bench/README.md, "Tests").
+ * checkout run the compiled handler of its `dist/` instead: the tests' stack tier sets it (it rebuilds
+ * `dist/` first), as a pod then starts on a third of the CPU (README.md, "Test it").
  */
 export function exampleCommand(name: string): string[] {
   const source = join(projectRoot, 'examples', 'handlers', `${name}.ts`);

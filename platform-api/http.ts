@@ -1,5 +1,5 @@
 /**
- * HTTP core of the platform client: one keep-alive undici pool per origin (or Node's own fetch, for
+ * HTTP core of the platform client: one keep-alive undici pool per origin (or Node's own http, for
  * a command's few calls), JSON in and out, authentication, a per-request deadline; failures become
  * typed errors (http-failures.ts).
  */
@@ -7,6 +7,7 @@ import type * as Undici from 'undici';
 import { type Dispatcher } from 'undici';
 import { isPlatformApiError, type PlatformApiErrorContext } from './errors';
 import { errorForStatus, networkError, parseRetryAfter } from './http-failures';
+import { nodeExchange, type Exchange } from './http-exchange';
 
 /** How the API key travels: `bearer` -> `authorization: Bearer KEY` (spec), `bare` -> `authorization: KEY`. */
 export type AuthStyle = 'bearer' | 'bare';
@@ -35,12 +36,13 @@ export interface HttpCoreOptions {
   /** Use this dispatcher instead of an own pool; it is not closed by {@link HttpCore.close}. */
   dispatcher?: Dispatcher;
   /**
-   * Send with Node's built-in fetch instead of an own undici pool: npm's undici is then never
-   * loaded (about 150 ms of a CLI command's start, issue 23). For a process's few calls; the
-   * daemon's many keep the pool. Ignored when `dispatcher` is given.
+   * Send with Node's own `http` / `https` modules instead of an own undici pool: neither npm's
+   * undici nor Node's fetch is loaded (100-150 ms of a CLI command's start, issue 23). For a
+   * process's few calls, one connection each; the daemon's many keep the pool. Ignored when
+   * `dispatcher` is given.
    * @default false
    */
-  builtinFetch?: boolean;
+  nodeHttp?: boolean;
   /**
    * Told of every 429 answer, each attempt of a call on its own (a 429 retried, or waited out by
    * the rate budget, is told too): what metrics count as "429s met".
@@ -94,32 +96,13 @@ export interface HttpResponse {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** An answer as the transports give it: status, headers (lower-case names) and the body's text. */
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** One exchange over a transport; `signal` covers it whole, body included. */
-type Exchange = (
-  url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
-) => Promise<RawAnswer>;
-
-/** Node's built-in fetch (its own undici, inside Node: nothing to load from node_modules). */
-const fetchExchange: Exchange = async (url, init) => {
-  const res = await fetch(url, init);
-  return { status: res.status, headers: Object.fromEntries(res.headers), text: await res.text() };
-};
-
 /** Sends JSON requests to one origin and throws {@link PlatformApiError}s for every failure. */
 export class HttpCore {
   /** Origin plus path prefix without trailing slash, e.g. `http://h:8080/v2` (or `http://h:8080`). */
   private readonly base: string;
   private readonly origin: string;
   private readonly opts: HttpCoreOptions;
-  /** The dispatcher (the caller's, or the own pool made at the first request); none with built-in fetch. */
+  /** The dispatcher (the caller's, or the own pool made at the first request); none with `nodeHttp`. */
   private dispatcher: Promise<Dispatcher> | undefined;
   private undici: Promise<typeof Undici> | undefined;
   private closed = false;
@@ -139,11 +122,11 @@ export class HttpCore {
     if (opts.dispatcher) this.dispatcher = Promise.resolve(opts.dispatcher);
   }
 
-  /** undici (loaded at the first request: a client made but not used, or using fetch, never loads it). */
+  /** How to send: undici's pool (loaded at the first request: a client never used, or with `nodeHttp`, never loads it), or Node's http. */
   private exchange(): Exchange {
     const o = this.opts;
     if (this.closed) throw new Error('the HTTP client is closed');
-    if (o.builtinFetch && !o.dispatcher) return fetchExchange;
+    if (o.nodeHttp && !o.dispatcher) return nodeExchange;
     const undici = (this.undici ??= import('undici'));
     this.dispatcher ??= undici.then(
       ({ Pool }) =>

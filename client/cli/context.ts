@@ -30,7 +30,7 @@ export interface CliClients {
 
 /**
  * What a command uses: orchestrations' clients, and `service` for the service's GraphQL and queue
- * clients, or `lookup` for the GraphQL client alone (an endpoint's lookup: Node's own fetch, npm's
+ * clients, or `lookup` for the GraphQL client alone (an endpoint's lookup: Node's own http, npm's
  * undici not loaded; the queue client, if any, made at its first call).
  */
 export type CliUse = keyof CliClients | 'service' | 'lookup';
@@ -74,7 +74,7 @@ async function serviceClients(c: CliSettings['config'], uses: readonly CliUse[])
       : uses.includes('lookup')
         ? new (await import('../../platform-api/graphql-client')).GraphqlClient({
             ...graphqlOptions,
-            builtinFetch: true,
+            nodeHttp: true,
           })
         : undefined;
   if (!c.SLUICE_QUEUE_URL || !c.SLUICE_API_KEY) return { graphql };

@@ -62,7 +62,7 @@ describe('what the CLI loads', () => {
     expect(workflowFilesOf(...list)).toEqual([]);
   });
 
-  it('starts a batch without JSONata, the AWS SDK, undici or OpenTelemetry (the lookup sends with Node’s fetch)', () => {
+  it('starts a batch without JSONata, the AWS SDK, undici or OpenTelemetry (the lookup sends with Node’s http)', () => {
     // The endpoint's lookup: the GraphQL client alone (client/cli/context.ts, `lookup`), importing the schemas it uses.
     const start = [
       'client/cli/batch/start.ts',

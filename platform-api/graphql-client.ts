@@ -18,7 +18,7 @@ export { GraphqlErrorItem, graphqlErrorField } from './graphql-errors';
 export { Account, type GraphqlOperation } from './graphql-shapes';
 
 /** Options of {@link GraphqlClient}. */
-export interface GraphqlClientOptions extends Pick<HttpCoreOptions, 'onRateLimited'> {
+export interface GraphqlClientOptions extends Pick<HttpCoreOptions, 'onRateLimited' | 'nodeHttp'> {
   /** The GraphQL URL, e.g. `http://127.0.0.1:8080/graphql` or `https://api.runpod.io/graphql`. */
   url: string;
   /** Sent as `Authorization: Bearer <key>` (the platform and the service also take `?api_key=`). */

@@ -1,10 +1,13 @@
 /**
- * HTTP core of the platform client: one keep-alive undici pool per origin, JSON in and out,
- * authentication, a per-request deadline; failures become typed errors (http-failures.ts).
+ * HTTP core of the platform client: one keep-alive undici pool per origin (or Node's own http, for
+ * a command's few calls), JSON in and out, authentication, a per-request deadline; failures become
+ * typed errors (http-failures.ts).
  */
-import { Pool, request, type Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import { type Dispatcher } from 'undici';
 import { isPlatformApiError, type PlatformApiErrorContext } from './errors';
 import { errorForStatus, networkError, parseRetryAfter } from './http-failures';
+import { nodeExchange, type Exchange } from './http-exchange';
 
 /** How the API key travels: `bearer` -> `authorization: Bearer KEY` (spec), `bare` -> `authorization: KEY`. */
 export type AuthStyle = 'bearer' | 'bare';
@@ -32,6 +35,14 @@ export interface HttpCoreOptions {
   keepAliveTimeout?: number;
   /** Use this dispatcher instead of an own pool; it is not closed by {@link HttpCore.close}. */
   dispatcher?: Dispatcher;
+  /**
+   * Send with Node's own `http` / `https` modules instead of an own undici pool: neither npm's
+   * undici nor Node's fetch is loaded (100-150 ms of a CLI command's start, issue 23). For a
+   * process's few calls, one connection each; the daemon's many keep the pool. Ignored when
+   * `dispatcher` is given.
+   * @default false
+   */
+  nodeHttp?: boolean;
   /**
    * Told of every 429 answer, each attempt of a call on its own (a 429 retried, or waited out by
    * the rate budget, is told too): what metrics count as "429s met".
@@ -89,8 +100,12 @@ export interface HttpResponse {
 export class HttpCore {
   /** Origin plus path prefix without trailing slash, e.g. `http://h:8080/v2` (or `http://h:8080`). */
   private readonly base: string;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly origin: string;
+  private readonly opts: HttpCoreOptions;
+  /** The dispatcher (the caller's, or the own pool made at the first request); none with `nodeHttp`. */
+  private dispatcher: Promise<Dispatcher> | undefined;
+  private undici: Promise<typeof Undici> | undefined;
+  private closed = false;
   private readonly authorization: string;
   private readonly timeoutMs: number;
   private readonly onRateLimited: HttpCoreOptions['onRateLimited'];
@@ -99,13 +114,36 @@ export class HttpCore {
     const u = new URL(opts.baseUrl);
     // `new URL('http://h').href` ends in '/', so join origin and trimmed path by hand.
     this.base = u.origin + u.pathname.replace(/\/+$/, '');
+    this.origin = u.origin;
+    this.opts = opts;
     this.authorization = (opts.authStyle ?? 'bearer') === 'bearer' ? `Bearer ${opts.apiKey}` : opts.apiKey;
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
-    this.ownsDispatcher = opts.dispatcher === undefined;
     this.onRateLimited = opts.onRateLimited;
-    this.dispatcher =
-      opts.dispatcher ??
-      new Pool(u.origin, { connections: opts.connections ?? 64, keepAliveTimeout: opts.keepAliveTimeout ?? 4_000 });
+    if (opts.dispatcher) this.dispatcher = Promise.resolve(opts.dispatcher);
+  }
+
+  /** How to send: undici's pool (loaded at the first request: a client never used, or with `nodeHttp`, never loads it), or Node's http. */
+  private exchange(): Exchange {
+    const o = this.opts;
+    if (this.closed) throw new Error('the HTTP client is closed');
+    if (o.nodeHttp && !o.dispatcher) return nodeExchange;
+    const undici = (this.undici ??= import('undici'));
+    this.dispatcher ??= undici.then(
+      ({ Pool }) =>
+        new Pool(this.origin, { connections: o.connections ?? 64, keepAliveTimeout: o.keepAliveTimeout ?? 4_000 }),
+    );
+    const dispatcher = this.dispatcher;
+    return async (url, init) => {
+      const res = await (
+        await undici
+      ).request(url, {
+        ...init,
+        dispatcher: await dispatcher,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    };
   }
 
   /** Sends one request. Rejects with a typed error, or with the caller's abort reason when `signal` fires. */
@@ -131,23 +169,16 @@ export class HttpCore {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       req.signal?.throwIfAborted();
-      const res = await request(url, {
-        method: req.method,
-        headers,
-        body: req.body,
-        signal: ac.signal,
-        dispatcher: this.dispatcher,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-      const body = decode(await res.body.text());
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { status: res.statusCode, body, notJson: typeof body === 'string', headers: res.headers };
+      const init = { method: req.method, headers, signal: ac.signal };
+      const res = await this.exchange()(url, req.body !== undefined ? { ...init, body: req.body } : init);
+      const body = decode(res.text);
+      if (res.status >= 200 && res.status < 300) {
+        return { status: res.status, body, notJson: typeof body === 'string', headers: res.headers };
       }
-      const err = errorForStatus(res.statusCode, body, req.ctx);
+      const err = errorForStatus(res.status, body, req.ctx);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
       if (retryAfterMs !== undefined) Object.assign(err, { retryAfterMs });
-      if (res.statusCode === 429) this.toldRateLimited(req.ctx, retryAfterMs);
+      if (res.status === 429) this.toldRateLimited(req.ctx, retryAfterMs);
       throw err;
     } catch (e) {
       if (isPlatformApiError(e)) throw e;
@@ -170,6 +201,7 @@ export class HttpCore {
 
   /** Closes the own pool (a caller-supplied dispatcher is left open). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    this.closed = true;
+    if (!this.opts.dispatcher && this.dispatcher) await (await this.dispatcher).close();
   }
 }

@@ -28,8 +28,12 @@ export interface CliClients {
   pipeline: PipelineClient;
 }
 
-/** What a command uses: orchestrations' clients, and `service` for the service's GraphQL and queue clients. */
-export type CliUse = keyof CliClients | 'service';
+/**
+ * What a command uses: orchestrations' clients, and `service` for the service's GraphQL and queue
+ * clients, or `lookup` for the GraphQL client alone (an endpoint's lookup: Node's own http, npm's
+ * undici not loaded; the queue client, if any, made at its first call).
+ */
+export type CliUse = keyof CliClients | 'service' | 'lookup';
 
 /** Every client (the console's and the daemon's needs). */
 export const ALL_CLIENTS = ['job', 'batch', 'scaler', 'pipeline', 'service'] as const satisfies readonly CliUse[];
@@ -37,7 +41,7 @@ export const ALL_CLIENTS = ['job', 'batch', 'scaler', 'pipeline', 'service'] as 
 /** What a command works with: the clients of its `uses`; `close()` releases every connection. */
 export type CliContext<U extends CliUse = CliUse> = Pick<CliClients, Extract<U, keyof CliClients>> & {
   settings: CliSettings;
-  /** With `service` in the uses; absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
+  /** With `service` or `lookup` in the uses; absent without a GraphQL URL and API key: endpoints cannot be looked up by name. */
   graphql?: GraphqlClient;
   /** With `service` in the uses: the service's queue API (`/health`); absent without a queue URL and API key. */
   queue?: QueueClient;
@@ -55,13 +59,24 @@ const CLIENTS: {
 };
 
 /** The service's clients, when their URL and key are set (platform-api loads undici: only for a command that uses them). */
-async function serviceClients(c: CliSettings['config'], eager: boolean) {
+async function serviceClients(c: CliSettings['config'], uses: readonly CliUse[]) {
   const retry = { maxAttempts: 2 };
   const api = async () => import('../../platform-api');
-  const graphql =
-    eager && c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
-      ? new (await api()).GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry })
+  const eager = uses.includes('service');
+  const graphqlOptions =
+    c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
+      ? { url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry }
       : undefined;
+  const graphql = !graphqlOptions
+    ? undefined
+    : eager
+      ? new (await api()).GraphqlClient(graphqlOptions)
+      : uses.includes('lookup')
+        ? new (await import('../../platform-api/graphql-client')).GraphqlClient({
+            ...graphqlOptions,
+            nodeHttp: true,
+          })
+        : undefined;
   if (!c.SLUICE_QUEUE_URL || !c.SLUICE_API_KEY) return { graphql };
   const o = { baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry };
   if (eager) return { graphql, queue: new (await api()).QueueClient(o) };
@@ -94,7 +109,7 @@ export async function connectCli<U extends CliUse>(
   const c = settings.config;
   // The payload keys (SLUICE_PAYLOAD_KEY_FILE) before connecting: a bad key file is a ConfigError.
   const dataConverter = payloadDataConverter(c);
-  const { graphql, queue, lazyQueue } = await serviceClients(c, (uses as readonly CliUse[]).includes('service'));
+  const { graphql, queue, lazyQueue } = await serviceClients(c, uses);
   const closeService = async (): Promise<void> => {
     await Promise.all([queue?.close(), lazyQueue?.close(), graphql?.close()]);
   };
@@ -124,7 +139,7 @@ export async function connectCli<U extends CliUse>(
     resultsUrl: resultsUrlOf(c),
     ...(queue || lazyQueue ? { queue: queue ?? lazyQueue } : {}),
   };
-  const names = uses.filter((u): u is Extract<U, keyof CliClients> => u !== 'service');
+  const names = uses.filter((u): u is Extract<U, keyof CliClients> => u !== 'service' && u !== 'lookup');
   const clients = await Promise.all(names.map(async (name) => [name, await CLIENTS[name](options)] as const));
   return {
     ...(Object.fromEntries(clients) as Pick<CliClients, Extract<U, keyof CliClients>>),

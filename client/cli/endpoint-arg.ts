@@ -53,9 +53,9 @@ export async function connectForEndpoint<U extends CliUse>(
   uses: readonly U[],
   settings: CliSettings,
   nameOrId: string,
-): Promise<{ cli: CliContext<U | 'service'>; endpointId: string }> {
+): Promise<{ cli: CliContext<U | 'lookup'>; endpointId: string }> {
   let lookup: Promise<string> | undefined;
-  const cli = await connectCli(dataDir, [...uses, 'service'], settings, (service) => {
+  const cli = await connectCli(dataDir, [...uses, 'lookup'], settings, (service) => {
     lookup = endpointArg(service, nameOrId);
     lookup.catch(() => undefined); // awaited below, once connected (or dropped with a failed connect)
   });

@@ -62,11 +62,19 @@ describe('what the CLI loads', () => {
     expect(workflowFilesOf(...list)).toEqual([]);
   });
 
-  it('starts a batch without JSONata or the AWS SDK (the service clients import the schemas they use)', () => {
-    const start = ['client/cli/batch/start.ts', 'client/cli/context.ts', 'client/batch.ts', 'platform-api/index.ts'];
+  it('starts a batch without JSONata, the AWS SDK, undici or OpenTelemetry (the lookup sends with Node’s http)', () => {
+    // The endpoint's lookup: the GraphQL client alone (client/cli/context.ts, `lookup`), importing the schemas it uses.
+    const start = [
+      'client/cli/batch/start.ts',
+      'client/cli/context.ts',
+      'client/batch.ts',
+      'platform-api/graphql-client.ts',
+    ];
     const loaded = packagesOf(...start);
-    expect(loaded).toContain('undici');
-    expect(loaded.filter((p) => /^(jsonata$|@aws-sdk\/)/.test(p))).toEqual([]);
+    expect(loaded).toContain('@temporalio/client');
+    expect(loaded.filter((p) => /^(jsonata$|@aws-sdk\/|undici$|@opentelemetry\/)/.test(p))).toEqual([]);
+    // The daemon's clients (the barrel) still send through undici's pools, loaded at their first request.
+    expect(packagesOf('platform-api/index.ts')).not.toContain('undici');
   });
 
   it('loads no workflow code with any client: they start, query and update workflows by name', () => {

@@ -75,14 +75,20 @@ export async function watchBatch(batch: BatchClient, workflowId: string, o: Batc
   let lastLine = 0;
   let lastJson = '';
   // The end wakes the loop at once (Temporal's long poll of the result), not at the next poll: a
-  // small batch is not kept waiting up to POLL_MS after it ended (issue 23).
+  // small batch is not kept waiting up to POLL_MS after it ended (issue 23). A completed batch's
+  // result is its final state (the state query's answer at its end): shown as it is, without the
+  // describe and the query, which a closed workflow answers only by a replay on the daemon.
+  let final: BatchView | undefined;
   const closed = batch.result(workflowId).then(
-    () => false,
+    (state) => {
+      final = { workflowId, workflowStatus: 'COMPLETED', state };
+      return true;
+    },
     () => false,
   );
   try {
     for (;;) {
-      const v: BatchView = await batchView(batch, workflowId);
+      const v: BatchView = final ?? (await batchView(batch, workflowId));
       if (ctrlC.pressed) break;
       const ended = v.workflowStatus !== 'RUNNING';
       const due = ended || Date.now() - lastLine >= o.intervalMs;
@@ -103,7 +109,8 @@ export async function watchBatch(batch: BatchClient, workflowId: string, o: Batc
         if (!o.json) console.log(`\n${statusTable(v)}`);
         return batchExitCode(v);
       }
-      if (await Promise.race([ctrlC.pause(POLL_MS), closed])) break;
+      await Promise.race([ctrlC.pause(POLL_MS), closed]);
+      if (ctrlC.pressed) break;
     }
     bar?.stop();
     console.error(`\nstopped watching; the batch keeps running. Re-attach: sluice batch watch ${workflowId}`);

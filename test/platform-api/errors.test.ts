@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueClient, isPlatformApiError, type PlatformApiError, type PlatformApiErrorCode } from '../../platform-api';
+import { GraphqlClient, QueueClient, isPlatformApiError, type PlatformApiError, type PlatformApiErrorCode } from '../../platform-api';
 import { json, refusedBaseUrl, startServer, type FakeServer } from './fake-server';
 
 /** Runs `fn` and returns what it threw. */
@@ -116,6 +116,53 @@ describe('error mapping', () => {
     expect(e.mayHaveReachedServer).toBe(true);
     expect(e.message).toContain('timed out');
     await c.close();
+    await silent.close();
+  });
+});
+
+// The GraphQL client sends over undici's pool, or over Node's own http (`nodeHttp`: a CLI command's few calls, so
+// undici never loads): both transports give the same typed errors and carry the same request.
+describe.each([
+  ['undici', false],
+  ["Node's http", true],
+])('the GraphQL client over %s', (_name, nodeHttp) => {
+  const client = (url: string, requestTimeoutMs?: number) =>
+    new GraphqlClient({ url, apiKey: 'k', nodeHttp, retry: { maxAttempts: 1 }, requestTimeoutMs });
+
+  it('sends the query as JSON with the key, and maps 401 and 429 (with Retry-After) to typed errors', async () => {
+    let n = 0;
+    const server = await startServer((req, res) =>
+      ++n === 1 ? json(res, 401, { error: 'unauthorized' }) : json(res, 429, { error: 'slow' }, { 'retry-after': '3' }),
+    );
+    const c = client(`${server.baseUrl}/graphql`);
+    try {
+      const auth = await caught(() => c.listEndpoints());
+      expect(auth).toMatchObject({ code: 'UNAUTHORIZED', status: 401, operation: 'listEndpoints' });
+      const limited = await caught(() => c.listEndpoints());
+      expect(limited).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterMs: 3000 });
+      const sent = server.seen[0]!;
+      expect(sent.method).toBe('POST');
+      expect(sent.url).toBe('/v2/graphql');
+      expect(sent.headers.authorization).toBe('Bearer k');
+      expect(Number(sent.headers['content-length'])).toBe(Buffer.byteLength(sent.body));
+      expect((JSON.parse(sent.body) as { query: string }).query).toContain('myself');
+    } finally {
+      await c.close();
+      await server.close();
+    }
+  });
+
+  it('maps connection refused to NETWORK that never reached the server, and a timeout to one that may have', async () => {
+    const refused = client(`${await refusedBaseUrl()}/graphql`);
+    const e = await caught(() => refused.listEndpoints());
+    expect(e).toMatchObject({ code: 'NETWORK', mayHaveReachedServer: false });
+    await refused.close();
+    const silent = await startServer(() => undefined);
+    const slow = client(`${silent.baseUrl}/graphql`, 150);
+    const t = await caught(() => slow.listEndpoints());
+    expect(t).toMatchObject({ code: 'NETWORK', mayHaveReachedServer: true });
+    expect(t.message).toContain('timed out');
+    await slow.close();
     await silent.close();
   });
 });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GraphqlClient, QueueClient, isPlatformApiError, type PlatformApiError, type PlatformApiErrorCode } from '../../platform-api';
+import {
+  GraphqlClient,
+  QueueClient,
+  isPlatformApiError,
+  type PlatformApiError,
+  type PlatformApiErrorCode,
+} from '../../platform-api';
 import { json, refusedBaseUrl, startServer, type FakeServer } from './fake-server';
 
 /** Runs `fn` and returns what it threw. */

@@ -58,6 +58,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   await cancelJobs(s);
   const finished = await pollJobs(s);
+  const polled = new Set(finished);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -79,7 +80,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (deps.detached) res.dm = deps.detached.id;
   if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
   if (inbox instanceof SteadyPoll) inbox.sync();
-  res.completions = await collected(store, req, finished);
+  res.completions = await collected(store, req, finished, polled);
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
   const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;

@@ -91,4 +91,6 @@ export const BATCH_PATCHES = {
    * outcome (workflows/batch/completion-match.ts); before, a completion whose run count differed matched its id.
    */
   staleCompletions: 'batch-stale-completions',
+  /** A due retry the window has no room for stops the steps' refill until it has (workflows/batch/plan.ts). */
+  retriesFirst: 'batch-retries-first',
 } as const;

@@ -107,6 +107,8 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
   const detach = patched(BATCH_PATCHES.detachedSubmissions);
   // Runs recorded before it match a completion of any run of a job by its id.
   const exact = patched(BATCH_PATCHES.staleCompletions);
+  // Runs recorded before it refill the window while retries wait for room.
+  const retriesFirst = patched(BATCH_PATCHES.retriesFirst);
   for (;;) {
     const now = Date.now();
     // An open feed (a pipeline's stage): its lines so far are the input; more may come.
@@ -139,7 +141,7 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
     }
     // Runs recorded before it refill only before the feed's known end (patched() is false on their replay).
     const feedRefill = r.feed !== undefined && !r.feed.closed && patched(BATCH_PATCHES.feedRefill);
-    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now, feedRefill);
+    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now, feedRefill, retriesFirst);
     r.waiting = [...why, ...r.held];
     const idle =
       !plan.read &&

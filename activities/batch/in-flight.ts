@@ -69,6 +69,20 @@ export class InFlightJobs {
     else if (pollAt !== undefined) known.pollAt = Math.min(known.pollAt ?? Infinity, pollAt);
   }
 
+  /**
+   * Job `id` of batch `wf` was reported to the workflow by a later step than the one that sent it
+   * (docs/batch.md "Late answers"): if it ended already, its record went to a step before the
+   * workflow knew the job, which dropped it; it is tracked again and polled at once, else the
+   * workflow's fallback poll (30 s) would be the first to find it. Else as {@link add}.
+   */
+  recheck(wf: string, id: string, dup?: boolean, now = Date.now()): void {
+    const b = this.batch(wf);
+    const run = b.ended.get(id);
+    if (run === undefined) return this.add(wf, id, now, dup ? 0 : undefined);
+    b.ended.delete(id);
+    b.jobs.set(id, { id, r: run, t0: now, polledAt: 0, pollAt: now });
+  }
+
   /** Whether `t` is still batch `wf`'s entry of its job (not ended, nor replaced by a retry's run). */
   tracks(wf: string, t: Tracked): boolean {
     return this.batches.get(wf)?.jobs.get(t.id) === t;

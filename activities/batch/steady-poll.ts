@@ -184,9 +184,11 @@ export class SteadyPoll implements InboxReader {
   /** The step's new submissions (and retries) join the jobs in flight (also once stopped: those answered at its end). */
   sync(): void {
     const { res } = this.d;
-    // A replayed submission may be finished already (its webhook long gone): polled at once.
+    // A replayed submission may be finished already (its webhook long gone, or its record dropped
+    // by a step before the workflow knew the job): polled at once.
     for (const s of res.submitted.slice(this.synced.submitted))
-      this.d.jobs.add(this.wf, s.id, Date.now(), s.dup ? 0 : undefined);
+      if (s.dup) this.d.jobs.recheck(this.wf, s.id, true);
+      else this.d.jobs.add(this.wf, s.id);
     // A job retried under its id is in flight again.
     for (const r of res.retried.slice(this.synced.retried))
       if (!r.refused) this.d.jobs.add(this.wf, r.id, Date.now(), undefined, true);

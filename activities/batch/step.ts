@@ -90,7 +90,8 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const sg = await s.sends.end();
   if (sg.length > 0) res.sg = sg;
   if (deps.detached) res.dm = deps.detached.id;
-  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
+  const reported = (id: string, dup?: boolean): void => deps.inFlight?.recheck(req.run.workflowId, id, dup);
+  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, reported, claims);
   if (inbox instanceof SteadyPoll) {
     inbox.sync();
     for (const r of inbox.polled) polled.add(r);

@@ -142,6 +142,19 @@ describe('InFlightJobs', () => {
     expect(f.takeFound(wf).map((x) => x.record.id)).toEqual(['j1']);
   });
 
+  it('a job reported by a later step than its own that ended already is polled at once (its record went to a step before the workflow knew it)', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000);
+    f.done(wf, 'late', true, 1100); // its webhook, before its /run answer was reported
+    f.add(wf, 'late', 1200); // the step's own late answer: not tracked again
+    expect(ids(f.of(wf))).not.toContain('late');
+    f.recheck(wf, 'late', false, 5000); // reported by a later step (it was *submitting*)
+    expect(ids(f.late(wf, 5000))).toContain('late');
+    f.recheck(wf, 'new', false, 5000); // not ended: tracked as any job sent
+    expect(ids(f.late(wf, 5000))).not.toContain('new');
+    expect(ids(f.of(wf))).toContain('new');
+  });
+
   it('a poll may set a job its own time (a replayed answer: at once)', () => {
     const f = new InFlightJobs();
     for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000);

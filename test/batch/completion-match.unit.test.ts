@@ -7,7 +7,18 @@ import { newLedger, type InFlight } from '../../workflows/batch/ledger';
 import { applyStep } from '../../workflows/batch/ledger-step';
 
 const NOW = 10_000_000;
-const entry = (r: number): InFlight => ({ i: 0, o: 0, l: 10, id: 'j0', a: 1 + r, r, ids: ['j0'], t0: 1000, p: NOW, pe: 30_000 });
+const entry = (r: number): InFlight => ({
+  i: 0,
+  o: 0,
+  l: 10,
+  id: 'j0',
+  a: 1 + r,
+  r,
+  ids: ['j0'],
+  t0: 1000,
+  p: NOW,
+  pe: 30_000,
+});
 const done = (c: Partial<Completion>): Completion => ({ id: 'j0', r: 0, s: 'FAILED', n: 0, ...c });
 
 describe('ownerOf: a completion of an earlier run is not the outcome of a retry', () => {
@@ -18,7 +29,13 @@ describe('ownerOf: a completion of an earlier run is not the outcome of a retry'
     ['a late or duplicated webhook of the run the retry replaced', 1, { r: 0 }, true, false],
     ['the same, two retries on', 2, { r: 1 }, true, false],
     ['a later run than the ledger counts (a /retry whose answer was lost)', 1, { r: 2 }, true, true],
-    ['a poll the workflow ordered after the retry, its record without `retries` (a service that counts no runs)', 1, { r: 0, q: 1 }, true, true],
+    [
+      'a poll the workflow ordered after the retry, its record without `retries` (a service that counts no runs)',
+      1,
+      { r: 0, q: 1 },
+      true,
+      true,
+    ],
     ['another job', 0, { id: 'j1' }, true, false],
     ['before the patch: a stale record matched by id', 1, { r: 0 }, false, true],
     ['before the patch: another job', 0, { id: 'j1' }, false, false],

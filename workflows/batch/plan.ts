@@ -147,7 +147,12 @@ function readOrder(
   const refillMs = Math.min(feedOpen ? FEED_REFILL_MS : REFILL_MS, (c.deadline ?? Infinity) - now);
   const more = !d.eof || feedOpen;
   const refill =
-    !noRefill && more && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+    !noRefill &&
+    more &&
+    keyLimit === undefined &&
+    c.maxCost === undefined &&
+    o.completion === 'webhook' &&
+    refillMs > 0;
   if (!more || !(w.room > 0 || refill) || deferredRoom <= 0) return {};
   const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, w.room * 2) : w.room);
   const read: StepPlan['read'] = {

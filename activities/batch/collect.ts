@@ -134,13 +134,29 @@ export async function awaitFinished(
   }
 }
 
-/** Writes the finished records (with outputs) as the step's completion segment; returns their summaries. */
-export async function collected(store: ObjectStore, req: StepRequest, records: JobRecord[]): Promise<Completion[]> {
+/**
+ * Writes the finished records (with outputs) as the step's completion segment; returns their
+ * summaries. `polled`: the records of `/status` polls the workflow ordered (marked `q`, and kept over
+ * another record of the same run: they read the job's current run).
+ */
+export async function collected(
+  store: ObjectStore,
+  req: StepRequest,
+  records: JobRecord[],
+  polled: ReadonlySet<JobRecord> = new Set(),
+): Promise<Completion[]> {
   if (records.length === 0) return [];
-  const unique = [...new Map(records.map((r) => [`${r.id}#${r.retries ?? 0}`, r])).values()];
+  const byRun = new Map<string, JobRecord>();
+  for (const r of records) {
+    const key = `${r.id}#${r.retries ?? 0}`;
+    const had = byRun.get(key);
+    if (!had || !polled.has(had)) byRun.set(key, r);
+  }
+  const unique = [...byRun.values()];
   await store.putLines(batchKeys.completions(req.run, req.seq), unique);
   return unique.map((r, n) => {
     const c: Completion = { id: r.id, r: typeof r.retries === 'number' ? r.retries : 0, s: r.status, n };
+    if (polled.has(r)) c.q = 1;
     const end = runEndOf(r, 500);
     if (end.error !== undefined) c.e = end.error;
     if (end.errorType !== undefined) c.et = end.errorType;

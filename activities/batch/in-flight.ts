@@ -2,8 +2,10 @@
  * The daemon's memory of its batches' jobs in flight (by batch workflow id, so it outlives
  * continue-as-new): when each was sent, when it was last polled, when it is late (lateness.ts),
  * the records polls found and no step took yet, and the jobs that ended (so a late report of one
- * does not make it tracked again). An accelerator only: the workflow's ledger stays the truth, and
- * a job this daemon does not know is still polled by the workflow's fallback.
+ * does not make it tracked again). A job `/retry`ed under its id is in flight as a later run: a
+ * webhook of an earlier run (late or duplicated) does not end it, or its own lost webhook would
+ * wait for the workflow's fallback poll. An accelerator only: the workflow's ledger stays the
+ * truth, and a job this daemon does not know is still polled by the workflow's fallback.
  */
 import { type JobRecord } from '../../contracts';
 import { Lateness } from './lateness';
@@ -11,6 +13,8 @@ import { Lateness } from './lateness';
 /** One job in flight as the daemon knows it. */
 export interface Tracked {
   id: string;
+  /** The run it is in flight as: the `/retry`s of its id before it, as far as this daemon knows. */
+  r: number;
   /** When it was sent (ms since epoch). */
   t0: number;
   /** When to poll it next, when a poll set it (or its answer was replayed); else once late (lateness.ts). */
@@ -35,8 +39,8 @@ interface Batch {
   jobs: Map<string, Tracked>;
   lateness: Lateness;
   found: Found[];
-  /** Ids of jobs that ended (heard of, or found by a poll), oldest first. */
-  ended: Set<string>;
+  /** Jobs that ended (heard of, or found by a poll), oldest first: id to the run that ended. */
+  ended: Map<string, number>;
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
   tookMs?: number;
 }
@@ -47,22 +51,54 @@ export class InFlightJobs {
   /**
    * Job `id` of batch `wf` was sent at `now` (or is known to run); `pollAt`: poll it then (default:
    * once late). A job that ended is not tracked again (a step reporting its answer after its webhook
-   * came), unless `again` (it was retried under the same id).
+   * came), unless `again`: it was retried under the same id, and is in flight as the run after the
+   * one that ended (a new entry: a poll of the run before answers for nothing, see {@link tracks}).
    */
   add(wf: string, id: string, now = Date.now(), pollAt?: number, again = false): void {
     const b = this.batch(wf);
-    if (again) b.ended.delete(id);
-    else if (b.ended.has(id)) return;
+    const at = pollAt !== undefined ? { pollAt } : {};
+    if (again) {
+      const r = Math.max(1, (b.ended.get(id) ?? 0) + 1);
+      b.ended.delete(id);
+      b.jobs.set(id, { id, r, t0: now, polledAt: 0, ...at });
+      return;
+    }
+    if (b.ended.has(id)) return;
     const known = b.jobs.get(id);
-    if (!known) b.jobs.set(id, { id, t0: now, polledAt: 0, ...(pollAt !== undefined ? { pollAt } : {}) });
+    if (!known) b.jobs.set(id, { id, r: 0, t0: now, polledAt: 0, ...at });
     else if (pollAt !== undefined) known.pollAt = Math.min(known.pollAt ?? Infinity, pollAt);
   }
 
-  /** Job `id` of batch `wf` finished; `heard`: by its webhook (its time is a sample of the batch's). Returns it. */
-  done(wf: string, id: string, heard: boolean, now = Date.now()): Tracked | undefined {
+  /**
+   * Job `id` of batch `wf` was reported to the workflow by a later step than the one that sent it
+   * (docs/batch.md "Late answers"): if it ended already, its record went to a step before the
+   * workflow knew the job, which dropped it; it is tracked again and polled at once, else the
+   * workflow's fallback poll (30 s) would be the first to find it. Else as {@link add}.
+   */
+  recheck(wf: string, id: string, dup?: boolean, now = Date.now()): void {
     const b = this.batch(wf);
-    this.ended(b, id);
+    const run = b.ended.get(id);
+    if (run === undefined) return this.add(wf, id, now, dup ? 0 : undefined);
+    b.ended.delete(id);
+    b.jobs.set(id, { id, r: run, t0: now, polledAt: 0, pollAt: now });
+  }
+
+  /** Whether `t` is still batch `wf`'s entry of its job (not ended, nor replaced by a retry's run). */
+  tracks(wf: string, t: Tracked): boolean {
+    return this.batches.get(wf)?.jobs.get(t.id) === t;
+  }
+
+  /**
+   * Job `id` of batch `wf` finished; `heard`: by its webhook (its time is a sample of the batch's),
+   * whose record counts `run` (its `retries`; absent: 0). A webhook of a run before the one in flight
+   * ends nothing (a service that does not count runs: the retried job is then found by its polls).
+   * Returns the job ended.
+   */
+  done(wf: string, id: string, heard: boolean, now = Date.now(), run?: number): Tracked | undefined {
+    const b = this.batch(wf);
     const t = b.jobs.get(id);
+    if (heard && t && (run ?? 0) < t.r) return undefined;
+    this.ended(b, id, run ?? t?.r ?? 0);
     if (!t) return undefined;
     b.jobs.delete(id);
     if (heard) b.lateness.heard(t.t0, now);
@@ -71,8 +107,13 @@ export class InFlightJobs {
 
   /** A poll found job `record.id` of batch `wf` finished: it is no longer in flight, and kept for the next {@link takeFound}. */
   found(wf: string, record: JobRecord): void {
-    const t = this.done(wf, record.id, false);
+    const t = this.done(wf, record.id, false, Date.now(), record.retries ?? 0);
     this.batch(wf).found.push({ record, t0: t?.t0 ?? Date.now() });
+  }
+
+  /** Records taken by a step that failed: kept for the next step (their jobs are not in flight any more, nor polled again). */
+  giveBack(wf: string, found: Found[]): void {
+    if (found.length > 0) this.batch(wf).found.unshift(...found);
   }
 
   /** The records polls found since the last call (each once). */
@@ -125,15 +166,16 @@ export class InFlightJobs {
     this.batches.delete(wf);
   }
 
-  private ended(b: Batch, id: string): void {
+  private ended(b: Batch, id: string, run: number): void {
+    const had = b.ended.get(id);
     b.ended.delete(id);
-    b.ended.add(id);
-    if (b.ended.size > ENDED_KEPT) b.ended.delete(b.ended.values().next().value!);
+    b.ended.set(id, Math.max(had ?? 0, run));
+    if (b.ended.size > ENDED_KEPT) b.ended.delete(b.ended.keys().next().value!);
   }
 
   private batch(wf: string): Batch {
     let b = this.batches.get(wf);
-    if (!b) this.batches.set(wf, (b = { jobs: new Map(), lateness: new Lateness(), found: [], ended: new Set() }));
+    if (!b) this.batches.set(wf, (b = { jobs: new Map(), lateness: new Lateness(), found: [], ended: new Map() }));
     return b;
   }
 }

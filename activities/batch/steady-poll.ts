@@ -9,7 +9,7 @@ import { isTerminal, type JobRecord } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { type InboxPosition, type InboxReader, type InboxRecord } from '../../results/batch/inbox';
 import { type WebhookHealth } from '../../results/webhook-health';
-import { type InFlightJobs, type Tracked } from './in-flight';
+import { type Found, type InFlightJobs, type Tracked } from './in-flight';
 import { type StepRequest, type StepResult } from './types';
 
 /** Cadence of polling rounds, ms. */
@@ -59,6 +59,8 @@ export class SteadyPoll implements InboxReader {
   private stopped = false;
   private synced = { submitted: 0, retried: 0 };
   private readonly wf: string;
+  /** What polls found that this step took: given back if the step fails, and marked polled in its result. */
+  private readonly taken: Found[] = [];
 
   constructor(private readonly d: SteadyPollDeps) {
     this.wf = d.req.run.workflowId;
@@ -97,6 +99,19 @@ export class SteadyPoll implements InboxReader {
     return this.d.inner.position();
   }
 
+  /**
+   * The records of this step that polls found (each read the current run of its job, as the daemon
+   * tracks it: a webhook may be of an earlier run, a poll answer is not; completion-match.ts).
+   */
+  get polled(): ReadonlySet<JobRecord> {
+    return new Set(this.taken.map((f) => f.record));
+  }
+
+  /** The step failed: what polls found goes back to the daemon's memory for the batch's next step. */
+  giveBack(): void {
+    this.d.jobs.giveBack(this.wf, this.taken.splice(0));
+  }
+
   /** No more rounds (the step ends; polls under way finish on their own, their finds kept for the next step). */
   stop(): void {
     this.stopped = true;
@@ -107,12 +122,16 @@ export class SteadyPoll implements InboxReader {
    * are late: a webhook waiting in the inbox is not a late job) and what polls found.
    */
   private async collect(): Promise<void> {
+    // Retries answered first: a webhook of the retry's run then ends it, one of the run before does not.
+    this.sync();
     const got = await this.d.inner.take();
     for (const r of got) {
       this.d.health?.received(r.id, this.wf);
-      this.d.jobs.done(this.wf, r.id, true);
+      this.d.jobs.done(this.wf, r.id, true, Date.now(), r.retries ?? 0);
     }
-    this.ready.push(...got, ...this.d.jobs.takeFound(this.wf).map((f) => f.record));
+    const found = this.d.jobs.takeFound(this.wf);
+    this.taken.push(...found);
+    this.ready.push(...got, ...found.map((f) => f.record));
   }
 
   /**
@@ -138,6 +157,8 @@ export class SteadyPoll implements InboxReader {
     try {
       const r = await this.d.queue.status(this.d.req.endpointId, t.id, this.prio());
       t.polledAt = Date.now();
+      // Ended meanwhile (heard of, or found by another poll) or retried since: this answer is of no run in flight.
+      if (!this.d.jobs.tracks(this.wf, t)) return;
       if (isTerminal(r.status)) {
         if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
           this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
@@ -163,9 +184,11 @@ export class SteadyPoll implements InboxReader {
   /** The step's new submissions (and retries) join the jobs in flight (also once stopped: those answered at its end). */
   sync(): void {
     const { res } = this.d;
-    // A replayed submission may be finished already (its webhook long gone): polled at once.
+    // A replayed submission may be finished already (its webhook long gone, or its record dropped
+    // by a step before the workflow knew the job): polled at once.
     for (const s of res.submitted.slice(this.synced.submitted))
-      this.d.jobs.add(this.wf, s.id, Date.now(), s.dup ? 0 : undefined);
+      if (s.dup) this.d.jobs.recheck(this.wf, s.id, true);
+      else this.d.jobs.add(this.wf, s.id);
     // A job retried under its id is in flight again.
     for (const r of res.retried.slice(this.synced.retried))
       if (!r.refused) this.d.jobs.add(this.wf, r.id, Date.now(), undefined, true);

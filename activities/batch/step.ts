@@ -35,6 +35,17 @@ const YIELD_WAIT_MS = 2000;
 const HELD_STEP_MS = 2000;
 
 export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
+  const polls: { of?: SteadyPoll } = {};
+  try {
+    return await stepOnce(deps, req, polls);
+  } catch (err) {
+    // What its polls found is in no inbox: the batch's next step takes it (or only the workflow's fallback would find it).
+    polls.of?.giveBack();
+    throw err;
+  }
+}
+
+async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPoll }): Promise<StepResult> {
   const { store } = deps;
   const done = batchKeys.stepResult(req.run, req.seq);
   const kept = (await store.find(done)) as Kept | undefined;
@@ -50,6 +61,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const { res, sub } = s;
   // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
+  if (inbox instanceof SteadyPoll) polls.of = inbox;
   // Retries first (they hold their slot), then lines deferred earlier, then new lines.
   await sendRetries(s);
   await s.sends.sendAll(await deferredLines(s, s.yielding ? [] : req.submit), s.beating('submit'));
@@ -58,6 +70,7 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
 
   await cancelJobs(s);
   const finished = await pollJobs(s);
+  const polled = new Set(finished);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -77,9 +90,13 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   const sg = await s.sends.end();
   if (sg.length > 0) res.sg = sg;
   if (deps.detached) res.dm = deps.detached.id;
-  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
-  if (inbox instanceof SteadyPoll) inbox.sync();
-  res.completions = await collected(store, req, finished);
+  const reported = (id: string, dup?: boolean): void => deps.inFlight?.recheck(req.run.workflowId, id, dup);
+  if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, reported, claims);
+  if (inbox instanceof SteadyPoll) {
+    inbox.sync();
+    for (const r of inbox.polled) polled.add(r);
+  }
+  res.completions = await collected(store, req, finished, polled);
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
   const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;

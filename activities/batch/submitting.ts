@@ -22,6 +22,8 @@ export function claimedJobs(records: InboxRecord[]): Map<number, string> {
  * Reports the earlier submissions whose answer is known now: from this daemon's memory when it runs
  * the call, else from the sending step's journal; a call abandoned, failed, or not journaled by its
  * deadline (its daemon died) comes back deferred, to be sent again with the same idempotency key.
+ * `reported` hears of each job so reported: its webhook or a poll may have ended it already, and
+ * handed its record to a step before the workflow knew the job (in-flight.ts `recheck`).
  */
 export async function reportSubmitting(
   store: ObjectStore,
@@ -29,7 +31,7 @@ export async function reportSubmitting(
   sg: Submitting[],
   res: StepResult,
   detach: DetachedSubmissions | undefined,
-  answered: (id: string, dup?: boolean) => void,
+  reported: (id: string, dup?: boolean) => void,
   byWebhook: Map<number, string> = new Map(),
 ): Promise<void> {
   const journals = new Map<number, Map<number, Journaled>>();
@@ -55,12 +57,14 @@ export async function reportSubmitting(
       if (s === undefined && Date.now() >= x.dl + GRACE_MS) detach.settle(run, x.i, (s = 'lost'));
     } else {
       const hit = (await journal(x.q)).get(x.i);
-      if (hit) answered(hit.id, hit.dup);
       s = hit ? { id: hit.id, ...(hit.dup ? { dup: true } : {}) } : Date.now() >= x.dl + GRACE_MS ? 'lost' : undefined;
     }
     if (s === undefined) continue; // still running
     if (s === 'lost' || s === 'deferred') res.deferred.push(ref);
     else if ('error' in s) res.rejected.push({ i: x.i, error: s.error });
-    else res.submitted.push({ ...ref, id: s.id, ...(s.dup ? { dup: true } : {}) });
+    else {
+      res.submitted.push({ ...ref, id: s.id, ...(s.dup ? { dup: true } : {}) });
+      if (hooked === undefined) reported(s.id, s.dup);
+    }
   }
 }

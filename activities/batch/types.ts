@@ -152,6 +152,8 @@ export interface Completion {
   id: string;
   /** retries: the `/retry`s of this id the record belongs to (a webhook of an older run does not match). */
   r: number;
+  /** polled: the answer to a `/status` poll the workflow ordered (it reads the job's current run: workflows/batch/completion-match.ts). */
+  q?: 1;
   /** status: the job's terminal status. */
   s: JobStatus;
   /** error: the head of its error text. */

@@ -86,4 +86,11 @@ export const BATCH_PATCHES = {
    * ends the batch, its rows NOT_SUBMITTED, as a file does; before, the batch waited for the feed.
    */
   closedFeedStops: 'batch-closed-feed-stops',
+  /**
+   * A completion of an earlier run of a retried job (a late or duplicated webhook) is not the retry's
+   * outcome (workflows/batch/completion-match.ts); before, a completion whose run count differed matched its id.
+   */
+  staleCompletions: 'batch-stale-completions',
+  /** A due retry the window has no room for stops the steps' refill until it has (workflows/batch/plan.ts). */
+  retriesFirst: 'batch-retries-first',
 } as const;

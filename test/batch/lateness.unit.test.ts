@@ -110,6 +110,51 @@ describe('InFlightJobs', () => {
     expect(ids(f.of(wf))).toEqual(['j1']);
   });
 
+  it("a retried job stays in flight when a webhook of the run before comes (late or twice): its own lost webhook is a late job's", () => {
+    const f = new InFlightJobs();
+    f.add(wf, 'j1', 1000);
+    f.done(wf, 'j1', true, 1200, 0); // run 0 FAILED (the platform restarted), heard
+    f.add(wf, 'j1', 2000, undefined, true); // `/retry`: run 1
+    expect(f.done(wf, 'j1', true, 2100, 0)).toBeUndefined(); // run 0's webhook again: no end of run 1
+    expect(f.done(wf, 'j1', true, 2100)).toBeUndefined(); // a record without `retries` is run 0
+    expect(ids(f.of(wf))).toEqual(['j1']);
+    expect(ids(f.late(wf, 2600))).toEqual(['j1']); // late (no samples: after 0.5 s), so polled
+    expect(f.done(wf, 'j1', true, 2700, 1)?.id).toBe('j1'); // run 1's own webhook ends it
+    expect(f.of(wf)).toEqual([]);
+    // A second retry is run 2: a late webhook of run 1 does not end it.
+    f.add(wf, 'j1', 3000, undefined, true);
+    expect(f.done(wf, 'j1', true, 3100, 1)).toBeUndefined();
+    expect(ids(f.of(wf))).toEqual(['j1']);
+  });
+
+  it('a poll of a run that was retried or ended since answers for nothing; finds of a failed step are given back', () => {
+    const f = new InFlightJobs();
+    f.add(wf, 'j1', 1000);
+    const before = f.of(wf)[0]!;
+    f.done(wf, 'j1', false, 1100);
+    f.add(wf, 'j1', 1200, undefined, true);
+    expect(f.tracks(wf, before)).toBe(false);
+    expect(f.tracks(wf, f.of(wf)[0]!)).toBe(true);
+    f.found(wf, { id: 'j1', status: 'COMPLETED', retries: 1 });
+    const taken = f.takeFound(wf);
+    expect(f.takeFound(wf)).toEqual([]);
+    f.giveBack(wf, taken);
+    expect(f.takeFound(wf).map((x) => x.record.id)).toEqual(['j1']);
+  });
+
+  it('a job reported by a later step than its own that ended already is polled at once (its record went to a step before the workflow knew it)', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000);
+    f.done(wf, 'late', true, 1100); // its webhook, before its /run answer was reported
+    f.add(wf, 'late', 1200); // the step's own late answer: not tracked again
+    expect(ids(f.of(wf))).not.toContain('late');
+    f.recheck(wf, 'late', false, 5000); // reported by a later step (it was *submitting*)
+    expect(ids(f.late(wf, 5000))).toContain('late');
+    f.recheck(wf, 'new', false, 5000); // not ended: tracked as any job sent
+    expect(ids(f.late(wf, 5000))).not.toContain('new');
+    expect(ids(f.of(wf))).toContain('new');
+  });
+
   it('a poll may set a job its own time (a replayed answer: at once)', () => {
     const f = new InFlightJobs();
     for (let k = 0; k < 8; k++) f.add(wf, `j${k}`, 1000);

@@ -87,6 +87,25 @@ describe('planStep', () => {
     expect(plan.collect.refillMs).toBe(1000);
   });
 
+  it('a due retry the full window has no room for stops the refill (since the patch), so the next step gives it the room completions free', () => {
+    const full = Array.from({ length: 10 }, (_, i) => flying(i));
+    const d = ledgerWith({ inFlight: full, waiting: [waiting(40, { at: NOW - 1 })] });
+    const first = planStep(d, inputOf(), controls(), 0, NOW, false, true).plan;
+    expect(first.retry).toEqual([]);
+    expect(first.read).toBeUndefined();
+    expect(first.collect.refillMs).toBeUndefined();
+    // Before the patch the window was refilled, the retry waiting for the input's end.
+    expect(planStep(d, inputOf(), controls(), 0, NOW).plan.collect.refillMs).toBe(1000);
+    // Not due yet: refilled as before.
+    const later = ledgerWith({ inFlight: full, waiting: [waiting(40, { at: NOW + 1000 })] });
+    expect(planStep(later, inputOf(), controls(), 0, NOW, false, true).plan.collect.refillMs).toBe(1000);
+    // One completion later: the retry takes the room first, the refill goes on.
+    const room = ledgerWith({ inFlight: full.slice(1), waiting: [waiting(40, { at: NOW - 1 })] });
+    const next = planStep(room, inputOf(), controls(), 0, NOW, false, true).plan;
+    expect(next.retry.map((r) => r.i)).toEqual([40]);
+    expect(next.collect.refillMs).toBe(1000);
+  });
+
   it('an open feed caught up with: reads from its end and refills there for 3 s, a file 1 s (more rows may come); a closed one does not', () => {
     const d = ledgerWith({ eof: true, cursor: { line: 3, offset: 30 }, inFlight: [flying(0), flying(1)] });
     const open = planStep(d, inputOf(), controls(), 0, NOW, true).plan;

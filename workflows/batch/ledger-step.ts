@@ -7,6 +7,7 @@ import type { BatchOutcomeStatus, BatchWorkflowInput } from '../../contracts';
 import { FailureType } from '../../contracts/names';
 import { RESULT_GONE, decideRetry, retainedUntil, type RunOutcome } from '../../contracts/retry-rule';
 import type { Completion, Final, StepResult } from '../../activities/batch/types';
+import { ownerOf } from './completion-match';
 import { finalize, syncCounts, type InFlight, type LedgerData, type Waiting } from './ledger';
 
 type Options = BatchWorkflowInput['options'];
@@ -16,8 +17,11 @@ const MAX_POLL_MS = 300_000;
 /** How soon a job whose cancel was sent is polled, ms. */
 const CANCEL_POLL_MS = 2000;
 
-/** Applies what a step did to the ledger; returns nothing, mutates `d`. */
-export function applyStep(d: LedgerData, res: StepResult, now: number, o: Options, seq: number): void {
+/**
+ * Applies what a step did to the ledger; returns nothing, mutates `d`. `exact`: a completion of an
+ * earlier run of a retried job is ignored (completion-match.ts; runs recorded before it match by id).
+ */
+export function applyStep(d: LedgerData, res: StepResult, now: number, o: Options, seq: number, exact = false): void {
   const fallback = o.completion === 'poll' ? o.polling.initialIntervalMs : o.webhookFallbackMs;
   if (res.read) {
     d.counts.read += res.read.cursor.line - d.cursor.line;
@@ -41,7 +45,7 @@ export function applyStep(d: LedgerData, res: StepResult, now: number, o: Option
       f.p = Math.min(f.p, now + CANCEL_POLL_MS);
     }
   }
-  for (const c of res.completions) complete(d, c, now, o, seq);
+  for (const c of res.completions) complete(d, c, now, o, seq, exact);
   for (const id of res.expired) expire(d, id, now);
   // Jobs polled and found still running: poll again later, less often.
   const polled = new Set(res.polledRunning ?? []);
@@ -147,9 +151,9 @@ function expire(d: LedgerData, id: string, now: number): void {
 }
 
 /** A finished job: waits for its retry when the retry rule says so, else gets its one outcome. */
-function complete(d: LedgerData, c: Completion, now: number, o: Options, seq: number): void {
-  const f = d.inFlight.find((x) => x.id === c.id && x.r === c.r) ?? d.inFlight.find((x) => x.id === c.id);
-  if (!f) return; // already finished (a webhook and a poll both saw it)
+function complete(d: LedgerData, c: Completion, now: number, o: Options, seq: number, exact: boolean): void {
+  const f = ownerOf(d.inFlight, c, exact);
+  if (!f) return; // already finished (a webhook and a poll both saw it), or of an earlier run
   d.inFlight = d.inFlight.filter((x) => x !== f);
   if (c.x !== undefined) {
     d.execMs += c.x;
@@ -167,7 +171,8 @@ function complete(d: LedgerData, c: Completion, now: number, o: Options, seq: nu
       ...(f.k !== undefined ? { k: f.k } : {}),
       id: f.id,
       a: next.next,
-      r: f.r,
+      // A run counted past the ledger's (a `/retry` whose answer was lost): the next `/retry` counts from it.
+      r: exact ? Math.max(f.r, c.r) : f.r,
       ids: f.ids,
       t0: f.t0,
       at: now + next.delayMs,

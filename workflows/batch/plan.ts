@@ -35,6 +35,12 @@ export function planStep(
   now: number,
   /** The batch's feed is open (more lines may come): it refills from it also when caught up. */
   feedOpen = false,
+  /**
+   * A due retry the window has no room for stops the steps' refill until it has (the runs recorded
+   * since `BATCH_PATCHES.retriesFirst`): a refill gives every slot a completion frees to a new line,
+   * so before, retries waited for the input's end (a platform restart's failed jobs ran last).
+   */
+  retriesFirst = false,
 ): { plan: StepPlan; waiting: WaitReason[] } {
   const waiting: WaitReason[] = [];
   const blockers = c.cancelling ? [] : submitBlockers(c, spend, now);
@@ -45,7 +51,8 @@ export function planStep(
   if (submitting && d.waiting.some((x) => x.at > now)) waiting.push('retry-backoff');
   const submit = submitting ? deferredWithRoom(d, w, c.keyLimit) : [];
   if (submitting && d.deferred.length > submit.length) waiting.push('key-cap');
-  const { read, refillMs } = submitting ? readOrder(d, input.options, c, w, now, feedOpen) : {};
+  const starved = retriesFirst && d.waiting.filter((x) => x.at <= now).length > retry.length;
+  const { read, refillMs } = submitting ? readOrder(d, input.options, c, w, now, feedOpen, starved) : {};
   if (w.room <= 0 && submitting && (!d.eof || d.deferred.length > 0)) waiting.push('window-full');
   if (d.eof && d.deferred.length === 0 && d.waiting.length === 0) waiting.push('input-done');
 
@@ -129,6 +136,8 @@ function readOrder(
   w: Window,
   now: number,
   feedOpen: boolean,
+  /** A due retry waits for room: no refill (the room completions free goes to it at the next step). */
+  noRefill = false,
 ): { read?: StepPlan['read']; refillMs?: number } {
   const keyLimit = c.keyLimit;
   // Read on while few lines wait for their key: blocked keys must not stall the others for long.
@@ -138,7 +147,12 @@ function readOrder(
   const refillMs = Math.min(feedOpen ? FEED_REFILL_MS : REFILL_MS, (c.deadline ?? Infinity) - now);
   const more = !d.eof || feedOpen;
   const refill =
-    more && keyLimit === undefined && c.maxCost === undefined && o.completion === 'webhook' && refillMs > 0;
+    !noRefill &&
+    more &&
+    keyLimit === undefined &&
+    c.maxCost === undefined &&
+    o.completion === 'webhook' &&
+    refillMs > 0;
   if (!more || !(w.room > 0 || refill) || deferredRoom <= 0) return {};
   const lines = Math.min(MAX_ORDERS, keyLimit !== undefined ? Math.min(deferredRoom, w.room * 2) : w.room);
   const read: StepPlan['read'] = {

@@ -105,6 +105,10 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
   let historyBytes = 0;
   // Runs recorded before it keep waiting for every submission at a step's end (patched() is false on their replay).
   const detach = patched(BATCH_PATCHES.detachedSubmissions);
+  // Runs recorded before it match a completion of any run of a job by its id.
+  const exact = patched(BATCH_PATCHES.staleCompletions);
+  // Runs recorded before it refill the window while retries wait for room.
+  const retriesFirst = patched(BATCH_PATCHES.retriesFirst);
   for (;;) {
     const now = Date.now();
     // An open feed (a pipeline's stage): its lines so far are the input; more may come.
@@ -137,7 +141,7 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
     }
     // Runs recorded before it refill only before the feed's known end (patched() is false on their replay).
     const feedRefill = r.feed !== undefined && !r.feed.closed && patched(BATCH_PATCHES.feedRefill);
-    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now, feedRefill);
+    const { plan, waiting: why } = planStep(ledger, r.input, controls, bulkSpend(r), now, feedRefill, retriesFirst);
     r.waiting = [...why, ...r.held];
     const idle =
       !plan.read &&
@@ -149,13 +153,13 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
       await condition(() => JSON.stringify(controls) !== before, Math.max(1, Math.min(next - now, 3_600_000)));
       continue;
     }
-    historyBytes += await step(r, run, detach ? { ...plan, dt: true } : plan);
+    historyBytes += await step(r, run, detach ? { ...plan, dt: true } : plan, exact);
     steps++;
   }
 }
 
 /** Runs one planned step and applies its result to the ledger; returns the bytes it added to history. */
-async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }): Promise<number> {
+async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }, exact: boolean): Promise<number> {
   const { input, ledger } = r;
   const o = input.options;
   const seq = ledger.seq++;
@@ -177,7 +181,7 @@ async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }
     ledger.finals.splice(0, plan.write.length);
     const bytes = JSON.stringify(plan).length + JSON.stringify(res).length;
     if (r.pricePerHour === undefined && res.pricePerHour !== undefined) r.pricePerHour = res.pricePerHour;
-    applyStep(ledger, res, Date.now(), o, seq);
+    applyStep(ledger, res, Date.now(), o, seq, exact);
     r.held = res.held ?? [];
     return bytes;
   } finally {

@@ -63,7 +63,8 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
     const keep = await keepOf(store, req);
     // The jobs held as the refill starts: the workflow's (`held`) and the new lines the step's read sent.
-    const held = req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
+    const held =
+      req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
   }
@@ -82,6 +83,9 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
   if (inbox instanceof SteadyPoll) inbox.sync();
   res.completions = await collected(store, req, finished);
+  console.error(
+    `TRACE ${Date.now()} batch ${req.run.workflowId.slice(-12)} seq=${req.seq} write=${req.write.length} sub=${res.submitted.length} done=${finished.length} refill=${req.collect.refillMs ?? '-'}`,
+  );
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
   const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;

@@ -83,9 +83,6 @@ export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepRes
   if (req.sg) await reportSubmitting(store, req.run, req.sg, res, deps.detached, s.answered, claims);
   if (inbox instanceof SteadyPoll) inbox.sync();
   res.completions = await collected(store, req, finished);
-  console.error(
-    `TRACE ${Date.now()} batch ${req.run.workflowId.slice(-12)} seq=${req.seq} write=${req.write.length} sub=${res.submitted.length} done=${finished.length} refill=${req.collect.refillMs ?? '-'}`,
-  );
   await endStep(s, inbox instanceof SteadyPoll && inbox.polling);
   // Kept once, with how far it read the inbox: a concurrent attempt of this step that finished first is the answer.
   const keep: Kept = inbox ? { ...res, inboxAt: inbox.position() } : res;

@@ -223,7 +223,3 @@ export const BatchConfigure = z.strictObject({
   deadline: z.number().int().positive().nullable().optional(),
 });
 export type BatchConfigure = z.infer<typeof BatchConfigure>;
-
-/** The cost cap's rule, for a batch and a pipeline alike (and a pipeline step's rounds): spend (USD) has reached it. */
-export const costCapReached = (maxCost: number | undefined, spend: number): boolean =>
-  maxCost !== undefined && spend >= maxCost;

@@ -3,7 +3,7 @@
  * cancelled (its state, asked of the workflow), its deadline passed, its cost cap reached (the
  * stages' spend). The step then returns what its rounds did, and the workflow acts at once.
  */
-import { costCapReached } from '../../contracts/batch';
+import { costCapReached } from '../../contracts/limits';
 import { type PipelineDefinition } from '../../contracts/pipeline';
 
 /** How often the controls are asked while a step runs rounds, ms. */

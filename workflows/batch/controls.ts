@@ -3,7 +3,7 @@
  * starts with, how a `configure` update changes them, what they block, and the spend they cap. Pure.
  */
 import type { BatchConfigure, BatchWorkflowInput, WaitReason } from '../../contracts';
-import { costCapReached } from '../../contracts/batch';
+import { costCapReached } from '../../contracts/limits';
 
 /** The live controls of a batch (updates change them; carried across continue-as-new). */
 export interface Controls {
@@ -49,7 +49,7 @@ export function submitBlockers(c: Controls, spend: number, now: number): WaitRea
   return why;
 }
 
-export { costCapReached } from '../../contracts/batch';
+export { costCapReached } from '../../contracts/limits';
 
 /** The estimated spend (USD) of `execMs` of execution at `pricePerHour` per worker-hour; 0 without a price. */
 export const spendOf = (execMs: number, pricePerHour: number | undefined): number =>

@@ -44,6 +44,12 @@ export function keepBeating(): () => void {
 const MAX_REFILL_COLLECT = 1000;
 /** How often a refill with free slots reads an open feed again (a pipeline's stage: its rows come while it runs). */
 const FEED_POLL_MS = 250;
+/**
+ * How long an open feed's refill stays with every job done and nothing new in its feed before it
+ * ends: rows that come within it run without a step (steady work keeps the long refill); a small
+ * pipeline's stage ends its step soon after its last job.
+ */
+const IDLE_MS = 750;
 
 /**
  * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
@@ -71,7 +77,16 @@ export async function refill(
   const seen = new Set(finished.map((r) => r.id));
   // Jobs held and not seen finished (any status: a job that failed waits for the workflow, not for the refill).
   let held = feed?.held !== undefined ? feed.held - seen.size : undefined;
-  const idle = (): boolean => held !== undefined && held <= 0;
+  // Idle since (every job done, nothing new in the feed): the refill ends after IDLE_MS of it.
+  let idleAt: number | undefined;
+  const idle = (): boolean => {
+    if (held === undefined || held > 0) {
+      idleAt = undefined;
+      return false;
+    }
+    idleAt ??= Date.now();
+    return Date.now() - idleAt >= IDLE_MS;
+  };
   const sending: Promise<void>[] = [];
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
@@ -107,8 +122,9 @@ export async function refill(
     // The file is all sent: nothing is left to refill with, so the step ends now and the workflow
     // waits for the last completions (issue 23: not out the rest of `refillMs`).
     if (page.eof && !feed) break;
-    // Every job done and the feed has nothing new: nothing left to wait for.
-    if (send.length === 0 && idle()) break;
+    // Every job done and the feed has nothing new (for IDLE_MS): nothing left to wait for.
+    if (send.length > 0) idleAt = undefined;
+    else if (idle()) break;
   }
   await Promise.all(sending);
   res.rateLimited = sub.rateLimited;

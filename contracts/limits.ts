@@ -73,3 +73,7 @@ export const RATE_LIMITS: Record<RateLimitedOperation, { perWindow: number; conc
   requests: { perWindow: 10, concurrent: 2 },
 };
 export const RATE_WINDOW_MS = 10 * SECOND;
+
+/** The cost cap's rule, for a batch and a pipeline alike (and a pipeline step's rounds): spend (USD) has reached it. */
+export const costCapReached = (maxCost: number | undefined, spend: number): boolean =>
+  maxCost !== undefined && spend >= maxCost;

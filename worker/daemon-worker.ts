@@ -12,8 +12,8 @@ import { backlogScanner } from '../activities/scaler/backlog';
 import { createScaleWindowActivities } from '../activities/scaler/window';
 import { type Tracing } from '../common/tracing';
 import { resultsUrlOf } from '../config/settings';
-import { type BatchState } from '../contracts';
-import { BATCH_QUERIES, BATCH_SIGNALS } from '../contracts/names';
+import { type BatchState, type PipelineState } from '../contracts';
+import { BATCH_QUERIES, BATCH_SIGNALS, PIPELINE_QUERIES } from '../contracts/names';
 import { type StoreInbox } from '../results/batch/store-inbox';
 import { batchRoots, type BatchRoots } from '../results/batch/roots';
 import { type DaemonParts } from './daemon-parts';
@@ -88,6 +88,7 @@ function daemonActivities(p: DaemonParts, d: DaemonWorkerDeps, roots: BatchRoots
       roots,
       queue,
       batchSpend: async (id) => (await client.workflow.getHandle(id).query<BatchState>(BATCH_QUERIES.state)).spend,
+      pipelineState: (id) => client.workflow.getHandle(id).query<PipelineState>(PIPELINE_QUERIES.state),
       // A stage's batch that has ended (cancelled) takes no signal: not a failure of the step.
       signalFeed: (id, feed) =>
         client.workflow

@@ -75,7 +75,10 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const feed = isFeedLocation(req.source);
   if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
     const keep = await keepOf(store, req);
-    const open = feed ? { spare: s.spare ?? 0 } : undefined;
+    // The jobs held as the refill starts: the workflow's (`held`) and the new lines the step's read sent.
+    const held =
+      req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
+    const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
   }
   const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;

@@ -142,8 +142,10 @@ export interface StepRequest {
    * Wait up to `waitMs` for at least `min` completions. With `refillMs` (no key caps, webhooks),
    * the step goes on for that long: each COMPLETED job that arrives frees its slot, and a new
    * line is read and submitted in its place at once, without waiting for the next step.
+   * `held` (an open feed's refill): the jobs the batch holds besides the step's new lines (in flight,
+   * submissions not answered, retries and deferred lines it sends); the refill ends once all are done.
    */
-  collect: { waitMs: number; min: number; refillMs?: number };
+  collect: { waitMs: number; min: number; refillMs?: number; held?: number };
 }
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */

@@ -15,6 +15,8 @@ import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult }
 import { openPipeline, type PipelineOpened, type PipelineOpenRequest } from './open';
 import { pipelineStep, type SignalFeed } from './step';
 import { type PipelineStepRequest, type PipelineStepResult } from './types';
+import { type AskControls } from './watch';
+import { type PipelineState } from '../../contracts';
 
 export type { PipelineStepRequest, PipelineStepResult, StageCursor, Cursor } from './types';
 export type { PipelineFinishRequest, PipelineFinishResult } from './finish';
@@ -30,6 +32,8 @@ export interface PipelineActivityDeps {
   batchSpend?: (batchId: string) => Promise<number>;
   /** Tells a stage's batch how far its feed goes (the `batchFeed` signal); without it the workflow does. */
   signalFeed?: SignalFeed;
+  /** The pipeline's state as its workflow says it (a step's rounds end once it is paused or cancelling). */
+  pipelineState?: (pipelineWorkflowId: string) => Promise<PipelineState>;
 }
 
 /** How long the stages' batches may take to tell their spend before the step goes on without it, ms. */
@@ -50,6 +54,21 @@ async function stagesSpend(
 }
 
 const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
+
+/**
+ * How a step's rounds ask for the pipeline's controls: its workflow's state (cancelling, or paused
+ * while the step reads new inputs) and, with a cost cap, the stages' spend.
+ */
+function controlsOf(deps: PipelineActivityDeps, req: PipelineStepRequest): AskControls {
+  return async (spend) => {
+    const [state, spent] = await Promise.all([
+      deps.pipelineState?.(req.run.workflowId).catch(() => undefined),
+      spend && deps.batchSpend ? stagesSpend(deps.batchSpend, req.stages) : undefined,
+    ]);
+    const halted = state?.phase === 'cancelling' || (state?.phase === 'paused' && req.read !== undefined);
+    return { halted, ...(spent !== undefined ? { spend: spent } : {}) };
+  };
+}
 
 export function createPipelineActivities(deps: PipelineActivityDeps) {
   const { store, roots } = deps;
@@ -83,7 +102,7 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
     /** One step of the pipeline (activities/pipeline/step.ts). */
     async pipelineStep(req: PipelineStepRequest): Promise<PipelineStepResult> {
       check(req);
-      const res = await pipelineStep(store, req, beat({ seq: req.seq }), deps.signalFeed);
+      const res = await pipelineStep(store, req, beat({ seq: req.seq }), deps.signalFeed, controlsOf(deps, req));
       const spend = req.spend && deps.batchSpend ? await stagesSpend(deps.batchSpend, req.stages) : undefined;
       return spend !== undefined ? { ...res, spend } : res;
     },

@@ -88,18 +88,22 @@ export interface RoundPlan {
   stopped?: string;
 }
 
-/** The round's plan: the kept one, or found now (waiting up to `req.waitMs` for an outcome segment). */
+/**
+ * The round's plan: the kept one, or found now (waiting up to `req.waitMs` for an outcome segment,
+ * less once `stop` says the step's rounds end: a control came).
+ */
 export async function planOf(
   store: ObjectStore,
   req: PipelineStepRequest,
   beat: () => void,
   maxInFlight: number,
+  stop: () => boolean = () => false,
 ): Promise<RoundPlan> {
   const key = pipelineKeys.plan(req.run, req.seq);
   const kept = (await store.find(key)) as (RoundPlan & { v?: number }) | undefined;
   // A plan kept before rounds (no `v`) read what its request said.
   if (kept) return kept.v === undefined ? { ...withRequest(req), segments: kept.segments } : kept;
-  const segments = await segmentsOf(store, req, beat, maxInFlight);
+  const segments = await segmentsOf(store, req, beat, maxInFlight, stop);
   const plan: RoundPlan & { v: number } = { v: 2, ...withRequest(req), segments };
   if (await store.create(key, plan)) return plan;
   return (await store.get(key)) as RoundPlan;
@@ -110,12 +114,17 @@ const withRequest = (req: PipelineStepRequest): Omit<RoundPlan, 'segments'> => (
   ...(req.stopped !== undefined ? { stopped: req.stopped } : {}),
 });
 
-/** The outcome segments a new round takes per stage, waiting up to `req.waitMs` for one (and lingering for more). */
+/**
+ * The outcome segments a new round takes per stage, waiting up to `req.waitMs` for one, and lingering
+ * for more while a stage with inputs at it has none yet (once every such stage has one, nothing is
+ * left to wait for: a small pipeline's inputs go on at once).
+ */
 async function segmentsOf(
   store: ObjectStore,
   req: PipelineStepRequest,
   beat: () => void,
   maxInFlight: number,
+  stop: () => boolean,
 ): Promise<string[][]> {
   const started = Date.now();
   // Much room for new inputs (the start, or many inputs ended): read at once; a little: wait for outcomes as well.
@@ -127,10 +136,15 @@ async function segmentsOf(
     const now = Date.now();
     if (segments.some((s) => s.length > 0)) foundAt ??= now;
     const full = segments.some((s) => s.length >= MAX_SEGMENTS);
-    const lingered = foundAt !== undefined && now - foundAt >= Math.min(LINGER_MS, req.waitMs);
-    if (eager || full || lingered || now - started >= req.waitMs) break;
+    const lingered =
+      foundAt !== undefined && (now - foundAt >= Math.min(LINGER_MS, req.waitMs) || allIn(req, segments));
+    if (eager || full || lingered || now - started >= req.waitMs || stop()) break;
     beat();
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
   return segments;
 }
+
+/** Every stage with inputs at it (as the request says) has a new segment: none is waited for. */
+const allIn = (req: PipelineStepRequest, segments: string[][]): boolean =>
+  req.stages.every((s, k) => (s.active ?? 0) === 0 || segments[k]!.length > 0);

@@ -12,6 +12,7 @@ import { type ObjectStore } from '../../results/store/object-store';
 import { forgetEnded } from './forget';
 import { planOf, specOf, type PipelineSpec } from './plan';
 import { runRound } from './round';
+import { StepWatch, type AskControls } from './watch';
 import { type Cursor, type PipelineStepRequest, type PipelineStepResult } from './types';
 
 /** Rounds one step runs at most. */
@@ -26,6 +27,7 @@ export async function pipelineStep(
   req: PipelineStepRequest,
   beat: () => void,
   signal?: SignalFeed,
+  ask?: AskControls,
 ): Promise<PipelineStepResult> {
   const spec = await specOf(store, req.run);
   // The rounds of the step before are behind it: the contexts of the inputs they ended are read no more.
@@ -33,11 +35,13 @@ export async function pipelineStep(
   const rounds = req.rounds && signal ? req.rounds : undefined;
   const total = emptyResult(req);
   const signals = new StageSignals(req, signal);
+  const watch = new StepWatch(spec.definition, rounds ? ask : undefined);
   const until = Date.now() + (rounds?.ms ?? 0);
+  const drainedAtStart = signals.drained(req.stopped !== undefined || (rounds?.eof ?? false));
   let round: PipelineStepRequest = req;
   let inFlight = rounds?.inFlight ?? 0;
   for (let n = 0; ;) {
-    const plan = await planOf(store, round, beat, spec.definition.maxInFlight);
+    const plan = await planOf(store, round, beat, spec.definition.maxInFlight, () => watch.check());
     const res = await runRound(store, { req: round, spec, plan, beat });
     addRound(total, res);
     n++;
@@ -47,9 +51,12 @@ export async function pipelineStep(
     // Nothing in flight and nothing more to read (the input is read, or the workflow said not to read): done.
     const canRead = req.read !== undefined && !(total.read?.eof ?? false);
     if ((inFlight === 0 && !canRead) || n >= MAX_ROUNDS || Date.now() >= until) break;
-    round = nextRound(req, round, res, spec, inFlight, Math.max(0, until - Date.now()));
+    // A control (pause, cancel, deadline, cost cap), or a stage no input can enter any more: the workflow acts now.
+    const inputDone = req.stopped !== undefined || (rounds.eof ?? false) || (total.read?.eof ?? false);
+    if (watch.check() || signals.drained(inputDone) > drainedAtStart) break;
+    round = nextRound(req, round, res, spec, inFlight, watch.within(Math.max(0, until - Date.now())));
   }
-  await signals.atEnd();
+  await Promise.all([signals.atEnd(), watch.settled()]);
   total.stages.forEach((s, k) => (s.told = signals.told[k]));
   return { ...total, signalled: true };
 }
@@ -72,7 +79,8 @@ function nextRound(
     seq: prev.seq + 1,
     stages: prev.stages.map((s, k) => {
       const r = res.stages[k]!;
-      return { ...s, feed: r.feed, ...(r.after !== undefined ? { after: r.after } : {}) };
+      const active = (s.active ?? 0) + r.entered - r.left;
+      return { ...s, feed: r.feed, ...(r.after !== undefined ? { after: r.after } : {}), active };
     }),
     // The workflow lets the step read (not paused, not stopped, input left): each round reads what room there is.
     ...(req.read && from && !eof ? { read: { from, max: Math.max(0, room) } } : {}),
@@ -97,6 +105,13 @@ class StageSignals {
     this.feeds = req.stages.map((s) => s.feed);
     this.told = req.stages.map((s) => s.told ?? 0);
     this.taken = req.stages.map((s) => s.taken ?? 0);
+  }
+
+  /** Stages no input can enter any more once the input is done: each with no input at a stage before it. */
+  drained(inputDone: boolean): number {
+    if (!inputDone) return 0;
+    const k = this.active.findIndex((a) => a > 0);
+    return k < 0 ? this.active.length : k + 1;
   }
 
   /**

@@ -47,9 +47,10 @@ export interface PipelineStepRequest extends PipelineRunRef {
   /**
    * Run rounds for up to `ms` (each round its own seq, from `seq` on), reading while fewer than
    * `maxInFlight` inputs are in flight (`inFlight` when the step starts; at most `maxRead` a round), and tell the stages' batches
-   * how far their feeds go. Absent: one round, and the workflow tells them.
+   * how far their feeds go. Absent: one round, and the workflow tells them. `eof`: the input is all
+   * read (a stage no input can enter any more then ends the step: the workflow closes its feed).
    */
-  rounds?: { inFlight: number; ms: number; maxRead: number };
+  rounds?: { inFlight: number; ms: number; maxRead: number; eof?: boolean };
 }
 
 /** What a step did to one stage. */

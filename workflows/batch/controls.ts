@@ -3,6 +3,7 @@
  * starts with, how a `configure` update changes them, what they block, and the spend they cap. Pure.
  */
 import type { BatchConfigure, BatchWorkflowInput, WaitReason } from '../../contracts';
+import { costCapReached } from '../../contracts/limits';
 
 /** The live controls of a batch (updates change them; carried across continue-as-new). */
 export interface Controls {
@@ -48,9 +49,7 @@ export function submitBlockers(c: Controls, spend: number, now: number): WaitRea
   return why;
 }
 
-/** The cost cap's rule, for a batch and a pipeline alike: spend (USD, {@link spendOf}) has reached it. */
-export const costCapReached = (maxCost: number | undefined, spend: number): boolean =>
-  maxCost !== undefined && spend >= maxCost;
+export { costCapReached } from '../../contracts/limits';
 
 /** The estimated spend (USD) of `execMs` of execution at `pricePerHour` per worker-hour; 0 without a price. */
 export const spendOf = (execMs: number, pricePerHour: number | undefined): number =>

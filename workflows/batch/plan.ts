@@ -82,7 +82,13 @@ export function planStep(
     retry,
     cancel,
     poll,
-    collect: { waitMs: busy ? 0 : waitOf(d, c, now), min, ...(refillMs !== undefined ? { refillMs } : {}) },
+    collect: {
+      waitMs: busy ? 0 : waitOf(d, c, now),
+      min,
+      ...(refillMs !== undefined ? { refillMs } : {}),
+      // An open feed's refill ends once every job it holds is done (nothing left to wait for): the jobs held as it starts.
+      ...(refillMs !== undefined && feedOpen ? { held: holding(d) + retry.length + submit.length } : {}),
+    },
     ...(sg.length > 0 ? { sg } : {}),
   };
   return { plan: more ? { ...plan, more } : plan, waiting };

@@ -51,8 +51,9 @@ const MAX_READ = 500;
 /** Longest wait of one round for outcomes. */
 const WAIT_MS = 3000;
 /**
- * How long one step runs rounds: a step is one activity (six history events) whatever it moves, so
- * longer steps mean fewer events per input; controls (cancel, deadline, cost cap) wait for its end.
+ * How long one step runs rounds at most: a step is one activity (six history events) whatever it
+ * moves, so longer steps mean fewer events per input. It ends sooner once nothing is in flight, a
+ * stage's feed can be closed, or a control (pause, cancel, deadline, cost cap) comes: within ~1 s.
  */
 const STEP_MS = 5000;
 
@@ -122,6 +123,8 @@ function handleMessages(r: PipelineRun): { requested: boolean } {
   const cancel = { requested: false };
   CancellationScope.current().cancelRequested.catch(() => {
     cancel.requested = true;
+    // Said at once (the state query): a step running rounds sees it and ends them.
+    if (r.phase === 'running') r.phase = 'cancelling';
   });
   return cancel;
 }
@@ -173,7 +176,7 @@ async function stepLoop(r: PipelineRun, run: RunScope, cancel: { requested: bool
       ...(r.stopped !== undefined ? { stopped: r.stopped } : {}),
       waitMs: WAIT_MS,
       ...(def.maxCost !== undefined ? { spend: true } : {}),
-      rounds: { inFlight: inFlight(r), ms: STEP_MS, maxRead: MAX_READ },
+      rounds: { inFlight: inFlight(r), ms: STEP_MS, maxRead: MAX_READ, ...(r.eof ? { eof: true } : {}) },
     });
     // A step of rounds used a seq per round (a step recorded before rounds, one).
     r.seq += res.seqs ?? 1;

@@ -51,7 +51,7 @@ describe('pipeline workflow', () => {
       },
       source: file,
       outDir,
-      options: { stepsPerRun: 4 },
+      options: { stepsPerRun: 2 },
     });
     const summary = await ctx.pipeline.result(id);
     const results = pipelineResults(outDir, N);
@@ -79,7 +79,7 @@ describe('pipeline workflow', () => {
       expect(r.stages.join).toMatchObject({ status: 'COMPLETED', attempts: 1, jobIds: [expect.any(String)] });
     }
     expect(summary).toMatchObject({ phase: 'done', counts: { done: N, inFlight: 0 } });
-    // stepsPerRun 4: it continued as new several times without losing an input.
+    // stepsPerRun 2: it continued as new several times without losing an input.
     expect(summary.runs).toBeGreaterThan(1);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: went, SKIPPED: N - 1 - went, BAD_INPUT: 1 });
     // One remote job per element of split, per input that went on in join and in final.

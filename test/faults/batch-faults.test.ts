@@ -7,10 +7,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sharedTemporal } from '../helpers/orchestrator';
 import { BatchClient } from '../../client/batch';
 import { inputFile, resultsOf } from '../batch/helpers';
-import { echoEndpoint, faultyStack, platformJobsByInput, type Stack } from './helpers';
+import { echoEndpoint, faultyStack, platformJobsByInput, sharedTemporal, type Stack } from './helpers';
 import { expectFaultsHappened, ROWS } from './rows';
 
 const N = 48;

@@ -2,15 +2,30 @@
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { request } from 'undici';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type BatchResultLine } from '../../contracts';
 import { type FaultsInput } from '../../platform';
-import { orchestratorStack } from '../helpers/orchestrator';
+import { orchestratorStack, temporalEnv } from '../helpers/orchestrator';
 import { eventually, freePort } from '../helpers/platform';
 
 export type Stack = Awaited<ReturnType<typeof orchestratorStack>>;
 /** A {@link Stack} whose platform's log is counted ({@link faultyStack}). */
 export type FaultyStack = Stack & { log: PlatformLog };
+
+/**
+ * One {@link temporalEnv} for a whole test file (started in `beforeAll`, stopped in `afterAll`), for files whose
+ * tests each start a stack of their own on it (`orchestratorStack({ temporal: shared.env })`).
+ */
+export function sharedTemporal(): { readonly env: TestWorkflowEnvironment } {
+  const ctx = {} as { env: TestWorkflowEnvironment };
+  beforeAll(async () => {
+    ctx.env = await temporalEnv();
+  });
+  afterAll(async () => {
+    await ctx.env?.teardown();
+  });
+  return ctx;
+}
 
 /** How a row misbehaves: the platform's faults, and whether the daemon's public URL is unreachable. */
 export interface FaultCase {
@@ -29,7 +44,7 @@ export interface PlatformLog {
 
 /**
  * Temporal + a platform in fault mode + an in-process daemon; `dispose()` stops them all but a `temporal` given
- * (a file's `sharedTemporal`: test/helpers/orchestrator.ts). `log` counts what the platform logged, so a test can
+ * (a file's {@link sharedTemporal}). `log` counts what the platform logged, so a test can
  * tell the faults did happen.
  */
 export async function faultyStack(c: FaultCase, temporal?: TestWorkflowEnvironment): Promise<FaultyStack> {

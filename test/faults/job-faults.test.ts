@@ -5,8 +5,7 @@
  * holds exactly one remote job per job, no idempotency key used twice. No timing is asserted.
  */
 import { describe, expect, it } from 'vitest';
-import { sharedTemporal } from '../helpers/orchestrator';
-import { echoEndpoint, faultyStack, platformJobsByInput } from './helpers';
+import { echoEndpoint, faultyStack, platformJobsByInput, sharedTemporal } from './helpers';
 import { expectFaultsHappened, ROWS } from './rows';
 
 /** Jobs per row: enough calls and webhooks that each row's faults are drawn (the seed fixes which). */

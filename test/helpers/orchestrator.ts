@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll } from 'vitest';
 import pino from 'pino';
 import { temporalBinary } from '../../common/tools';
 import { JobClient } from '../../client/job';
@@ -32,21 +31,6 @@ export function temporalEnv(dbFilename?: string): Promise<TestWorkflowEnvironmen
       ],
     },
   });
-}
-
-/**
- * One {@link temporalEnv} for a whole test file (started in `beforeAll`, stopped in `afterAll`), for files whose
- * tests each start a stack of their own on it (`orchestratorStack({ temporal: shared.env })`).
- */
-export function sharedTemporal(): { readonly env: TestWorkflowEnvironment } {
-  const ctx = {} as { env: TestWorkflowEnvironment };
-  beforeAll(async () => {
-    ctx.env = await temporalEnv();
-  });
-  afterAll(async () => {
-    await ctx.env?.teardown();
-  });
-  return ctx;
 }
 
 /** Daemon environment for a platform and a Temporal server. */
@@ -89,7 +73,7 @@ export interface StackOptions {
   temporalDbFile?: string;
   /**
    * A Temporal server to use instead of starting one (a file whose tests each need a stack of their own, e.g. a
-   * platform option per test, shares one server: {@link sharedTemporal}). Left running by `dispose()`.
+   * platform option per test, shares one server: test/faults/helpers.ts `sharedTemporal`). Left running by `dispose()`.
    */
   temporal?: TestWorkflowEnvironment;
 }

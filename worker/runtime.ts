@@ -3,11 +3,11 @@ import { DefaultLogger, Runtime, makeTelemetryFilterString, type LogLevel, type 
 
 /**
  * What the core writes while the server cannot be reached: a failed connect, a closed or broken
- * transport. Once the process is stopping these say only that the server stopped first (e.g. a
+ * transport (e.g. its `shutdown_worker` call cancelled by a connection the server closed). Once the process is stopping these say only that the server stopped first (e.g. a
  * `pkill -INT` or a Ctrl-C reached it too).
  */
 const UNREACHABLE =
-  /\bUnavailable\b|tcp connect error|connection refused|transport error|broken pipe|connection reset|channel (has been )?(shut down|closed)/i;
+  /\bUnavailable\b|tcp connect error|connection refused|connection closed|transport error|broken pipe|connection reset|channel (has been )?(shut down|closed)/i;
 
 /** Whether this process stops: set by {@link temporalStopping}. */
 let stopping = false;

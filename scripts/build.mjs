@@ -39,7 +39,7 @@ for (const { esm, cjs } of ENTRIES) {
   writeFileSync(join(dist, 'esm', `${esm}.d.mts`), `export * from '${from}';\n`);
 }
 await vendor();
-console.error(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.map((e) => e.esm).join(', ')})`);
+console.log(`[sluice] built dist/ (CommonJS, ES module entry points ${ENTRIES.map((e) => e.esm).join(', ')})`);
 
 /**
  * The packages a short command (`status`, `batch list`, ...) loads, with the deep paths they

@@ -15,7 +15,7 @@ import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult }
 import { openPipeline, type PipelineOpened, type PipelineOpenRequest } from './open';
 import { pipelineStep, type SignalFeed } from './step';
 import { type PipelineStepRequest, type PipelineStepResult } from './types';
-import { type AskControls } from './watch';
+import { type AskControls, phaseEndsRounds } from './watch';
 import { type PipelineState } from '../../contracts';
 
 export type { PipelineStepRequest, PipelineStepResult, StageCursor, Cursor } from './types';
@@ -56,16 +56,18 @@ async function stagesSpend(
 const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
 
 /**
- * How a step's rounds ask for the pipeline's controls: its workflow's state (cancelling, or paused
- * while the step reads new inputs) and, with a cost cap, the stages' spend.
+ * How a step's rounds ask for the pipeline's controls: its workflow's phase ({@link phaseEndsRounds}: cancelling,
+ * paused while the step reads, resumed while it does not) and, with a cost cap, the stages' spend.
  */
 function controlsOf(deps: PipelineActivityDeps, req: PipelineStepRequest): AskControls {
+  const step = { reading: req.read !== undefined, sawPaused: false };
   return async (spend) => {
     const [state, spent] = await Promise.all([
       deps.pipelineState?.(req.run.workflowId).catch(() => undefined),
       spend && deps.batchSpend ? stagesSpend(deps.batchSpend, req.stages) : undefined,
     ]);
-    const halted = state?.phase === 'cancelling' || (state?.phase === 'paused' && req.read !== undefined);
+    if (state?.phase === 'paused') step.sawPaused = true;
+    const halted = phaseEndsRounds(state?.phase, step);
     return { halted, ...(spent !== undefined ? { spend: spent } : {}) };
   };
 }

@@ -4,7 +4,7 @@
  * stages' spend). The step then returns what its rounds did, and the workflow acts at once.
  */
 import { costCapReached } from '../../contracts/limits';
-import { type PipelineDefinition } from '../../contracts/pipeline';
+import { type PipelineDefinition, type PipelineState } from '../../contracts/pipeline';
 
 /** How often the controls are asked while a step runs rounds, ms. */
 export const WATCH_MS = 1000;
@@ -19,6 +19,19 @@ export interface StepControls {
 
 /** Asks the daemon for the pipeline's controls (never throws: an answer not had is no answer). */
 export type AskControls = (spend: boolean) => Promise<StepControls>;
+
+/**
+ * Whether the pipeline's phase ends a step's rounds: cancelling; paused while the step reads new inputs (it must
+ * read no more); running again after a pause the step saw, while the step reads nothing (the next step reads).
+ */
+export function phaseEndsRounds(
+  phase: PipelineState['phase'] | undefined,
+  step: { reading: boolean; sawPaused: boolean },
+): boolean {
+  if (phase === 'cancelling') return true;
+  if (phase === 'paused') return step.reading;
+  return phase === 'running' && !step.reading && step.sawPaused;
+}
 
 /** Watches a step's controls: asked in the background at most every {@link WATCH_MS}; `stop` says why the rounds end. */
 export class StepWatch {

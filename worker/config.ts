@@ -82,6 +82,12 @@ const DaemonSchema = z.object({
     .min(1)
     .max(10_000)
     .default(200),
+  /**
+   * How far (%) the daemon's heap may grow past its live data before V8 collects (`worker/heap.ts`); 0 keeps V8's
+   * own factor (up to 300 % for a busy process).
+   * @default 50
+   */
+  SLUICE_HEAP_GROWING_PERCENT: z.coerce.number({ error: 'must be a number' }).int().min(0).max(1000).default(50),
   SLUICE_SHUTDOWN_GRACE_MS: z.coerce.number({ error: 'must be a number' }).int().min(0).max(3_600_000).default(10_000),
   /**
    * Serve Temporal's remote codec protocol (`POST /codec/encode`, `/codec/decode`) with the keys of

@@ -10,6 +10,7 @@
  *   npx tsx bench/batch/index.ts [--jobs 10000] [--per-job 1000] [--concurrency 64] [--workers 8] [--large 100000] [--limited 3000] [--two] [--json]
  *   --curve: the large run's memory curve (RSS, heap, external at 10k, 50k, 100k, ... inputs; every 5 s to stderr)
  *   --heap-snapshots: the daemon writes a heap snapshot on SIGUSR2
+ *   --daemon-node-args "...": node flags for the daemon (e.g. V8 heap flags, to compare memory curves)
  *   (--jobs 0 skips the unlimited runs)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,7 @@ usage: npx tsx bench/batch/index.ts [options]
   --two               adds the two-batch and two-daemon limited runs
   --curve             the large run's memory curve, to stderr
   --heap-snapshots    the daemon writes a heap snapshot on SIGUSR2
+  --daemon-node-args A  node flags for the daemon, space-separated (e.g. "--max-semi-space-size=32")
   --json              one JSON document on stdout
   --help              this text`;
 
@@ -59,6 +61,7 @@ const values = benchArgs(USAGE, {
   two: { type: 'boolean' },
   curve: { type: 'boolean' },
   'heap-snapshots': { type: 'boolean' },
+  'daemon-node-args': { type: 'string' },
   json: { type: 'boolean' },
 });
 const JOBS = Number(values.jobs ?? 10_000);
@@ -70,7 +73,10 @@ const LIMITED = Number(values.limited ?? 0);
 const TWO = values.two === true;
 const CURVE = values.curve === true;
 // The daemon writes a heap snapshot to the current folder on SIGUSR2 (`kill -USR2 <pid>`).
-const DAEMON_NODE_ARGS = values['heap-snapshots'] === true ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+const DAEMON_NODE_ARGS = [
+  ...(values['heap-snapshots'] === true ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+  ...(values['daemon-node-args'] ?? '').split(' ').filter((a) => a !== ''),
+];
 async function plainLoop(platform: Platform, endpointId: string, jobs: number): Promise<{ jobsPerSecond: number }> {
   const ep = runpodSdk(platform.apiKey, { baseUrl: `${platform.url}/v2` }).endpoint(endpointId)!;
   let next = 0;

@@ -23,10 +23,11 @@ export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): 
 
 async function worker(o: { dataDir: string; consolePort?: number }): Promise<number> {
   // The daemon's code loads when it runs (help and the other commands never load it).
-  const [{ loadConfig }, { startDaemon }, { installTemporalRuntime }] = await Promise.all([
+  const [{ loadConfig }, { startDaemon }, { installTemporalRuntime }, { boundHeapGrowth }] = await Promise.all([
     import('../../worker/config'),
     import('../../worker/daemon'),
     import('../../worker/runtime'),
+    import('../../worker/heap'),
   ]);
   const config = loadConfig({
     ...process.env,
@@ -46,6 +47,7 @@ async function worker(o: { dataDir: string; consolePort?: number }): Promise<num
   const consoleConfig = wantConsole
     ? await consoleSettings(o.consolePort !== undefined ? { port: o.consolePort } : {})
     : undefined;
+  boundHeapGrowth(config.SLUICE_HEAP_GROWING_PERCENT);
   const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
   const web = consoleConfig ? await startDaemonConsole(o.dataDir, consoleConfig) : undefined;

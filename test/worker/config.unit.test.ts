@@ -17,6 +17,7 @@ describe('daemon configuration', () => {
       SLUICE_WEBHOOK_FALLBACK_MS: 30_000,
       SLUICE_WEBHOOK_CONFIRM: 'binding',
       SLUICE_TEMPORAL_METRICS_PORT: 9464,
+      SLUICE_HEAP_GROWING_PERCENT: 50,
     });
     expect(c.TEMPORAL_TLS).toBeUndefined();
   });
@@ -65,6 +66,8 @@ describe('daemon configuration', () => {
     [{ SLUICE_PUBLIC_URL: 'not a url' }, /^SLUICE_PUBLIC_URL: must be an http\(s\) URL$/],
     [{ SLUICE_WEBHOOK_FALLBACK_MS: '10' }, /^SLUICE_WEBHOOK_FALLBACK_MS: /],
     [{ SLUICE_WEBHOOK_CONFIRM: 'trust' }, /^SLUICE_WEBHOOK_CONFIRM: must be binding or status$/],
+    [{ SLUICE_HEAP_GROWING_PERCENT: '-5' }, /^SLUICE_HEAP_GROWING_PERCENT: /],
+    [{ SLUICE_HEAP_GROWING_PERCENT: 'lots' }, /^SLUICE_HEAP_GROWING_PERCENT: must be a number/],
     [
       { TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' },
       /^TEMPORAL_TLS_CLIENT_KEY_PATH: is required with TEMPORAL_TLS_CLIENT_CERT_PATH$/,

@@ -7,6 +7,7 @@ import { describeFaults, startPlatform, type FaultsInput, type Platform } from '
 import { createLogger } from '../../../common/logger';
 import { loadConfig } from '../../../worker/config';
 import { startDaemon, type Daemon } from '../../../worker/daemon';
+import { boundHeapGrowth } from '../../../worker/heap';
 import { installTemporalRuntime } from '../../../worker/runtime';
 import { writeDevState, type DevState } from '../settings';
 import { startTemporalDevServer, type TemporalDevServer } from './temporal-server';
@@ -109,6 +110,8 @@ async function startOn(
     },
     { configFile: false },
   );
+  // The process is the stack's (not a test's): its runtime and heap policy are the daemon's.
+  if (o.installRuntime !== false) boundHeapGrowth(config.SLUICE_HEAP_GROWING_PERCENT);
   const temporalMetricsUrl =
     o.installRuntime === false ? undefined : installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({

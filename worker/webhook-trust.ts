@@ -63,9 +63,12 @@ export class BatchBindings {
     return this.jobs.get(BatchBindings.key(run, index, attempt));
   }
 
-  /** Forgets a submission whose job completed (no webhook of it will matter any more: a replay is answered as one). */
+  /**
+   * Forgets a submission whose job completed (no webhook of it will matter any more: a replay is answered as one),
+   * its job with it: both maps hold the jobs in flight only (the job's id was once kept for ever, ~90 bytes a job).
+   */
   delete(run: RunScope, index: number, attempt: number): void {
-    this.jobs.delete(BatchBindings.key(run, index, attempt));
+    this.forget(BatchBindings.key(run, index, attempt));
   }
 
   get size(): number {

@@ -26,15 +26,38 @@ interface Entry {
   settled?: Settled;
 }
 
+/**
+ * How long a detached call's answer is kept once a step reported it, ms: a retried attempt of that step reports it
+ * again from memory. Forgotten after, a report finds it 'lost' (sent again under its idempotency key: the same job).
+ */
+export const REPORTED_KEPT_MS = 60_000;
+
 /** The daemon's memory of its detached calls, by batch run and input index; `id` names this daemon process. */
 export class DetachedSubmissions {
   readonly id = randomBytes(6).toString('hex');
   private readonly runs = new Map<string, Map<number, Entry>>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** The answers steps reported, oldest first: forgotten {@link REPORTED_KEPT_MS} later (a batch's memory stays flat). */
+  private readonly reports: { key: string; i: number; at: number }[] = [];
+  private reportsHead = 0;
 
   /** Input `i` of `run` is now detached (its call runs on). */
   hold(run: RunScope, i: number): void {
     this.of(runKey(run)).set(i, {});
+  }
+
+  /** A step reported the answer of input `i`'s detached call: kept a while for a retried attempt, then forgotten. */
+  reported(run: RunScope, i: number, now = Date.now()): void {
+    this.reports.push({ key: runKey(run), i, at: now });
+    while (this.reportsHead < this.reports.length && now - this.reports[this.reportsHead]!.at >= REPORTED_KEPT_MS) {
+      const r = this.reports[this.reportsHead++]!;
+      const m = this.runs.get(r.key);
+      if (m?.get(r.i)?.settled !== undefined) m.delete(r.i);
+    }
+    if (this.reportsHead > 1024 && this.reportsHead * 2 > this.reports.length) {
+      this.reports.splice(0, this.reportsHead);
+      this.reportsHead = 0;
+    }
   }
 
   /** What the detached call of input `i` came to (undefined: still running; 'lost' when this daemon never held it). */

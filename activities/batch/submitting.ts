@@ -60,6 +60,7 @@ export async function reportSubmitting(
       s = hit ? { id: hit.id, ...(hit.dup ? { dup: true } : {}) } : Date.now() >= x.dl + GRACE_MS ? 'lost' : undefined;
     }
     if (s === undefined) continue; // still running
+    if (detach && x.dm === detach.id) detach.reported(run, x.i);
     if (s === 'lost' || s === 'deferred') res.deferred.push(ref);
     else if ('error' in s) res.rejected.push({ i: x.i, error: s.error });
     else {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchKeys } from '../../contracts/names';
-import { DetachedSubmissions, GRACE_MS } from '../../activities/batch/detached';
+import { DetachedSubmissions, GRACE_MS, REPORTED_KEPT_MS } from '../../activities/batch/detached';
 import { claimedJobs, reportSubmitting } from '../../activities/batch/submitting';
 import { emptyStepResult, type Submitting } from '../../activities/batch/types';
 import { openResultsStore } from '../../results/store/open';
@@ -34,6 +34,22 @@ describe('DetachedSubmissions (this daemon process)', () => {
     expect(d.get(run, 1)).toEqual({ id: 'j1' });
     d.drop(run);
     expect(d.get(run, 1)).toBe('lost'); // never held (here): lost
+  });
+
+  it('forgets a reported answer a while after the report (a retried step finds it until then); a running call stays', () => {
+    const d = new DetachedSubmissions();
+    for (const i of [1, 2, 3]) d.hold(run, i);
+    d.settle(run, 1, { id: 'j1' });
+    d.settle(run, 2, { id: 'j2' });
+    const t0 = 1_000_000;
+    d.reported(run, 1, t0);
+    d.reported(run, 3, t0); // still running when reported (not an answer): never forgotten by this
+    d.reported(run, 2, t0 + REPORTED_KEPT_MS - 1);
+    expect(d.get(run, 1)).toEqual({ id: 'j1' }); // kept: a retried attempt of the step reports it again
+    d.reported(run, 2, t0 + REPORTED_KEPT_MS);
+    expect(d.get(run, 1)).toBe('lost'); // forgotten: sent again under its idempotency key if ever asked
+    expect(d.get(run, 2)).toEqual({ id: 'j2' });
+    expect(d.get(run, 3)).toBeUndefined();
   });
 });
 

@@ -30,7 +30,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Real servers and real processes: keep files parallel but bounded on 2 cores.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: forks, minForks: 1 } },
+    // A fork runs file after file with the modules it loaded (the SDKs, the platform, the daemon: about 5 s per stack
+    // file on 2 cores) instead of a fresh process each. So a file leaves no state behind: it restores the variables it
+    // sets (vi.stubEnv, orchestrator.ts), its servers get names of their own (test/helpers/s3.ts), and it closes every
+    // Temporal connection it opens (a later file's Runtime.install needs the runtime released).
+    // SLUICE_TEST_ISOLATE=1: a fresh process per file, to tell a leak from a bug.
+    poolOptions: { forks: { maxForks: forks, minForks: 1, isolate: process.env.SLUICE_TEST_ISOLATE === '1' } },
     reporters: ['default'],
     // The long files first, so the forks end together (test/helpers/longest-first.ts).
     sequence: { sequencer: LongestFirst },

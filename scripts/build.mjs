@@ -4,8 +4,9 @@
 // the CLI need the tree as it is); the ES module entry points are Node's recommended wrappers over
 // that one copy (dist/esm/*.mjs with their .d.mts), so `import` and `require` share every class.
 // Then esbuild bundles the libraries the CLI's short commands load into dist/vendor/ (see VENDORED).
+// `--if-stale`: only when a source is newer than dist/ (or dist/ is absent).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,33 @@ const ENTRIES = [
   { esm: 'contracts', cjs: 'contracts/index' },
   { esm: 'workflows', cjs: 'workflows/entry/index' },
 ];
+
+/** The file the build writes last: its time is the build's. */
+const BUILT = join(dist, 'vendor', 'index.json');
+/** What the build reads: a file under these newer than {@link BUILT} makes dist/ stale. */
+const SOURCES = [
+  ...['contracts', 'common', 'platform-api', 'worker-sdk', 'results', 'platform', 'activities', 'workflows'],
+  ...['config', 'worker', 'client', 'console', 'examples', 'bin'],
+  ...['package.json', 'tsconfig.build.json', 'scripts/build.mjs'],
+];
+
+/** The newest modification time under `path` (0 when absent). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(s.mtimeMs, ...readdirSync(path).map((e) => newest(join(path, e))));
+}
+
+// `--if-stale` (npm start's prestart, the stack tests' global setup): nothing to do when dist/ is newer than every
+// source. A rebuild removes dist/ first, which a running `sluice` or pod of dist/'s handlers must not see.
+if (process.argv.includes('--if-stale')) {
+  const built = existsSync(BUILT) ? statSync(BUILT).mtimeMs : 0;
+  if (built > 0 && SOURCES.every((p) => newest(join(root, p)) <= built)) {
+    console.log('[sluice] dist/ is up to date');
+    process.exit(0);
+  }
+}
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

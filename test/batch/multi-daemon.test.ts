@@ -7,7 +7,7 @@
 import { type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BatchClient } from '../../client/batch';
 import { hasExited, signalGroup, stopProcessGroup } from '../../common/process';
 import { spawnWatched } from '../../common/watchdog';
@@ -81,9 +81,9 @@ describe('several daemons on one task queue', () => {
 
   beforeAll(async () => {
     // The daemons share a bucket on a real S3-compatible server (several hosts could); the test's
-    // own client reads it through the same AWS variables.
+    // own client reads it through the same AWS variables (restored after: the next file in this fork has its own).
     results = await s3Results();
-    for (const [k, v] of Object.entries(results.env)) if (k.startsWith('AWS_')) process.env[k] = v;
+    for (const [k, v] of Object.entries(results.env)) if (k.startsWith('AWS_')) vi.stubEnv(k, v);
     balancer = await startRoundRobin([]);
     [env, platform] = await Promise.all([temporalEnv(), testPlatform()]);
     endpointId = addEndpoint(platform, {
@@ -103,6 +103,7 @@ describe('several daemons on one task queue', () => {
     await env?.teardown();
     await results?.dispose();
     for (const d of inputDirs) rmSync(d, { recursive: true, force: true });
+    vi.unstubAllEnvs();
   });
 
   it('a daemon SIGKILLed mid-step and one added: every index once, one remote job per input, both survivors ran steps', async () => {

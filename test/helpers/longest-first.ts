@@ -7,36 +7,44 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * About how many seconds each long file takes alone on the 2-core machine (`npx vitest run FILE`): quiet figures
- * where known, else at load 6-10 (the CLI's scaler: 194 s at load 16). Longest first. They set the order only, they
- * are no goal (timing goals live in bench/). A file not named here starts after these, in vitest's order. Update a
- * figure when a file's time changes a lot.
+ * About how many seconds each long file's tests took in the suite's last green fresh-clone run (2 forks on the 2-core
+ * machine, 1076 s in all), longest first. They set the order only, they are no goal (timing goals live in bench/). A
+ * file not named here starts after these, in vitest's order. Update the figures from such a run's log when a file's
+ * time changes a lot.
  */
 export const LONG_FILES: Readonly<Record<string, number>> = {
-  'test/cli/scaler.test.ts': 75,
-  'test/console/console.test.ts': 73,
-  'test/scaler/scaler.test.ts': 69,
-  'test/pipeline/crash.test.ts': 63,
-  'test/orchestrator/demo.test.ts': 60,
-  'test/batch/per-job.test.ts': 60,
-  'test/faults/batch-faults.test.ts': 60,
-  'test/package/pack.test.ts': 60,
-  'test/pipeline/controls.test.ts': 49,
-  'test/batch/crash.test.ts': 46,
-  'test/pipeline/pipeline.test.ts': 45,
-  'test/batch/webhooks-off.test.ts': 45,
-  'test/batch/budget.test.ts': 41,
-  'test/platform/restart.test.ts': 40,
-  'test/pipeline/limits.test.ts': 39,
-  'test/cli/batch.test.ts': 37,
-  'test/batch/batch.test.ts': 37,
-  'test/faults/rate-storm.test.ts': 37,
-  'test/security/payload-encryption.test.ts': 33,
-  'test/pipeline/cli.test.ts': 29,
-  'test/cli/batch-rerun.test.ts': 29,
-  'test/faults/temporal-restart.test.ts': 28,
-  'test/deploy/metrics.test.ts': 26,
-  'test/cli/help.test.ts': 25,
+  'test/console/console.test.ts': 78,
+  'test/pipeline/crash.test.ts': 74,
+  'test/scaler/scaler.test.ts': 74,
+  'test/package/pack.test.ts': 71,
+  'test/orchestrator/demo.test.ts': 68,
+  'test/faults/batch-faults.test.ts': 52,
+  'test/pipeline/controls.test.ts': 51,
+  'test/faults/job-faults.test.ts': 47,
+  'test/batch/crash.test.ts': 47,
+  'test/batch/per-job.test.ts': 43,
+  'test/batch/webhooks-off.test.ts': 41,
+  'test/orchestrator/cli.test.ts': 40,
+  'test/interop/runpod-python.test.ts': 40,
+  'test/batch/multi-daemon.test.ts': 39,
+  'test/cli/scaler.test.ts': 37,
+  'test/cli/batch.test.ts': 36,
+  'test/batch/budget.test.ts': 35,
+  'test/batch/batch.test.ts': 34,
+  'test/control-plane/scaling.test.ts': 34,
+  'test/interop/runpod-e2e.test.ts': 31,
+  'test/batch/limits.test.ts': 29,
+  'test/faults/rate-storm.test.ts': 28,
+  'test/pipeline/cli.test.ts': 28,
+  'test/cli/dev-exit.test.ts': 27,
+  'test/orchestrator/results-s3.test.ts': 23,
+  'test/cli/help.test.ts': 23,
+  'test/pipeline/own-workflow.test.ts': 23,
+  'test/batch/rerun.test.ts': 22,
+  'test/faults/scaler-faults.test.ts': 22,
+  'test/faults/temporal-restart.test.ts': 22,
+  'test/control-plane/rolling-release.test.ts': 21,
+  'test/store/object-store.test.ts': 20,
 };
 
 /** vitest's order (BaseSequencer) with the long files moved first, longest first (a stable sort keeps the rest). */

@@ -35,7 +35,10 @@ export interface S3Server {
 
 /** Options of {@link startS3Server}. */
 export interface S3ServerOptions {
-  /** The bucket created at start. @default 'sluice-test' */
+  /**
+   * The bucket created at start. @default 'sluice-test-<random>': a bucket name of its own, since a process keeps
+   * one S3 client per bucket URL (results/batch/locations.ts) and a test fork runs many files (vitest.config.ts).
+   */
   bucket?: string;
   /** How long the server may take to answer ready, ms. @default 30000 */
   readyMs?: number;
@@ -86,7 +89,7 @@ export async function startS3Server(o: S3ServerOptions = {}): Promise<S3Server> 
         client.destroy();
       }
     };
-    const bucket = o.bucket ?? 'sluice-test';
+    const bucket = o.bucket ?? `sluice-test-${randomBytes(4).toString('hex')}`;
     await createBucket(bucket);
     return {
       endpoint,

@@ -2,10 +2,10 @@
  * How the compiled `sluice` loads its code (issue 23: a short command answers in <= 400 ms of its
  * own): V8's code cache on Node 20 (common/code-cache.ts, in the cache dir) and the bundle of the
  * libraries the short commands load (dist/vendor/, from `npm run build`); the sources through tsx
- * (SLUICE_FROM_SOURCE=1, or no dist/). Real processes.
+ * (SLUICE_FROM_SOURCE=1, or no dist/); the bundle's trimmed protobuf root. Real processes.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +104,22 @@ describe('the short commands', () => {
     const help = await node(['-r', probe, bin, 'worker', '--help'], env);
     expect(help.code).toBe(0);
     expect(from(help.stderr)).not.toContain('vendor');
+  }, 180_000);
+});
+
+describe("the bundle's protobuf root", () => {
+  it("has the client's services and message types, not the Cloud API's or the core SDK's", async () => {
+    const shims = JSON.parse(readFileSync(join(root, 'dist', 'vendor', 'index.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const program = `const root = require(${JSON.stringify(join(root, 'dist', 'vendor', shims['@temporalio/proto']!))});
+      const has = (n) => { try { return Boolean(root.lookup(n)); } catch { return false; } };
+      console.log(JSON.stringify(['temporal.api.workflowservice.v1.WorkflowService', 'temporal.api.workflowservice.v1.StartWorkflowExecutionRequest', 'temporal.api.history.v1.HistoryEvent', 'grpc.health.v1.Health', 'temporal.api.cloud', 'coresdk'].map(has)));
+      console.log(root.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest.encode({ workflowId: 'w' }).finish().length);`;
+    const r = await node(['-e', program], cleanEnv());
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual([JSON.stringify([true, true, true, true, false, false]), '3']);
   }, 180_000);
 });
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `sluice` command: the compiled CLI (dist/, from `npm run build`); in a checkout without
-// dist/, or with SLUICE_FROM_SOURCE=1, the TypeScript sources through tsx's loader.
+// dist/, or with SLUICE_FROM_SOURCE=1, the TypeScript sources through tsx (see cli() below).
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -63,14 +63,28 @@ function vendored() {
 }
 vendored();
 
-function cli() {
+/**
+ * The CLI's module: dist/'s, or the sources through tsx. Those need both of tsx's hooks: the
+ * CommonJS one for require() and the ES module one for the commands' lazy import('./x') (a
+ * dynamic import resolves through Node's ES module loader, which finds no extensionless `.ts`).
+ * tsx's documented `register()` of each; the ES module API from its .mjs build (its CommonJS
+ * build of tsx 4.23 resolves its own hooks' path wrongly).
+ */
+async function cli() {
   if (!fromSource) return require(compiled);
-  require('tsx/cjs');
+  let esm;
+  try {
+    esm = await import('tsx/esm/api');
+  } catch {
+    throw new Error('no compiled CLI (dist/) and no tsx to run the sources: run `npm run build` (after `npm install`)');
+  }
+  esm.register();
+  require('tsx/cjs/api').register();
   return require('../client/cli/main.ts');
 }
 
 cli()
-  .main(process.argv.slice(2))
+  .then((m) => m.main(process.argv.slice(2)))
   .then((code) => {
     if (typeof code === 'number') process.exitCode = code;
   })

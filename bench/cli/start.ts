@@ -2,9 +2,10 @@
  * `npm run bench:cli`: how long the compiled `sluice` takes to answer, as a user runs it. Medians of
  * `--runs` (10) runs of `node bin/sluice.cjs ...` (dist/ must be built: `npm run build`):
  * `--version`, `--help`, and against a local Temporal dev server `status job/<unknown>` (one
- * describe call, exit 2) and `batch list` (one list call); `node -e 0` is the floor of any Node
+ * describe call, exit 2), `batch list` (one list call) and `batch status batch/<unknown>` (the
+ * batch group's definitions, one describe call, exit 2); `node -e 0` is the floor of any Node
  * program on this machine. Needs GNU time (`/usr/bin/time`) for the CPU column. Goals (issue 23): --version and --help <= 200 ms; status and list
- * <= 400 ms plus their network calls: for those two, a second table splits the wall time (./marks.cjs
+ * <= 400 ms plus their network calls: for those, a second table splits the wall time (./marks.cjs
  * preloaded: Node's start, module loading, Temporal's connect, the calls, the exit). The 1-minute
  * load average is printed before and after.
  */
@@ -12,13 +13,22 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { temporalEnv } from '../../test/helpers/orchestrator';
+import { benchArgs, runBench } from '../main';
 
+const USAGE = `
+usage: npx tsx bench/cli/start.ts [options]   (npm run bench:cli; \`npm run build\` first)
+  --runs N   runs of each command, medians (10)
+  --help     this text`;
+
+const values = benchArgs(USAGE, { runs: { type: 'string', default: '10' } });
+const runs = Number(values.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`--runs: a positive integer, not ${values.runs}\n${USAGE}`);
+  process.exit(2);
+}
 const root = join(__dirname, '..', '..');
 const bin = join(root, 'bin', 'sluice.cjs');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } });
-const runs = Number(values.runs);
 
 const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -73,8 +83,10 @@ async function main(): Promise<void> {
     const stack = { ...env, TEMPORAL_ADDRESS: temporal.address };
     rows.push(['sluice status job/none', median([bin, 'status', 'job/none'], stack), 400]);
     rows.push(['sluice batch list', median([bin, 'batch', 'list'], stack), 400]);
+    rows.push(['sluice batch status b/none', median([bin, 'batch', 'status', 'batch/none'], stack), 400]);
     splits.push(['sluice status job/none', split(['status', 'job/none'], stack)]);
     splits.push(['sluice batch list', split(['batch', 'list'], stack)]);
+    splits.push(['sluice batch status b/none', split(['batch', 'status', 'batch/none'], stack)]);
   } finally {
     await temporal.teardown();
   }
@@ -96,7 +108,4 @@ async function main(): Promise<void> {
   console.log(`load average after: ${loadavg()[0]!.toFixed(2)}`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -1,10 +1,11 @@
 /**
  * How the compiled `sluice` loads its code (issue 23: a short command answers in <= 400 ms of its
  * own): V8's code cache on Node 20 (common/code-cache.ts, in the cache dir) and the bundle of the
- * libraries the short commands load (dist/vendor/, from `npm run build`). Real processes.
+ * libraries the short commands load (dist/vendor/, from `npm run build`); the sources through tsx
+ * (SLUICE_FROM_SOURCE=1, or no dist/); the bundle's trimmed protobuf root. Real processes.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,5 +104,51 @@ describe('the short commands', () => {
     const help = await node(['-r', probe, bin, 'worker', '--help'], env);
     expect(help.code).toBe(0);
     expect(from(help.stderr)).not.toContain('vendor');
+  }, 180_000);
+});
+
+describe("the bundle's protobuf root", () => {
+  it("has the client's services and message types, not the Cloud API's or the core SDK's", async () => {
+    const shims = JSON.parse(readFileSync(join(root, 'dist', 'vendor', 'index.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const program = `const root = require(${JSON.stringify(join(root, 'dist', 'vendor', shims['@temporalio/proto']!))});
+      const has = (n) => { try { return Boolean(root.lookup(n)); } catch { return false; } };
+      console.log(JSON.stringify(['temporal.api.workflowservice.v1.WorkflowService', 'temporal.api.workflowservice.v1.StartWorkflowExecutionRequest', 'temporal.api.history.v1.HistoryEvent', 'grpc.health.v1.Health', 'temporal.api.cloud', 'coresdk'].map(has)));
+      console.log(root.temporal.api.workflowservice.v1.StartWorkflowExecutionRequest.encode({ workflowId: 'w' }).finish().length);`;
+    const r = await node(['-e', program], cleanEnv());
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual([JSON.stringify([true, true, true, true, false, false]), '3']);
+  }, 180_000);
+});
+
+describe('the sources through tsx (SLUICE_FROM_SOURCE=1)', () => {
+  const env = cleanEnv({ SLUICE_FROM_SOURCE: '1', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+
+  it("load the commands' modules lazily, and their errors exit as from dist/", async () => {
+    // `batch` is a lazy group (main.ts imports its definitions), `status` a lazy action (job/actions).
+    const help = await node([bin, 'batch', '--help'], env);
+    expect(help.stderr).toBe('');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: sluice batch');
+    const status = await node([bin, 'status', 'job/none'], env);
+    expect(status.stderr).toContain('sluice: cannot reach Temporal at 127.0.0.1:1');
+    expect(status.code).toBe(1);
+    // A usage error thrown by a lazily loaded module is one class with main.ts's: exit 2, no stack.
+    const missing = await node([bin, 'batch', 'start', join(dir, 'none.jsonl'), '--endpoint', 'e'], env);
+    expect(missing.stderr.trim()).toBe(`sluice: cannot read input file ${join(dir, 'none.jsonl')}: no such file`);
+    expect(missing.code).toBe(2);
+  }, 180_000);
+
+  it('without dist/ or tsx, tell the user to build', async () => {
+    const alone = join(dir, 'no-build');
+    mkdirSync(join(alone, 'bin'), { recursive: true });
+    copyFileSync(bin, join(alone, 'bin', 'sluice.cjs'));
+    const r = await node([join(alone, 'bin', 'sluice.cjs'), '--version'], cleanEnv());
+    expect(r.stderr.trim()).toBe(
+      'sluice: no compiled CLI (dist/) and no tsx to run the sources: run `npm run build` (after `npm install`)',
+    );
+    expect(r.code).toBe(1);
   }, 180_000);
 });

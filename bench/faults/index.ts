@@ -142,7 +142,9 @@ async function measure(
   const limited = await counters(daemon.metricsUrl(), 'sluice_http_rate_limited_total').catch(() => ({}));
   const sends = sendsOf(outDir, t0);
   return {
-    ...(values.timeline ? { timeline: await timeline(env.client, id, t0, marks.list, 2, values.history === true) } : {}),
+    ...(values.timeline
+      ? { timeline: await timeline(env.client, id, t0, marks.list, 2, values.history === true) }
+      : {}),
     key,
     spec,
     wallMs,

@@ -81,7 +81,8 @@ function brief(e: HistoryEvent, scheduled: Map<string, string>): string {
   const started = e.activityTaskStartedEventAttributes ?? e.workflowTaskStartedEventAttributes;
   const who = started?.identity ? ` on ${started.identity}` : '';
   const payload =
-    e.activityTaskScheduledEventAttributes?.input?.payloads?.[0] ?? e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+    e.activityTaskScheduledEventAttributes?.input?.payloads?.[0] ??
+    e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
   return `  · ${type}${name}${who}${payload ? sizes(payload.data) : ''}`;
 }
 

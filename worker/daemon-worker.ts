@@ -89,6 +89,9 @@ function daemonActivities(p: DaemonParts, d: DaemonWorkerDeps, roots: BatchRoots
       health: p.health,
       board: new PriorityBoard(),
       roots,
+      unstick: async (execution) => {
+        await client.workflowService.resetStickyTaskQueue({ namespace: p.config.TEMPORAL_NAMESPACE, execution });
+      },
     }),
     ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
     ...createScaleWindowActivities({ client, graphql }),

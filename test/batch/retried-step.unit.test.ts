@@ -2,6 +2,8 @@
  * A retried batch step (its daemon died: a heartbeat timeout; activities/batch/step.ts) ends once
  * its orders are sent: no refill, no wait for completions. The workflow's next step polls the dead
  * daemon's jobs (workflows/batch/ledger-step.ts newDaemon); a first attempt refills and waits as before.
+ * And it unsticks its workflow first (activities/batch/activities.ts), so the task its end schedules
+ * goes to a live daemon, not to the dead one's sticky queue for the sticky timeout.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +11,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createBatchActivities } from '../../activities/batch/activities';
 import { runStep } from '../../activities/batch/step';
 import { type StepRequest } from '../../activities/batch/types';
 import { type JobRecord, type JobSubmission } from '../../contracts';
-import { type QueueClient } from '../../platform-api';
+import { QueueClient } from '../../platform-api';
 import { type BatchInbox, type InboxReader } from '../../results/batch/inbox';
 import { openResultsStore } from '../../results/store/open';
 
@@ -77,5 +80,42 @@ describe('a retried batch step', () => {
   it('a first attempt refills the window to the end of the input, as before', async () => {
     const r = await step(1);
     expect(r.sent).toBe(LINES);
+  });
+});
+
+describe('a retried batch step unsticks its workflow', () => {
+  const execution = { workflowId: 'batch/unstick', runId: 'run-2' };
+  async function unstuck(attempt: number): Promise<unknown[]> {
+    const calls: unknown[] = [];
+    const acts = createBatchActivities({
+      // No call is made: the step has no orders.
+      queue: new QueueClient({ baseUrl: 'http://127.0.0.1:9/v2', apiKey: 'k', rateBudget: false }),
+      store: openResultsStore(pathToFileURL(join(dir, `unstick-${attempt}`)).href),
+      unstick: async (e) => void calls.push(e),
+    });
+    const req: StepRequest = {
+      run: { workflowId: execution.workflowId, runId: 'run-1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: false,
+      write: [],
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: [],
+      collect: { waitMs: 0, min: 1 },
+    };
+    await new MockActivityEnvironment({ attempt, workflowExecution: execution }).run(() => acts.batchStep(req));
+    return calls;
+  }
+
+  it('before its step runs (its daemon most likely died), with the run it is of', async () => {
+    expect(await unstuck(2)).toEqual([execution]);
+  });
+
+  it('never on a first attempt', async () => {
+    expect(await unstuck(1)).toEqual([]);
   });
 });

@@ -37,6 +37,15 @@ export interface DaemonWorkerDeps {
  */
 const STICKY_TIMEOUT = '3 seconds';
 
+/**
+ * Most time between two heartbeats an activity sends Temporal (its own calls to heartbeat, kept
+ * back at most this long; the SDK's default, 0.8 of the heartbeat timeout, is the longer when
+ * above). A batch step's timeout is 3 s (workflows/batch/workflow.ts): its heartbeat then reaches
+ * the server every second, so a live daemon's step has 2 s of slack (a slow call, a stalled
+ * event loop) where 0.8 of the timeout would leave it 0.6 s.
+ */
+const HEARTBEAT_EVERY = '1 second';
+
 /** Creates the worker (not running yet) and the tracing to shut down after it, when configured. */
 export async function createDaemonWorker(
   p: DaemonParts,
@@ -58,6 +67,7 @@ export async function createDaemonWorker(
     maxConcurrentActivityTaskExecutions: config.SLUICE_MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: config.SLUICE_SHUTDOWN_GRACE_MS,
     stickyQueueScheduleToStartTimeout: STICKY_TIMEOUT,
+    maxHeartbeatThrottleInterval: HEARTBEAT_EVERY,
   });
   return { worker, tracing: traces.tracing };
 }
@@ -79,6 +89,9 @@ function daemonActivities(p: DaemonParts, d: DaemonWorkerDeps, roots: BatchRoots
       health: p.health,
       board: new PriorityBoard(),
       roots,
+      unstick: async (execution) => {
+        await client.workflowService.resetStickyTaskQueue({ namespace: p.config.TEMPORAL_NAMESPACE, execution });
+      },
     }),
     ...createScalerActivities({ queue, graphql, price, metrics, backlogs: backlogScanner(client) }),
     ...createScaleWindowActivities({ client, graphql }),

@@ -20,7 +20,7 @@ import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
-import { keepBeating } from './collect';
+import { attempt, keepBeating } from './collect';
 import { type StepRequest, type StepResult } from './types';
 import { fatal, toFailure } from '../errors';
 import { countedQueue, type QueueMethods } from '../service-calls';
@@ -46,6 +46,12 @@ export interface BatchActivityDeps {
   roots?: BatchRoots;
   /** Whether webhooks reach the daemon: when they stop, batch jobs are polled steadily. */
   health?: WebhookHealth;
+  /**
+   * Sends the workflow's next task to any daemon instead of the one that ran its last (Temporal's
+   * ResetStickyTaskQueue): a retried step's daemon most likely died, and its sticky queue would
+   * hold the task the step's end schedules for the sticky timeout (3 s) first.
+   */
+  unstick?: (execution: { workflowId: string; runId: string }) => Promise<void>;
 }
 
 export interface OpenRequest {
@@ -108,6 +114,8 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         throw err;
       };
       const stop = keepBeating();
+      const execution = attempt() > 1 ? Context.current().info.workflowExecution : undefined;
+      if (execution && deps.unstick) await deps.unstick(execution).catch(() => undefined);
       return runStep(
         {
           queue,

@@ -29,7 +29,7 @@ export const KEEP_ALIVE_MS = 1000;
 
 /**
  * Heartbeats the running step every {@link KEEP_ALIVE_MS} with its last detail until the returned
- * stop is called: a step's heartbeat timeout (workflows/batch/workflow.ts, 5 s) then says that its
+ * stop is called: a step's heartbeat timeout (workflows/batch/workflow.ts, 3 s) then says that its
  * daemon died (or its event loop stood still for seconds), never that one of its phases was long.
  * The SDK sends at most one heartbeat per 0.8 of the timeout; the rest is the server's slack.
  */
@@ -196,6 +196,9 @@ export async function collected(
     return c;
   });
 }
+
+/** The attempt of the running activity (1 outside an activity). */
+export const attempt = (): number => safeContext()?.info.attempt ?? 1;
 
 function safeContext(): Context | undefined {
   try {

@@ -7,7 +7,7 @@
 import { batchKeys, runKey } from '../../contracts/names';
 import { type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY } from '../../platform-api';
-import { awaitFinished, beat, collected, refill } from './collect';
+import { attempt, awaitFinished, beat, collected, refill } from './collect';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';
@@ -59,6 +59,10 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
 
   const s = await startStep(deps, req, input);
   const { res, sub } = s;
+  // A retried step (its daemon died: a heartbeat timeout) ends once its orders are sent: the jobs
+  // the dead daemon sent are known to the workflow only, which polls them all at its next step
+  // (workflows/batch/ledger-step.ts, newDaemon); a refill or a wait here would only delay that step.
+  const retried = attempt() > 1;
   // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
   if (inbox instanceof SteadyPoll) polls.of = inbox;
@@ -73,7 +77,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const polled = new Set(finished);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
-  if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
+  if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
     const keep = await keepOf(store, req);
     // The jobs held as the refill starts: the workflow's (`held`) and the new lines the step's read sent.
     const held =
@@ -81,7 +85,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
   }
-  const waitMs = req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
+  const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;
   await awaitFinished(inbox, req, waitMs, finished, wake);

@@ -27,6 +27,12 @@ export type Submitted = Journaled | { error: string } | undefined;
 /** The signed webhook URLs of a batch run's submissions, and the job each is bound to (worker/webhook-hub.ts). */
 export type SubmissionWebhooks = Pick<CompletionHub, 'batchWebhookUrl' | 'batchJobSent'>;
 
+/** The calls a submitter makes: `status` (optional) tells a `/retry` refused as a repeat from one refused for good. */
+export type SubmitterQueue = Pick<QueueClient, 'run' | 'retry'> & Partial<Pick<QueueClient, 'status'>>;
+
+/** The states a FAILED or TIMED_OUT job is in once a `/retry` was applied to it. */
+const AFTER_RETRY: ReadonlySet<string> = new Set(['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED']);
+
 /** Submissions in flight at once within a step. */
 const PARALLEL = 16;
 
@@ -48,7 +54,7 @@ export class Submitter {
   };
 
   private constructor(
-    private readonly queue: Pick<QueueClient, 'run' | 'retry'>,
+    private readonly queue: SubmitterQueue,
     private readonly store: ObjectStore,
     private readonly req: StepRequest,
     private readonly webhooks: SubmissionWebhooks | undefined,
@@ -62,7 +68,7 @@ export class Submitter {
 
   /** The submitter of step `req`, knowing what its journal holds (a retried step). */
   static async open(
-    queue: Pick<QueueClient, 'run' | 'retry'>,
+    queue: SubmitterQueue,
     store: ObjectStore,
     req: StepRequest,
     webhooks: SubmissionWebhooks | undefined,
@@ -118,6 +124,25 @@ export class Submitter {
     }
   }
 
+  /**
+   * Whether job `id`, FAILED or TIMED_OUT when the workflow ordered its `/retry`, has left that state:
+   * only a `/retry` moves it, so the one refused ("only FAILED or TIMED_OUT jobs can be retried")
+   * repeated a call the service had applied (its answer lost: a reset after the answer, a step
+   * retried before it journaled it). Taken as refused, the input was resubmitted: a second remote
+   * job beside the retried one (issue 19's all faults with kills).
+   */
+  private async retriedAlready(id: string): Promise<boolean> {
+    if (!this.queue.status) return false;
+    try {
+      const now = await this.queue.status(this.req.endpointId, id, this.budgetOptions());
+      return AFTER_RETRY.has(now.status);
+    } catch (err) {
+      if (isPlatformApiError(err, 'NOT_FOUND')) return false;
+      // Unknown: the step fails (and is retried) rather than resubmit an input that may run already.
+      throw toFailure(err);
+    }
+  }
+
   /** A first submission whose job is known before its call answered (its webhook came): journaled as answered. */
   bound(i: number, a: number, id: string): Journaled {
     return this.known(i, a) ?? this.record({ i, a, id, how: 'submit' });
@@ -131,6 +156,10 @@ export class Submitter {
       this.record({ i, a, id, how: 'retry' });
       return 'done';
     } catch (err) {
+      if (isPlatformApiError(err, 'BAD_REQUEST') && (await this.retriedAlready(id))) {
+        this.record({ i, a, id, how: 'retry' });
+        return 'done';
+      }
       if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) return 'refused';
       if (isPlatformApiError(err, 'RATE_LIMITED')) {
         this.rateLimited++;

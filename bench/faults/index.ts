@@ -6,7 +6,7 @@
  * run, beside its goal, and exactness (every input once with its own output, one remote job each as
  * the platform counts them). A row past `--timeout` is stopped and reported as "> N s".
  *
- *   npx tsx bench/faults/index.ts [--inputs 300] [--rows 429,delay,...] [--kills] [--workers 8] [--timeout 300] [--json] [--timeline]
+ *   npx tsx bench/faults/index.ts [--inputs 300] [--rows 429,delay,...] [--kills] [--workers 8] [--timeout 300] [--json] [--timeline] [--history]
  *   (--kills adds the row "all faults together" with the daemon and the platform SIGKILLed; --timeline
  *   prints each row's kills and its workflow's stalls to stderr, bench/faults/timeline.ts)
  */
@@ -35,6 +35,7 @@ usage: npx tsx bench/faults/index.ts [options]
   --timeout S     per row, seconds (300): a row past it is stopped and shown as "> S s"
   --json          one JSON document on stdout (with each row's 429s and send timeline)
   --timeline      each row's kills, done counts, the platform's /health and the workflow's stalls, to stderr
+  --history       with --timeline: every event of the workflow's history too, each with its time
   --help          this text`;
 
 const values = benchArgs(USAGE, {
@@ -45,6 +46,7 @@ const values = benchArgs(USAGE, {
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   timeline: { type: 'boolean' },
+  history: { type: 'boolean' },
 });
 const N = Number(values.inputs ?? 300);
 const WORKERS = Number(values.workers ?? 8);
@@ -140,7 +142,9 @@ async function measure(
   const limited = await counters(daemon.metricsUrl(), 'sluice_http_rate_limited_total').catch(() => ({}));
   const sends = sendsOf(outDir, t0);
   return {
-    ...(values.timeline ? { timeline: await timeline(env.client, id, t0, marks.list) } : {}),
+    ...(values.timeline
+      ? { timeline: await timeline(env.client, id, t0, marks.list, 2, values.history === true) }
+      : {}),
     key,
     spec,
     wallMs,

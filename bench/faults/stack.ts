@@ -31,8 +31,10 @@ export async function platformProcess(dataDir: string, faults: string, workers: 
     const kind = /"fault":"([^"]+)"/.exec(line)?.[1];
     if (kind && line.includes('"msg":"fault"')) applied[kind] = (applied[kind] ?? 0) + 1;
   };
-  // Debug: the level of the platform's one line per applied fault.
-  const env = { SLUICE_LOG_LEVEL: 'debug' };
+  // Debug: the level of the platform's one line per applied fault. Its pods run the compiled echo
+  // handler (dist/, as the tests' stack tier does): through tsx's loader, eight pods booting again
+  // after the platform's SIGKILL took three times the CPU, and the bench measured tsx.
+  const env = { SLUICE_LOG_LEVEL: 'debug', SLUICE_EXAMPLES_FROM_DIST: '1' };
   let proc = await spawnReady(args, env, /endpoints\s/, onLine);
   const url = `http://127.0.0.1:${port}`;
   const echoId = /echo=(\S+)/.exec(proc.out())![1]!;

@@ -69,11 +69,48 @@ function describe(e: HistoryEvent, scheduled: Map<string, string>, lastWorker: {
   return undefined;
 }
 
+/** Every event, briefly: its type, the activity it is about, the worker that took it. */
+function brief(e: HistoryEvent, scheduled: Map<string, string>): string {
+  const type = (EventType[e.eventType ?? 0] ?? '').replace('EVENT_TYPE_', '').toLowerCase();
+  const a =
+    e.activityTaskStartedEventAttributes ??
+    e.activityTaskCompletedEventAttributes ??
+    e.activityTaskFailedEventAttributes ??
+    e.activityTaskTimedOutEventAttributes;
+  const name = a?.scheduledEventId ? ` ${scheduled.get(String(a.scheduledEventId)) ?? '?'}` : '';
+  const started = e.activityTaskStartedEventAttributes ?? e.workflowTaskStartedEventAttributes;
+  const who = started?.identity ? ` on ${started.identity}` : '';
+  const payload =
+    e.activityTaskScheduledEventAttributes?.input?.payloads?.[0] ??
+    e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+  return `  · ${type}${name}${who}${payload ? sizes(payload.data) : ''}`;
+}
+
+/** The lengths of the lists of a step's order or result (`submitted 12, completions 40`), when its payload is plain JSON. */
+function sizes(data: Uint8Array | null | undefined): string {
+  try {
+    const o = JSON.parse(Buffer.from(data ?? []).toString('utf8')) as Record<string, unknown>;
+    const lists = Object.entries(o).filter(([, v]) => Array.isArray(v) && v.length > 0);
+    const collect = o.collect ? ` collect ${JSON.stringify(o.collect)}` : '';
+    return `: ${lists.map(([k, v]) => `${k} ${(v as unknown[]).length}`).join(', ')}${collect}`;
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The run's marks and its workflow's stall events, in time order; `gapS` adds a line for every
- * stretch of at least that many seconds between two consecutive history events.
+ * stretch of at least that many seconds between two consecutive history events; `every`: a line
+ * for every event too (`--history`).
  */
-export async function timeline(client: Client, id: string, t0: number, marks: Mark[], gapS = 2): Promise<Mark[]> {
+export async function timeline(
+  client: Client,
+  id: string,
+  t0: number,
+  marks: Mark[],
+  gapS = 2,
+  every = false,
+): Promise<Mark[]> {
   const events = await historyOf(client, id);
   const out: Mark[] = [...marks];
   const scheduled = new Map<string, string>();
@@ -86,6 +123,7 @@ export async function timeline(client: Client, id: string, t0: number, marks: Ma
     prev = at;
     const what = describe(e, scheduled, lastWorker);
     if (what) out.push({ atS: secondsSince(t0, at), what });
+    else if (every) out.push({ atS: secondsSince(t0, at), what: brief(e, scheduled) });
   }
   return out.sort((a, b) => a.atS - b.atS);
 }

@@ -1,6 +1,6 @@
 /**
  * A batch step heartbeats every second whatever it is doing (activities/batch/collect.ts), with the
- * last detail it gave, so its 5 s heartbeat timeout says its daemon died, not that a phase was long.
+ * last detail it gave, so its 3 s heartbeat timeout says its daemon died, not that a phase was long.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,0 +1,121 @@
+/**
+ * A retried batch step (its daemon died: a heartbeat timeout; activities/batch/step.ts) ends once
+ * its orders are sent: no refill, no wait for completions. The workflow's next step polls the dead
+ * daemon's jobs (workflows/batch/ledger-step.ts newDaemon); a first attempt refills and waits as before.
+ * And it unsticks its workflow first (activities/batch/activities.ts), so the task its end schedules
+ * goes to a live daemon, not to the dead one's sticky queue for the sticky timeout.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createBatchActivities } from '../../activities/batch/activities';
+import { runStep } from '../../activities/batch/step';
+import { type StepRequest } from '../../activities/batch/types';
+import { type JobRecord, type JobSubmission } from '../../contracts';
+import { QueueClient } from '../../platform-api';
+import { type BatchInbox, type InboxReader } from '../../results/batch/inbox';
+import { openResultsStore } from '../../results/store/open';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-retried-step-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const LINES = 10;
+const source = join(dir, 'in.jsonl');
+writeFileSync(source, Array.from({ length: LINES }, (_, i) => `{"i":${i}}\n`).join(''));
+
+/** An inbox where a job of the batch has always just finished; counts the step's waits for completions. */
+function busyInbox(): BatchInbox & { waits: number[] } {
+  let n = 0;
+  const waits: number[] = [];
+  const reader: InboxReader = {
+    wait: async (_min, ms) => void waits.push(ms),
+    take: async () => [{ id: `job-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
+    position: () => ({}),
+  };
+  return { waits, open: async () => reader };
+}
+
+/** A step of a new batch: read 2 lines (room 2), refill for 10 minutes, wait up to 5 s for a completion. */
+async function step(attempt: number): Promise<{ sent: number; waits: number[] }> {
+  const store = openResultsStore(pathToFileURL(join(dir, `store-${attempt}`)).href);
+  let sent = 0;
+  const queue = {
+    run: async (_ep: string, body: JobSubmission) => ({
+      id: `job-of-${JSON.stringify(body.input)}`,
+      status: 'IN_QUEUE',
+    }),
+  } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+  const counted = { ...queue, run: async (...a: Parameters<QueueClient['run']>) => (sent++, queue.run(...a)) };
+  const inbox = busyInbox();
+  const req: StepRequest = {
+    run: { workflowId: `batch/retried-${attempt}`, runId: 'r1' },
+    seq: 1,
+    endpointId: 'ep',
+    source,
+    inputFormat: 'auto',
+    webhook: true,
+    write: [],
+    read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
+    submit: [],
+    retry: [],
+    cancel: [],
+    poll: [],
+    collect: { waitMs: 5000, min: 1, refillMs: 600_000 },
+  };
+  const env = new MockActivityEnvironment({ attempt });
+  await env.run(() => runStep({ queue: counted, store, inbox }, req));
+  return { sent, waits: inbox.waits };
+}
+
+describe('a retried batch step', () => {
+  it('sends its own orders and ends: no refill, no wait for completions', async () => {
+    const r = await step(2);
+    expect(r.sent).toBe(2);
+    expect(r.waits).toEqual([]);
+  });
+
+  it('a first attempt refills the window to the end of the input, as before', async () => {
+    const r = await step(1);
+    expect(r.sent).toBe(LINES);
+  });
+});
+
+describe('a retried batch step unsticks its workflow', () => {
+  const execution = { workflowId: 'batch/unstick', runId: 'run-2' };
+  async function unstuck(attempt: number): Promise<unknown[]> {
+    const calls: unknown[] = [];
+    const acts = createBatchActivities({
+      // No call is made: the step has no orders.
+      queue: new QueueClient({ baseUrl: 'http://127.0.0.1:9/v2', apiKey: 'k', rateBudget: false }),
+      store: openResultsStore(pathToFileURL(join(dir, `unstick-${attempt}`)).href),
+      unstick: async (e) => void calls.push(e),
+    });
+    const req: StepRequest = {
+      run: { workflowId: execution.workflowId, runId: 'run-1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: false,
+      write: [],
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: [],
+      collect: { waitMs: 0, min: 1 },
+    };
+    await new MockActivityEnvironment({ attempt, workflowExecution: execution }).run(() => acts.batchStep(req));
+    return calls;
+  }
+
+  it('before its step runs (its daemon most likely died), with the run it is of', async () => {
+    expect(await unstuck(2)).toEqual([execution]);
+  });
+
+  it('never on a first attempt', async () => {
+    expect(await unstuck(1)).toEqual([]);
+  });
+});

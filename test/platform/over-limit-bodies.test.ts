@@ -60,6 +60,33 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
     expect(results).toEqual(expected);
   });
 
+  it('a known caller still sending an over-limit /graphql body gets the 400 once it has sent it, not a closed connection', async () => {
+    const { port } = new URL(p.url);
+    const body = Buffer.from(JSON.stringify({ query: '{ myself { id } }', pad: 'x'.repeat(2 * MB) }));
+    const answer = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(port), '127.0.0.1', () => {
+        sock.write(
+          `POST /graphql?api_key=test-key HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
+        // The body in slices with pauses between: still being sent when the server has refused it.
+        const CHUNK = 128 * 1024;
+        const next = (at: number): void => {
+          if (at >= body.length) return;
+          sock.write(body.subarray(at, at + CHUNK), (err) =>
+            err ? reject(err) : setTimeout(() => next(at + CHUNK), 5),
+          );
+        };
+        next(0);
+      });
+      let text = '';
+      sock.on('data', (d: Buffer) => (text += d.toString()));
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toMatch(/limit of \/graphql/);
+  });
+
   it('Expect: 100-continue over the limit is refused before the body is sent', async () => {
     const { port } = new URL(p.url);
     const answer = await new Promise<string>((resolve, reject) => {

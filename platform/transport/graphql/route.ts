@@ -148,8 +148,10 @@ export function graphqlRoutes(options: GraphqlOptions = {}): RouteGroup {
         sendJson(ctx.res, 200, errors ? { data: result.data, errors } : { data: result.data });
       } catch (err) {
         // Answered here, never by the generic handler: its log line would carry the URL and so the api_key.
-        // Never more than the route reads: a caller refused before its body was read (401) is not drained at length.
-        const close = await discardUnread(ctx.req, GRAPHQL_BODY_LIMIT);
+        // A caller refused before its body was read (401) is not drained past what the route reads; a known caller's
+        // over-limit body is, as on every route (it is still sending: a close now would be its broken pipe).
+        const stranger = err instanceof GraphqlRequestError && err.status === 401;
+        const close = await discardUnread(ctx.req, stranger ? GRAPHQL_BODY_LIMIT : undefined);
         if (err instanceof GraphqlRequestError) return sendJson(ctx.res, err.status, { errors: err.errors }, close);
         s.logger.error({ err }, 'GraphQL request failed');
         sendJson(ctx.res, 500, { errors: [envelopeError('internal error', 'INTERNAL_SERVER_ERROR')] }, close);

@@ -91,6 +91,18 @@ export const RESULT_GONE = 0;
 export const retryOrResubmit = (now: number, until: number): 'retry' | 'resubmit' =>
   now < until ? 'retry' : 'resubmit';
 
+/** The states a FAILED or TIMED_OUT job is in once a `/retry` was applied to it. */
+const AFTER_RETRY: ReadonlySet<string> = new Set(['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED']);
+
+/**
+ * Whether a job whose `/retry` the service refused ("only FAILED or TIMED_OUT jobs can be retried")
+ * was retried already: only a `/retry` moves a FAILED or TIMED_OUT job, so a job now in `status`
+ * left that state by a call the service applied whose answer was lost (a reset after the answer, an
+ * activity retried before it recorded the call). Taken as refused, the input would be resubmitted
+ * beside its retried job: two remote jobs for one attempt (issue 19's faults with kills).
+ */
+export const retryApplied = (status: string): boolean => AFTER_RETRY.has(status);
+
 /**
  * How sluice's own activities are retried (HTTP calls, store writes; not the remote job): 1 s,
  * doubling, at most 30 s apart, never for the failure types that end a job. Temporal's

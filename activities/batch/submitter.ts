@@ -5,6 +5,7 @@
  */
 import { FailureType, batchKeys, idempotencyKey } from '../../contracts/names';
 import { type JobSubmission } from '../../contracts';
+import { retryApplied } from '../../contracts/retry-rule';
 import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../../platform-api';
 import { fatal, toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
@@ -29,9 +30,6 @@ export type SubmissionWebhooks = Pick<CompletionHub, 'batchWebhookUrl' | 'batchJ
 
 /** The calls a submitter makes: `status` (optional) tells a `/retry` refused as a repeat from one refused for good. */
 export type SubmitterQueue = Pick<QueueClient, 'run' | 'retry'> & Partial<Pick<QueueClient, 'status'>>;
-
-/** The states a FAILED or TIMED_OUT job is in once a `/retry` was applied to it. */
-const AFTER_RETRY: ReadonlySet<string> = new Set(['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED']);
 
 /** Submissions in flight at once within a step. */
 const PARALLEL = 16;
@@ -135,7 +133,7 @@ export class Submitter {
     if (!this.queue.status) return false;
     try {
       const now = await this.queue.status(this.req.endpointId, id, this.budgetOptions());
-      return AFTER_RETRY.has(now.status);
+      return retryApplied(now.status);
     } catch (err) {
       if (isPlatformApiError(err, 'NOT_FOUND')) return false;
       // Unknown: the step fails (and is retried) rather than resubmit an input that may run already.

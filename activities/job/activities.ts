@@ -13,6 +13,7 @@ import {
   type S3Config,
 } from '../../contracts';
 import { idempotencyKey, streamKey, submitJournalKey, type RunScope } from '../../contracts/names';
+import { retryApplied } from '../../contracts/retry-rule';
 import { isPlatformApiError } from '../../platform-api';
 import { fatal, FailureType, notDone, toFailure } from '../errors';
 import { explain404, finished, jobIo, lineBody, statusOf, type ActivityDeps, type JobIo, type RunRef } from './calls';
@@ -158,11 +159,26 @@ async function retryRemoteJob(io: JobIo, ref: Pick<RunRef, 'endpointId' | 'remot
   try {
     await io.queue.retry(ref.endpointId, ref.remoteJobId);
   } catch (err) {
+    if (isPlatformApiError(err, 'BAD_REQUEST') && (await retriedAlready(io, ref))) return;
     if (isPlatformApiError(err, 'NOT_FOUND') || isPlatformApiError(err, 'BAD_REQUEST')) {
       throw fatal(FailureType.RETRY_REFUSED, `retry of ${ref.remoteJobId} refused: ${(err as Error).message}`, {
         ...ref,
       });
     }
+    throw toFailure(err);
+  }
+}
+
+/**
+ * Whether a `/retry` refused as a repeat was applied by an earlier attempt of this activity (its
+ * answer lost): the job left FAILED (the retry rule's `retryApplied`). A status that cannot be read
+ * fails the activity (it is retried) rather than let the workflow resubmit a job that may run.
+ */
+async function retriedAlready(io: JobIo, ref: Pick<RunRef, 'endpointId' | 'remoteJobId'>): Promise<boolean> {
+  try {
+    return retryApplied((await io.queue.status(ref.endpointId, ref.remoteJobId)).status);
+  } catch (err) {
+    if (isPlatformApiError(err, 'NOT_FOUND')) return false;
     throw toFailure(err);
   }
 }

@@ -16,6 +16,8 @@ interface Segment {
   /** Byte offset and line index of its first line in the feed. */
   offset: number;
   line: number;
+  /** Where the next segment starts (its own end), once its text was read: the next one's key. */
+  end?: LineCursor;
 }
 
 const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
@@ -23,6 +25,21 @@ const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
 /** The segment's key: its start, zero-padded so that key order is feed order. */
 export const feedSegmentKey = (at: LineCursor): string =>
   `${String(at.offset).padStart(15, '0')}-${String(at.line).padStart(12, '0')}.jsonl`;
+
+/** Notes the end of segment `s` from its whole text: the next segment's start. */
+const ended = (s: Segment, buf: Buffer): Buffer => {
+  let lines = 0;
+  for (let at = buf.indexOf(10); at >= 0; at = buf.indexOf(10, at + 1)) lines++;
+  s.end = { line: s.line + lines, offset: s.offset + buf.length };
+  return buf;
+};
+
+/** The size of `key` in `store`, or undefined when there is none. */
+const sizeIf = (store: ObjectStore, key: string): Promise<number | undefined> =>
+  store.size(key).catch((err: unknown) => {
+    if (err instanceof StoreError && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  });
 
 /**
  * The segments seen so far of each feed this process reads (a segment, once written, stays: a
@@ -35,6 +52,8 @@ const SEEN_FEEDS = 256;
 /** The feed's segments in order. */
 async function segments(store: ObjectStore): Promise<Segment[]> {
   const known = seen.get(store.url) ?? [];
+  const probed = known.length > 0 ? await nextSegments(store, known) : undefined;
+  if (probed) return probed;
   const out = [...known];
   let after = known.at(-1)?.key;
   for (;;) {
@@ -49,6 +68,29 @@ async function segments(store: ObjectStore): Promise<Segment[]> {
   out.sort((a, b) => a.offset - b.offset);
   if (!seen.has(store.url) && seen.size >= SEEN_FEEDS) seen.clear();
   seen.set(store.url, out);
+  return out;
+}
+
+/**
+ * The known segments and the ones written after them, found without a listing: a writer appends
+ * each segment at the feed's end, so the next one's key is the last one's end (a listing reads the
+ * whole folder, hundreds of keys, at every read of a stage's refill). Undefined when the last one's
+ * end is not known, or its size is not what was read (the folder was replaced): then it is listed.
+ */
+async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segment[] | undefined> {
+  const last = known[known.length - 1]!;
+  if (!last.end || (await sizeIf(store, last.key)) !== last.end.offset - last.offset) return undefined;
+  const out = [...known];
+  for (let at = last.end; ; ) {
+    const key = feedSegmentKey(at);
+    const size = await sizeIf(store, key);
+    if (size === undefined) break;
+    const s: Segment = { key, offset: at.offset, line: at.line };
+    out.push(s);
+    ended(s, await store.readRange(key, 0, size));
+    at = s.end!;
+  }
+  if (out.length > known.length) seen.set(store.url, out);
   return out;
 }
 
@@ -81,7 +123,7 @@ export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows
 
 /** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
 export function feedReader(store: ObjectStore) {
-  const text = async (s: Segment): Promise<Buffer> => store.readRange(s.key, 0, await store.size(s.key));
+  const text = async (s: Segment): Promise<Buffer> => ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
   return {
     exists: async (): Promise<boolean> => true,
     count: (): Promise<{ lines: number; bytes: number }> =>

@@ -186,6 +186,29 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     return this.replace(key, [text]);
   }
 
+  /**
+   * Each value to a temporary file, fsync'd and renamed over its key (as `put`), then each folder
+   * fsync'd once, after every rename into it: one folder fsync for all the values, not one each
+   * (a pipeline round writes the context of every input it moved into one folder).
+   */
+  override async putAll(values: { key: string; value: unknown }[]): Promise<void> {
+    const dirs = new Set<string>();
+    for (let i = 0; i < values.length; i += FsObjectStore.PARALLEL) {
+      await Promise.all(
+        values.slice(i, i + FsObjectStore.PARALLEL).map(async ({ key, value }) => {
+          const file = this.path(key);
+          await writing(file, async () => {
+            const { tmp } = await this.files.temp(file, [JSON.stringify(value ?? null)]);
+            count(this.stats, 'rename');
+            await rename(tmp, file);
+          });
+          dirs.add(dirname(file));
+        }),
+      );
+    }
+    await Promise.all([...dirs].map((d) => this.files.syncDir(d)));
+  }
+
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
   private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
     const file = this.path(key);

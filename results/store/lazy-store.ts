@@ -31,6 +31,9 @@ export class LazyStore implements ObjectStore {
   async put(key: string, value: unknown): Promise<OutputRef> {
     return (await this.store()).put(key, value);
   }
+  async putAll(values: { key: string; value: unknown }[]): Promise<void> {
+    return (await this.store()).putAll(values);
+  }
   async putLines(key: string, values: unknown[]): Promise<OutputRef> {
     return (await this.store()).putLines(key, values);
   }

@@ -50,6 +50,12 @@ export interface ObjectStore {
   readonly stats: StoreStats;
   /** Writes a JSON value whole, replacing any value of `key`. */
   put(key: string, value: unknown): Promise<OutputRef>;
+  /**
+   * Writes several JSON values, each whole as `put` does; every one is durable once it resolves (a
+   * failure may leave some written). The local store syncs each folder once for all of them, not
+   * once per value.
+   */
+  putAll(values: { key: string; value: unknown }[]): Promise<void>;
   /** Writes JSON lines as one value whole (readers never see part of it). */
   putLines(key: string, values: unknown[]): Promise<OutputRef>;
   /** Like `putLines` from an iterable, never whole in memory (S3: a multipart upload when large). */

@@ -165,7 +165,9 @@ async function writeRound(w: RoundWork): Promise<PipelineStepResult['stages'][nu
   if (w.results.length > 0) writes.push(w.store.putLines(pipelineKeys.results(req.run, req.seq), w.results));
   if (w.dead.length > 0) writes.push(w.store.putLines(pipelineKeys.deadLetter(req.run, req.seq), w.dead));
   await Promise.all(writes);
-  await w.store.putAll([...w.contexts.values()].map((c) => ({ key: pipelineKeys.context(req.run, c.index), value: c })));
+  await w.store.putAll(
+    [...w.contexts.values()].map((c) => ({ key: pipelineKeys.context(req.run, c.index), value: c })),
+  );
   return feeds;
 }
 

@@ -81,7 +81,7 @@ async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segme
   const last = known[known.length - 1]!;
   if (!last.end || (await sizeIf(store, last.key)) !== last.end.offset - last.offset) return undefined;
   const out = [...known];
-  for (let at = last.end; ; ) {
+  for (let at = last.end; ;) {
     const key = feedSegmentKey(at);
     const size = await sizeIf(store, key);
     if (size === undefined) break;
@@ -123,7 +123,8 @@ export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows
 
 /** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
 export function feedReader(store: ObjectStore) {
-  const text = async (s: Segment): Promise<Buffer> => ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
+  const text = async (s: Segment): Promise<Buffer> =>
+    ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
   return {
     exists: async (): Promise<boolean> => true,
     count: (): Promise<{ lines: number; bytes: number }> =>

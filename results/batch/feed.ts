@@ -18,7 +18,18 @@ interface Segment {
   line: number;
   /** Where the next segment starts (its own end), once its text was read: the next one's key. */
   end?: LineCursor;
+  /** Its text, kept while it is one of the feed's last {@link RECENT} (a refill reads them at every job). */
+  buf?: Buffer;
 }
+
+/** The feed's last segments whose text is kept in memory. */
+const RECENT = 4;
+
+/** Keeps the text of the last {@link RECENT} segments only. */
+const trimmed = (segs: Segment[]): Segment[] => {
+  for (let j = segs.length - RECENT - 1; j >= 0 && segs[j]!.buf; j--) delete segs[j]!.buf;
+  return segs;
+};
 
 const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
 
@@ -31,6 +42,7 @@ const ended = (s: Segment, buf: Buffer): Buffer => {
   let lines = 0;
   for (let at = buf.indexOf(10); at >= 0; at = buf.indexOf(10, at + 1)) lines++;
   s.end = { line: s.line + lines, offset: s.offset + buf.length };
+  s.buf = buf;
   return buf;
 };
 
@@ -51,9 +63,10 @@ const SEEN_FEEDS = 256;
 
 /** The feed's segments in order. */
 async function segments(store: ObjectStore): Promise<Segment[]> {
-  const known = seen.get(store.url) ?? [];
+  let known = seen.get(store.url) ?? [];
   const probed = known.length > 0 ? await nextSegments(store, known) : undefined;
-  if (probed) return probed;
+  if (probed) return trimmed(probed);
+  if (probed === null) known = []; // the folder was replaced: listed afresh (no text kept of before)
   const out = [...known];
   let after = known.at(-1)?.key;
   for (;;) {
@@ -68,18 +81,20 @@ async function segments(store: ObjectStore): Promise<Segment[]> {
   out.sort((a, b) => a.offset - b.offset);
   if (!seen.has(store.url) && seen.size >= SEEN_FEEDS) seen.clear();
   seen.set(store.url, out);
-  return out;
+  return trimmed(out);
 }
 
 /**
  * The known segments and the ones written after them, found without a listing: a writer appends
  * each segment at the feed's end, so the next one's key is the last one's end (a listing reads the
  * whole folder, hundreds of keys, at every read of a stage's refill). Undefined when the last one's
- * end is not known, or its size is not what was read (the folder was replaced): then it is listed.
+ * end is not known (the keys after it are listed), null when its size is not what was read (the
+ * folder was replaced: it is listed afresh).
  */
-async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segment[] | undefined> {
+async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segment[] | undefined | null> {
   const last = known[known.length - 1]!;
-  if (!last.end || (await sizeIf(store, last.key)) !== last.end.offset - last.offset) return undefined;
+  if (!last.end) return undefined;
+  if ((await sizeIf(store, last.key)) !== last.end.offset - last.offset) return null;
   const out = [...known];
   for (let at = last.end; ;) {
     const key = feedSegmentKey(at);
@@ -123,8 +138,9 @@ export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows
 
 /** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
 export function feedReader(store: ObjectStore) {
+  // A segment, once written, stays as it is: the text read of one of the last is used again.
   const text = async (s: Segment): Promise<Buffer> =>
-    ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
+    s.buf ?? ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
   return {
     exists: async (): Promise<boolean> => true,
     count: (): Promise<{ lines: number; bytes: number }> =>
@@ -162,7 +178,7 @@ export function feedReader(store: ObjectStore) {
           cursor = { line, offset: s.offset + pos };
         }
         const last = segs[segs.length - 1];
-        const end = last ? last.offset + (await store.size(last.key)) : 0;
+        const end = last ? (last.end?.offset ?? last.offset + (await store.size(last.key))) : 0;
         return { lines, cursor, eof: cursor.offset >= end };
       }),
     readLineAt: (offset: number, length: number): Promise<string> =>

@@ -69,13 +69,13 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     return (await this.stat(key))?.isFile() ?? false;
   }
 
-  async append(key: string, values: unknown[]): Promise<void> {
+  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
-    await writing(file, () => this.appendFile(file, values));
+    await writing(file, () => this.appendFile(file, values, written));
   }
 
-  private async appendFile(file: string, values: unknown[]): Promise<void> {
+  private async appendFile(file: string, values: unknown[], written?: () => void): Promise<void> {
     let fh: FileHandle | undefined;
     let created = false;
     if (this.logs.has(file)) {
@@ -106,6 +106,7 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       const buf = Buffer.from(jsonLines(values));
       count(this.stats, 'write', buf.length);
       await appendWhole(fh, buf);
+      written?.();
       count(this.stats, 'fsync');
       await fh.sync();
     } finally {

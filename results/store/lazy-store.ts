@@ -52,8 +52,8 @@ export class LazyStore implements ObjectStore {
   async has(key: string): Promise<boolean> {
     return (await this.store()).has(key);
   }
-  async append(key: string, values: unknown[]): Promise<void> {
-    return (await this.store()).append(key, values);
+  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
+    return (await this.store()).append(key, values, written);
   }
   async lines(key: string): Promise<unknown[]> {
     return (await this.store()).lines(key);

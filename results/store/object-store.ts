@@ -70,9 +70,11 @@ export interface ObjectStore {
   /**
    * Appends JSON lines to the log `key` as one record group. Concurrent appenders never lose or
    * duplicate a group; groups are read back in one order (S3: numbered objects, never
-   * read-modify-write).
+   * read-modify-write). `written`, when given, may be called once the group is written but not yet
+   * durable (readers may see it from then on; the local store calls it before its fsync): it
+   * resolves once durable, as always.
    */
-  append(key: string, values: unknown[]): Promise<void>;
+  append(key: string, values: unknown[], written?: () => void): Promise<void>;
   /** Every line of `key` (a log, or a value written as lines), parsed, in order; [] when absent. */
   lines(key: string): Promise<unknown[]>;
   /**

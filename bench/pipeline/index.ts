@@ -14,7 +14,10 @@
  * Stage 1 sleeps `--ms` per job on `--workers` workers; stage 2 sleeps 3 x `--ms` on
  * `--slow-workers` (default 3 x `--workers`: both stages then take as long alone). `--timeline`
  * samples the pipeline every 2 s (stderr: each stage's rows fed, inputs at it, jobs in flight, why it
- * waits) and reports how full each stage's window was on average.
+ * waits) and reports how full each stage's window was on average. Each run also reports the daemon's
+ * CPU ms and results-store calls per job (`daemonCpuMsPerJob`, `storeOpsPerJob`, `storeOps` by call):
+ * its own costs, which the machine's load does not change the way it changes wall time.
+ * BENCH_DAEMON_NODE_ARGS passes node flags to the daemon (`--cpu-prof --cpu-prof-dir=DIR`: a profile).
  */
 import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';

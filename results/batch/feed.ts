@@ -42,7 +42,6 @@ const ended = (s: Segment, buf: Buffer): Buffer => {
   let lines = 0;
   for (let at = buf.indexOf(10); at >= 0; at = buf.indexOf(10, at + 1)) lines++;
   s.end = { line: s.line + lines, offset: s.offset + buf.length };
-  s.buf = buf;
   return buf;
 };
 
@@ -102,7 +101,7 @@ async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segme
     if (size === undefined) break;
     const s: Segment = { key, offset: at.offset, line: at.line };
     out.push(s);
-    ended(s, await store.readRange(key, 0, size));
+    s.buf = ended(s, await store.readRange(key, 0, size));
     at = s.end!;
   }
   if (out.length > known.length) seen.set(store.url, out);
@@ -139,8 +138,13 @@ export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows
 /** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
 export function feedReader(store: ObjectStore) {
   // A segment, once written, stays as it is: the text read of one of the last is used again.
-  const text = async (s: Segment): Promise<Buffer> =>
-    s.buf ?? ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
+  // (Kept only when `recent`: one of the feed's last RECENT, which `trimmed` lets go of as the feed grows.)
+  const text = async (s: Segment, recent = false): Promise<Buffer> => {
+    if (s.buf) return s.buf;
+    const buf = ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
+    if (recent) s.buf = buf;
+    return buf;
+  };
   return {
     exists: async (): Promise<boolean> => true,
     count: (): Promise<{ lines: number; bytes: number }> =>
@@ -164,7 +168,7 @@ export function feedReader(store: ObjectStore) {
         let cursor = from;
         for (let k = Math.max(0, segmentAt(segs, from.offset)); k < segs.length && lines.length < max; k++) {
           const s = segs[k]!;
-          const buf = await text(s);
+          const buf = await text(s, k >= segs.length - RECENT);
           let pos = Math.max(0, cursor.offset - s.offset);
           let line = cursor.offset > s.offset ? cursor.line : s.line;
           while (pos < buf.length && lines.length < max) {

@@ -13,14 +13,25 @@ import { type Submitter } from './submitter';
 import { type StepSends } from './detached';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
 
-/** The last detail each running step heartbeat (the keep-alive repeats it). */
+/** The last detail each running step heartbeat (the keep-alive repeats it), and when it last reached the SDK. */
 const lastBeat = new WeakMap<Context, unknown>();
+const sentAt = new WeakMap<Context, number>();
+
+/**
+ * Beats closer together than this reach the SDK once (the keep-alive sends the last detail within
+ * {@link KEEP_ALIVE_MS}): a refill beats at every job, and each beat the SDK takes is encoded and
+ * handed to its core, which sends at most one a second anyway.
+ */
+const BEAT_EVERY_MS = 100;
 
 /** Heartbeats the step's activity with `detail` (a no-op outside an activity). */
 export const beat = (detail: unknown): void => {
   const ctx = safeContext();
   if (!ctx) return; // outside an activity (unit use)
   lastBeat.set(ctx, detail);
+  const now = Date.now();
+  if (now - (sentAt.get(ctx) ?? 0) < BEAT_EVERY_MS) return;
+  sentAt.set(ctx, now);
   ctx.heartbeat(detail);
 };
 

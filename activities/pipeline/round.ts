@@ -165,7 +165,9 @@ async function writeRound(w: RoundWork): Promise<PipelineStepResult['stages'][nu
   if (w.results.length > 0) writes.push(w.store.putLines(pipelineKeys.results(req.run, req.seq), w.results));
   if (w.dead.length > 0) writes.push(w.store.putLines(pipelineKeys.deadLetter(req.run, req.seq), w.dead));
   await Promise.all(writes);
-  await inBatches([...w.contexts.values()], 32, (c) => w.store.put(pipelineKeys.context(req.run, c.index), c));
+  await w.store.putAll(
+    [...w.contexts.values()].map((c) => ({ key: pipelineKeys.context(req.run, c.index), value: c })),
+  );
   return feeds;
 }
 
@@ -207,8 +209,4 @@ function withoutOutputs(ctx: InputContext): PipelineResultLine['stages'] {
   return Object.fromEntries(
     Object.entries(ctx.s).map(([k, v]) => [k, Array.isArray(v) ? v.map(strip) : (strip(v) as StageOutcome)]),
   );
-}
-
-async function inBatches<T>(items: T[], size: number, fn: (t: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
 }

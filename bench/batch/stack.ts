@@ -123,6 +123,22 @@ export async function daemonProcess(
   };
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
+}
+
+/** The daemon's results store calls so far by operation (`sluice_store_requests_total{op}`: open, fsync, ...). */
+export async function storeOps(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await request(metricsUrl)).body.text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^sluice_store_requests_total\{[^}]*op="([^"]+)"[^}]*\} (\d+)/gm))
+    out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  return out;
+}
+
 /** The daemon's `sluice_http_calls_total` by `operation:outcome`. */
 export async function httpCalls(metricsUrl: string): Promise<Record<string, number>> {
   const text = await (await request(metricsUrl)).body.text();

@@ -14,7 +14,10 @@
  * Stage 1 sleeps `--ms` per job on `--workers` workers; stage 2 sleeps 3 x `--ms` on
  * `--slow-workers` (default 3 x `--workers`: both stages then take as long alone). `--timeline`
  * samples the pipeline every 2 s (stderr: each stage's rows fed, inputs at it, jobs in flight, why it
- * waits) and reports how full each stage's window was on average.
+ * waits) and reports how full each stage's window was on average. Each run also reports the daemon's
+ * CPU ms and results-store calls per job (`daemonCpuMsPerJob`, `storeOpsPerJob`, `storeOps` by call):
+ * its own costs, which the machine's load does not change the way it changes wall time.
+ * BENCH_DAEMON_NODE_ARGS passes node flags to the daemon (`--cpu-prof --cpu-prof-dir=DIR`: a profile).
  */
 import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -28,12 +31,14 @@ import { stageBatchId } from '../../contracts/names';
 import {
   benchPlatform,
   callsBetween,
+  cpuSecondsOf,
   daemonEnv,
   daemonProcess,
   historyEvents,
   httpCalls,
   rssOf,
   rssSampler,
+  storeOps,
   temporalEnv,
   warmEndpoint,
 } from '../batch/stack';
@@ -142,7 +147,9 @@ async function main(): Promise<void> {
     const slow = await warmEndpoint(platform, { ...sleep, id: undefined, name: 'bench-slow' }, SLOW_WORKERS);
     const taskQueue = 'bench-pipeline';
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const daemon = await daemonProcess(daemonEnv({ temporal: env.address, platform, dir, port, taskQueue }));
+    // BENCH_DAEMON_NODE_ARGS: node flags for the daemon only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const daemon = await daemonProcess(daemonEnv({ temporal: env.address, platform, dir, port, taskQueue }), nodeArgs);
     const o = { client: env.client, taskQueue, resultsDir: join(dir, 'results') };
     const batch = new BatchClient(o);
     const pipeline = new PipelineClient(o);
@@ -150,14 +157,31 @@ async function main(): Promise<void> {
     writeFileSync(source, Array.from({ length: N }, (_, i) => `{"ms":${MS},"i":${i}}\n`).join(''));
     const measured = async <T>(go: () => Promise<T>) => {
       const before = await httpCalls(daemon.metricsUrl);
-      const sampler = rssSampler(daemon.child.pid!);
+      const opsBefore = await storeOps(daemon.metricsUrl);
+      const pid = daemon.child.pid!;
+      const cpuBefore = cpuSecondsOf(pid);
+      const sampler = rssSampler(pid);
       const t0 = Date.now();
       const r = await go();
       const wallMs = Date.now() - t0;
       sampler.stop();
-      const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
       const jobs = 2 * N;
-      return { r, wallMs, httpCallsPerJob: +(total / jobs).toFixed(3), calls, rssMaxMb: sampler.max, load: load() };
+      // The daemon's own CPU and results-store calls per job: its cost, whatever the machine's load.
+      const daemonCpuMsPerJob = +(((cpuSecondsOf(pid) - cpuBefore) * 1000) / jobs).toFixed(2);
+      const ops = callsBetween(opsBefore, await storeOps(daemon.metricsUrl));
+      const storeOpsPerJob = +(ops.total / jobs).toFixed(2);
+      const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
+      return {
+        r,
+        wallMs,
+        httpCallsPerJob: +(total / jobs).toFixed(3),
+        calls,
+        rssMaxMb: sampler.max,
+        load: load(),
+        daemonCpuMsPerJob,
+        storeOpsPerJob,
+        storeOps: ops.calls,
+      };
     };
     const perInput = (x: { events: number }) => +(x.events / N).toFixed(4);
 
@@ -201,6 +225,9 @@ async function main(): Promise<void> {
         httpCallsPerJob: m.httpCallsPerJob,
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
+        daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        storeOpsPerJob: m.storeOpsPerJob,
+        storeOps: m.storeOps,
         load: m.load,
       };
     };
@@ -241,6 +268,9 @@ async function main(): Promise<void> {
         httpCallsPerJob: m.httpCallsPerJob,
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
+        daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        storeOpsPerJob: m.storeOpsPerJob,
+        storeOps: m.storeOps,
         load: m.load,
         ...(windowUse ? { windowUse } : {}),
       };

@@ -21,7 +21,17 @@ export function parseTemporalMetricsPort(env: NodeJS.ProcessEnv = process.env): 
   return n;
 }
 
+/**
+ * Threads of libuv's pool in the daemon unless UV_THREADPOOL_SIZE says otherwise (Node's default is 4). Every
+ * filesystem call of the results store runs there, and its fsyncs hold a thread for milliseconds each: with 4,
+ * a pipeline round writing its inputs' contexts (two fsyncs each) queued a stage's inbox reads and webhook appends
+ * behind them, and its window emptied (issue 22, bench/README.md "Pipeline"). Read once, when the pool starts: set
+ * before the daemon's first filesystem call.
+ */
+const DAEMON_THREADPOOL = 16;
+
 async function worker(o: { dataDir: string; consolePort?: number }): Promise<number> {
+  process.env.UV_THREADPOOL_SIZE ||= String(DAEMON_THREADPOOL);
   // The daemon's code loads when it runs (help and the other commands never load it).
   const [{ loadConfig }, { startDaemon }, { installTemporalRuntime }, { boundHeapGrowth }] = await Promise.all([
     import('../../worker/config'),

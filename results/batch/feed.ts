@@ -16,13 +16,41 @@ interface Segment {
   /** Byte offset and line index of its first line in the feed. */
   offset: number;
   line: number;
+  /** Where the next segment starts (its own end), once its text was read: the next one's key. */
+  end?: LineCursor;
+  /** Its text, kept while it is one of the feed's last {@link RECENT} (a refill reads them at every job). */
+  buf?: Buffer;
 }
+
+/** The feed's last segments whose text is kept in memory. */
+const RECENT = 4;
+
+/** Keeps the text of the last {@link RECENT} segments only. */
+const trimmed = (segs: Segment[]): Segment[] => {
+  for (let j = segs.length - RECENT - 1; j >= 0 && segs[j]!.buf; j--) delete segs[j]!.buf;
+  return segs;
+};
 
 const SEGMENT = /^(\d{15})-(\d{12})\.jsonl$/;
 
 /** The segment's key: its start, zero-padded so that key order is feed order. */
 export const feedSegmentKey = (at: LineCursor): string =>
   `${String(at.offset).padStart(15, '0')}-${String(at.line).padStart(12, '0')}.jsonl`;
+
+/** Notes the end of segment `s` from its whole text: the next segment's start. */
+const ended = (s: Segment, buf: Buffer): Buffer => {
+  let lines = 0;
+  for (let at = buf.indexOf(10); at >= 0; at = buf.indexOf(10, at + 1)) lines++;
+  s.end = { line: s.line + lines, offset: s.offset + buf.length };
+  return buf;
+};
+
+/** The size of `key` in `store`, or undefined when there is none. */
+const sizeIf = (store: ObjectStore, key: string): Promise<number | undefined> =>
+  store.size(key).catch((err: unknown) => {
+    if (err instanceof StoreError && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  });
 
 /**
  * The segments seen so far of each feed this process reads (a segment, once written, stays: a
@@ -34,7 +62,10 @@ const SEEN_FEEDS = 256;
 
 /** The feed's segments in order. */
 async function segments(store: ObjectStore): Promise<Segment[]> {
-  const known = seen.get(store.url) ?? [];
+  let known = seen.get(store.url) ?? [];
+  const probed = known.length > 0 ? await nextSegments(store, known) : undefined;
+  if (probed) return trimmed(probed);
+  if (probed === null) known = []; // the folder was replaced: listed afresh (no text kept of before)
   const out = [...known];
   let after = known.at(-1)?.key;
   for (;;) {
@@ -49,6 +80,31 @@ async function segments(store: ObjectStore): Promise<Segment[]> {
   out.sort((a, b) => a.offset - b.offset);
   if (!seen.has(store.url) && seen.size >= SEEN_FEEDS) seen.clear();
   seen.set(store.url, out);
+  return trimmed(out);
+}
+
+/**
+ * The known segments and the ones written after them, found without a listing: a writer appends
+ * each segment at the feed's end, so the next one's key is the last one's end (a listing reads the
+ * whole folder, hundreds of keys, at every read of a stage's refill). Undefined when the last one's
+ * end is not known (the keys after it are listed), null when its size is not what was read (the
+ * folder was replaced: it is listed afresh).
+ */
+async function nextSegments(store: ObjectStore, known: Segment[]): Promise<Segment[] | undefined | null> {
+  const last = known[known.length - 1]!;
+  if (!last.end) return undefined;
+  if ((await sizeIf(store, last.key)) !== last.end.offset - last.offset) return null;
+  const out = [...known];
+  for (let at = last.end; ;) {
+    const key = feedSegmentKey(at);
+    const size = await sizeIf(store, key);
+    if (size === undefined) break;
+    const s: Segment = { key, offset: at.offset, line: at.line };
+    out.push(s);
+    s.buf = ended(s, await store.readRange(key, 0, size));
+    at = s.end!;
+  }
+  if (out.length > known.length) seen.set(store.url, out);
   return out;
 }
 
@@ -81,7 +137,14 @@ export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows
 
 /** Reads the feed in `store` as a batch input reads a file (blank lines are never written to a feed). */
 export function feedReader(store: ObjectStore) {
-  const text = async (s: Segment): Promise<Buffer> => store.readRange(s.key, 0, await store.size(s.key));
+  // A segment, once written, stays as it is: the text read of one of the last is used again.
+  // (Kept only when `recent`: one of the feed's last RECENT, which `trimmed` lets go of as the feed grows.)
+  const text = async (s: Segment, recent = false): Promise<Buffer> => {
+    if (s.buf) return s.buf;
+    const buf = ended(s, await store.readRange(s.key, 0, await store.size(s.key)));
+    if (recent) s.buf = buf;
+    return buf;
+  };
   return {
     exists: async (): Promise<boolean> => true,
     count: (): Promise<{ lines: number; bytes: number }> =>
@@ -105,7 +168,7 @@ export function feedReader(store: ObjectStore) {
         let cursor = from;
         for (let k = Math.max(0, segmentAt(segs, from.offset)); k < segs.length && lines.length < max; k++) {
           const s = segs[k]!;
-          const buf = await text(s);
+          const buf = await text(s, k >= segs.length - RECENT);
           let pos = Math.max(0, cursor.offset - s.offset);
           let line = cursor.offset > s.offset ? cursor.line : s.line;
           while (pos < buf.length && lines.length < max) {
@@ -119,7 +182,7 @@ export function feedReader(store: ObjectStore) {
           cursor = { line, offset: s.offset + pos };
         }
         const last = segs[segs.length - 1];
-        const end = last ? last.offset + (await store.size(last.key)) : 0;
+        const end = last ? (last.end?.offset ?? last.offset + (await store.size(last.key))) : 0;
         return { lines, cursor, eof: cursor.offset >= end };
       }),
     readLineAt: (offset: number, length: number): Promise<string> =>

@@ -53,10 +53,21 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
     this.appender = new GroupAppender(o.store);
   }
 
-  /** A finished job of a batch run (a webhook call): resolves once it is durable in the store. */
+  /**
+   * A finished job of a batch run (a webhook call): resolves once it is durable in the store. The
+   * run's waiting steps are woken once it is written (a local store's fsync is then still to come):
+   * a reader sees it from then on, as a reader woken by another record or its poll always could,
+   * and a refill frees its job's slot without waiting for the disk (issue 22).
+   */
   async put(run: RunScope, record: JobRecord, claim?: InboxClaim): Promise<void> {
-    await this.appender.append(batchKeys.inboxLog(run, this.daemonId), claim ? { ...record, claim } : record);
-    for (const w of this.waiters.get(runKey(run)) ?? []) w();
+    let woken = false;
+    const wake = (): void => {
+      if (woken) return;
+      woken = true;
+      for (const w of this.waiters.get(runKey(run)) ?? []) w();
+    };
+    await this.appender.append(batchKeys.inboxLog(run, this.daemonId), claim ? { ...record, claim } : record, wake);
+    wake();
   }
 
   /**

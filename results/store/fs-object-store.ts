@@ -69,13 +69,13 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     return (await this.stat(key))?.isFile() ?? false;
   }
 
-  async append(key: string, values: unknown[]): Promise<void> {
+  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
-    await writing(file, () => this.appendFile(file, values));
+    await writing(file, () => this.appendFile(file, values, written));
   }
 
-  private async appendFile(file: string, values: unknown[]): Promise<void> {
+  private async appendFile(file: string, values: unknown[], written?: () => void): Promise<void> {
     let fh: FileHandle | undefined;
     let created = false;
     if (this.logs.has(file)) {
@@ -106,6 +106,7 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
       const buf = Buffer.from(jsonLines(values));
       count(this.stats, 'write', buf.length);
       await appendWhole(fh, buf);
+      written?.();
       count(this.stats, 'fsync');
       await fh.sync();
     } finally {
@@ -184,6 +185,29 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
 
   protected override writeValue(key: string, text: string): Promise<OutputRef> {
     return this.replace(key, [text]);
+  }
+
+  /**
+   * Each value to a temporary file, fsync'd and renamed over its key (as `put`), then each folder
+   * fsync'd once, after every rename into it: one folder fsync for all the values, not one each
+   * (a pipeline round writes the context of every input it moved into one folder).
+   */
+  override async putAll(values: { key: string; value: unknown }[]): Promise<void> {
+    const dirs = new Set<string>();
+    for (let i = 0; i < values.length; i += FsObjectStore.PARALLEL) {
+      await Promise.all(
+        values.slice(i, i + FsObjectStore.PARALLEL).map(async ({ key, value }) => {
+          const file = this.path(key);
+          await writing(file, async () => {
+            const { tmp } = await this.files.temp(file, [JSON.stringify(value ?? null)]);
+            count(this.stats, 'rename');
+            await rename(tmp, file);
+          });
+          dirs.add(dirname(file));
+        }),
+      );
+    }
+    await Promise.all([...dirs].map((d) => this.files.syncDir(d)));
   }
 
   /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */

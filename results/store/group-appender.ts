@@ -9,6 +9,7 @@ interface Waiting {
   value: unknown;
   resolve: () => void;
   reject: (err: unknown) => void;
+  written?: () => void;
 }
 
 /** Options of {@link GroupAppender}. */
@@ -29,25 +30,30 @@ export class GroupAppender {
     this.maxGroup = o.maxGroup ?? 500;
   }
 
-  /** Appends `value` to the log `key`; resolves once it is durable (with the records grouped with it). */
-  append(key: string, value: unknown): Promise<void> {
+  /**
+   * Appends `value` to the log `key`; resolves once it is durable (with the records grouped with it).
+   * `written`: called when its group is written, maybe before it is durable (ObjectStore.append).
+   */
+  append(key: string, value: unknown, written?: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const queue = this.queues.get(key);
       if (queue) {
-        queue.push({ value, resolve, reject });
+        queue.push({ value, resolve, reject, written });
         return;
       }
       this.queues.set(key, []);
-      void this.flush(key, [{ value, resolve, reject }]);
+      void this.flush(key, [{ value, resolve, reject, written }]);
     });
   }
 
   private async flush(key: string, group: Waiting[]): Promise<void> {
     for (;;) {
       try {
+        const members = group;
         await this.store.append(
           key,
-          group.map((w) => w.value),
+          members.map((w) => w.value),
+          () => members.forEach((w) => w.written?.()),
         );
         for (const w of group) w.resolve();
       } catch (err) {

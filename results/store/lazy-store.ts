@@ -31,6 +31,9 @@ export class LazyStore implements ObjectStore {
   async put(key: string, value: unknown): Promise<OutputRef> {
     return (await this.store()).put(key, value);
   }
+  async putAll(values: { key: string; value: unknown }[]): Promise<void> {
+    return (await this.store()).putAll(values);
+  }
   async putLines(key: string, values: unknown[]): Promise<OutputRef> {
     return (await this.store()).putLines(key, values);
   }
@@ -49,8 +52,8 @@ export class LazyStore implements ObjectStore {
   async has(key: string): Promise<boolean> {
     return (await this.store()).has(key);
   }
-  async append(key: string, values: unknown[]): Promise<void> {
-    return (await this.store()).append(key, values);
+  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
+    return (await this.store()).append(key, values, written);
   }
   async lines(key: string): Promise<unknown[]> {
     return (await this.store()).lines(key);

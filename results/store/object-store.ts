@@ -50,6 +50,12 @@ export interface ObjectStore {
   readonly stats: StoreStats;
   /** Writes a JSON value whole, replacing any value of `key`. */
   put(key: string, value: unknown): Promise<OutputRef>;
+  /**
+   * Writes several JSON values, each whole as `put` does; every one is durable once it resolves (a
+   * failure may leave some written). The local store syncs each folder once for all of them, not
+   * once per value.
+   */
+  putAll(values: { key: string; value: unknown }[]): Promise<void>;
   /** Writes JSON lines as one value whole (readers never see part of it). */
   putLines(key: string, values: unknown[]): Promise<OutputRef>;
   /** Like `putLines` from an iterable, never whole in memory (S3: a multipart upload when large). */
@@ -64,9 +70,11 @@ export interface ObjectStore {
   /**
    * Appends JSON lines to the log `key` as one record group. Concurrent appenders never lose or
    * duplicate a group; groups are read back in one order (S3: numbered objects, never
-   * read-modify-write).
+   * read-modify-write). `written`, when given, may be called once the group is written but not yet
+   * durable (readers may see it from then on; the local store calls it before its fsync): it
+   * resolves once durable, as always.
    */
-  append(key: string, values: unknown[]): Promise<void>;
+  append(key: string, values: unknown[], written?: () => void): Promise<void>;
   /** Every line of `key` (a log, or a value written as lines), parsed, in order; [] when absent. */
   lines(key: string): Promise<unknown[]>;
   /**

@@ -23,6 +23,14 @@ export abstract class ValueStore {
     return this.writeValue(key, JSON.stringify(value ?? null));
   }
 
+  /** Values written at once by {@link putAll}. */
+  protected static readonly PARALLEL = 32;
+
+  async putAll(values: { key: string; value: unknown }[]): Promise<void> {
+    for (let i = 0; i < values.length; i += ValueStore.PARALLEL)
+      await Promise.all(values.slice(i, i + ValueStore.PARALLEL).map((v) => this.put(v.key, v.value)));
+  }
+
   putLines(key: string, values: unknown[]): Promise<OutputRef> {
     return this.writeValue(key, jsonLines(values));
   }

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendFeedSegment } from '../../results/batch/feed';
+import { appendFeedSegment, feedReader } from '../../results/batch/feed';
 import { batchInput, outputStore } from '../../results/batch/locations';
+import { FsObjectStore } from '../../results/store/fs-object-store';
 
 describe('feed input', () => {
   it('reads segments appended over time as one file, by cursor, and one line by its position', async () => {
@@ -51,5 +52,26 @@ describe('feed input', () => {
     const now = await input.readLines({ line: 0, offset: 0 }, 10);
     expect(now.lines.map((l) => JSON.parse(l.text))).toEqual([{ m: 0 }, { m: 1 }, { m: 2 }, { m: 3 }]);
     expect(now.eof).toBe(true);
+  });
+
+  it('finds the segments appended after a read without listing the folder again (a stage refill reads it at every job)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-feed-'));
+    const store = new FsObjectStore(dir);
+    const reader = feedReader(store);
+    let end = await appendFeedSegment(store, { line: 0, offset: 0 }, [{ n: 0 }]);
+    let page = await reader.readLines({ line: 0, offset: 0 }, 10);
+    const listed = store.stats.requests.readdir ?? 0;
+    expect(listed).toBeGreaterThan(0);
+    for (let n = 1; n <= 5; n++) {
+      end = await appendFeedSegment(store, end, [{ n }, { n: n * 10 }]);
+      if (n % 2 === 0) continue; // two segments written between reads: both found
+      page = await reader.readLines(page.cursor, 10);
+      expect(page.eof).toBe(true);
+      expect(page.cursor).toEqual(end);
+    }
+    const all = await reader.readLines({ line: 0, offset: 0 }, 100);
+    expect(all.lines.map((l) => JSON.parse(l.text).n)).toEqual([0, 1, 10, 2, 20, 3, 30, 4, 40, 5, 50]);
+    expect(store.stats.requests.readdir ?? 0).toBe(listed);
+    rmSync(dir, { recursive: true });
   });
 });

@@ -99,6 +99,20 @@ describe.each([
       expect(await code(s.put(bad, 1)), bad).toBe('INVALID_KEY');
   });
 
+  it('puts several values at once, each whole and readable once it resolves, replacing any (one folder sync locally)', async () => {
+    const s = open('put-all');
+    await s.put('run/context/3.json', { i: 3, old: true });
+    const values = Array.from({ length: 40 }, (_, i) => ({ key: `run/context/${i}.json`, value: { i } }));
+    const fsyncsBefore = s.stats.requests.fsync ?? 0;
+    await s.putAll([...values, { key: 'run/other/x.json', value: 'x' }]);
+    for (const { key, value } of values) expect(await s.get(key)).toEqual(value);
+    expect(await s.get('run/other/x.json')).toBe('x');
+    // Locally: one fsync per file and one per folder (two folders), not two per value.
+    if (s.kind === 'fs') expect((s.stats.requests.fsync ?? 0) - fsyncsBefore).toBe(41 + 2);
+    expect(await code(s.putAll([{ key: '../up', value: 1 }]))).toBe('INVALID_KEY');
+    await s.putAll([]);
+  });
+
   it('deletes a value (listed no more), and deleting a key that holds nothing is no error', async () => {
     const s = open('deletes');
     await s.put('run/context/1.json', { i: 1 });

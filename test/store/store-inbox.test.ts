@@ -100,6 +100,36 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
     expect(ids(await other.take())).toEqual(['theirs#0']);
   });
 
+  it.skipIf(kind !== 'local directory')(
+    'wakes a waiting step once its record is written, before the append is durable (the fsync still to come)',
+    async () => {
+      const run = { workflowId: 'batch/written', runId: 'r1' };
+      const inner = open('written');
+      // A store whose appends stay unresolved (not durable yet) until `durable` is called.
+      let durable!: () => void;
+      const held = new Promise<void>((r) => (durable = r));
+      const store = new Proxy(inner, {
+        get: (t, p) =>
+          p === 'append'
+            ? async (key: string, values: unknown[], written?: () => void) => {
+                await t.append(key, values, written);
+                await held;
+              }
+            : (Reflect.get(t, p) as unknown),
+      });
+      const a = new StoreInbox({ store, daemonId: 'a', pollMs: 600_000, lingerMs: 0 });
+      const step = await a.open(run, 0);
+      let answered = false;
+      const put = a.put(run, rec('early')).then(() => (answered = true));
+      await step.wait(1, 20_000);
+      expect(ids(await step.take())).toEqual(['early#0']);
+      expect(answered).toBe(false); // the webhook is answered only once its record is durable
+      durable();
+      await put;
+      expect(answered).toBe(true);
+    },
+  );
+
   it('returns at once when nothing is asked to wait for, and on abort', async () => {
     const run = { workflowId: 'batch/abort', runId: 'r1' };
     const a = new StoreInbox({ store: open('abort'), daemonId: 'a', pollMs: 600_000 });

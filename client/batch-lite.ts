@@ -5,9 +5,8 @@
 import { type BatchState } from '../contracts/batch';
 import { BATCH_QUERIES, batchWorkflowId } from '../contracts/names/batch';
 import { WORKFLOW_TYPES } from '../contracts/names/common';
-import { type BatchView } from './batch';
 import { batchStartOf, type BatchStart } from './batch-start';
-import { stepErrorOf, type BatchViews } from './batch-status';
+import { stepErrorOf, type BatchView, type BatchViews } from './batch-status';
 import { TemporalLite } from './temporal-lite';
 
 export class BatchLiteClient implements BatchViews {

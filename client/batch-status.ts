@@ -1,9 +1,26 @@
 /** A batch's status as people read it (the CLI's `batch status` and the console alike): its view, final state and failure. */
 import { type BatchState } from '../contracts';
-import { type BatchClient, type BatchView } from './batch';
 
-/** What a status needs of a batch's client: its view and its result (the gRPC BatchClient, or the HTTP one of batch-http.ts). */
-export type BatchViews = Pick<BatchClient, 'view' | 'result'>;
+/** A batch's workflow status and live state. */
+export interface BatchView {
+  workflowId: string;
+  workflowStatus: string;
+  state?: BatchState;
+  failure?: string;
+  /**
+   * A step (or another activity of the batch) failing and being retried right now, as Temporal
+   * reports its pending activity: a store that is down, a full disk. The state query cannot say
+   * it (the workflow only learns of the step's end).
+   */
+  stepError?: { activity: string; attempt: number; message: string };
+}
+
+/** What a status needs of a batch's client: its view and its result (BatchClient, or the light BatchLiteClient of `batch start`). */
+export interface BatchViews {
+  view(id: string): Promise<BatchView>;
+  /** The final state once the batch ends; rejects when it ended otherwise than completed. */
+  result(id: string): Promise<BatchState>;
+}
 
 /** A pending activity as Temporal's describe reports it (the gRPC and HTTP answers share the field names). */
 export interface PendingActivity {

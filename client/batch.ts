@@ -12,28 +12,14 @@ import { OrchestrationClient, type ClientOptions, type ListOptions } from './bas
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';
 import { batchStartOf, type BatchStart } from './batch-start';
-import { stepErrorOf } from './batch-status';
+import { stepErrorOf, type BatchView } from './batch-status';
 // The workflow's type only: the client starts, queries and updates it by name (contracts/names), loading no workflow code.
 import type { batchWorkflow } from '../workflows/batch/workflow';
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
 
-export { type BatchStart };
-
-/** A batch's workflow status and live state. */
-export interface BatchView {
-  workflowId: string;
-  workflowStatus: string;
-  state?: BatchState;
-  failure?: string;
-  /**
-   * A step (or another activity of the batch) failing and being retried right now, as Temporal
-   * reports its pending activity: a store that is down, a full disk. The state query cannot say
-   * it (the workflow only learns of the step's end).
-   */
-  stepError?: { activity: string; attempt: number; message: string };
-}
+export { type BatchStart, type BatchView };
 
 /** One batch as {@link BatchClient.list} finds it (its latest run). */
 export interface BatchListing {

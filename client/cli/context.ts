@@ -14,7 +14,7 @@ import { type ClientOptions } from '../base';
 import { type JobClient } from '../job';
 import { type PipelineClient } from '../pipeline';
 import { type ScalerClient } from '../scaler';
-import { graphqlOptionsOf, lookupClient } from './endpoint-arg';
+import { graphqlOptionsOf, lookupClient } from './service-clients';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 

@@ -1,6 +1,5 @@
 /** The endpoint a command names (`--endpoint ID|NAME`, `<endpoint>`) to its id: one lookup for the job, batch, scaler and endpoints commands. */
 import { type GraphqlClient } from '../../platform-api';
-import { type ClientConfig } from '../../config/settings';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
 import { type CliContext, type CliUse } from './context';
 import { UsageError } from './errors';
@@ -12,18 +11,6 @@ export function assertLookup(settings: CliSettings, nameOrId: string): void {
   throw new UsageError(
     `cannot look up endpoint ${nameOrId}: no GraphQL URL and API key (${describeSource(settings)}); set SLUICE_GRAPHQL_URL and SLUICE_API_KEY, or run \`sluice dev\` and leave the variables unset`,
   );
-}
-
-/** The GraphQL client's options from the settings (URL, key, one retry); undefined without a URL and key. */
-export function graphqlOptionsOf(c: ClientConfig) {
-  if (!c.SLUICE_GRAPHQL_URL || !c.SLUICE_API_KEY) return undefined;
-  return { url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } };
-}
-
-/** The GraphQL client of a lookup alone: over Node's own http (npm's undici not loaded); undefined without a URL and key. */
-export async function lookupClient(c: ClientConfig): Promise<GraphqlClient | undefined> {
-  const o = graphqlOptionsOf(c);
-  return o && new (await import('../../platform-api/graphql-client')).GraphqlClient({ ...o, nodeHttp: true });
 }
 
 /** The endpoint's id from the service; an unknown one is a usage error naming those that exist. */

@@ -4,7 +4,8 @@ import { tracesUrl, otlpEndpoints } from '../../../common/traces-url';
 import { type BatchStart } from '../../batch-start';
 import { type BatchViews } from '../../batch-status';
 import { GRPC_CODES, GrpcError, liteTemporal } from '../../temporal-lite';
-import { connectForEndpoint, endpointArg, lookupClient } from '../endpoint-arg';
+import { connectForEndpoint, endpointArg } from '../endpoint-arg';
+import { lookupClient } from '../service-clients';
 import { UsageError } from '../errors';
 import { describeSource, type CliSettings } from '../settings';
 

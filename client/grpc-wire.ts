@@ -119,7 +119,7 @@ export class GrpcChannel {
   }
 
   /** Sends `request` to `/service/method`; resolves with the answer's bytes or rejects with a {@link GrpcError}. */
-  call(path: string, request: Buffer, timeoutMs?: number): Promise<Buffer> {
+  call(path: string, request: Buffer): Promise<Buffer> {
     const frame = Buffer.alloc(5 + request.length);
     frame.writeUInt32BE(request.length, 1);
     request.copy(frame, 5);
@@ -133,7 +133,6 @@ export class GrpcChannel {
         [constants.HTTP2_HEADER_PATH]: path,
         'content-type': 'application/grpc',
         te: 'trailers',
-        ...(timeoutMs ? { 'grpc-timeout': `${timeoutMs}m` } : {}),
         ...this.metadata,
       });
       const chunks: Buffer[] = [];

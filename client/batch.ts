@@ -1,41 +1,25 @@
 /** The library's batch orchestration: many jobs from a JSONL file, durably, through the batch workflow. */
-import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
-import { resolve } from 'node:path';
-import { type BatchResultLine, type BatchState, type BatchWorkflowInputInit } from '../contracts';
-import { BatchConfigure, BatchWorkflowInput } from '../contracts/batch';
+import { type BatchResultLine, type BatchState } from '../contracts';
+import { BatchConfigure } from '../contracts/batch';
 import { BATCH_QUERIES, BATCH_UPDATES, batchIdOf, batchWorkflowId } from '../contracts/names/batch';
 import { WORKFLOW_TYPES } from '../contracts/names/common';
 import { isStageBatchId } from '../contracts/names/pipeline';
-import { batchInput, isS3Location, openedInput, outputStore, valueLines } from '../results/batch/locations';
+import { openedInput, outputStore, valueLines } from '../results/batch/locations';
 import { outcomesSoFar } from '../results/batch/outcomes';
 import { mergedResults } from '../results/batch/rerun';
-import { parseS3Url } from '../results/store/s3-url';
 import { OrchestrationClient, type ClientOptions, type ListOptions } from './base';
 import { batchInputOf, rerunFailed, type BatchRerun, type RerunFailedOptions } from './batch-rerun';
 import { groupFailures, type FailureGroup, type GroupFailuresOptions } from './batch-failures';
+import { batchStartOf, type BatchStart } from './batch-start';
+import { stepErrorOf, type BatchView } from './batch-status';
 // The workflow's type only: the client starts, queries and updates it by name (contracts/names), loading no workflow code.
 import type { batchWorkflow } from '../workflows/batch/workflow';
 
 /** Options of {@link BatchClient}. */
 export type BatchClientOptions = ClientOptions;
 
-/** What `start` takes: the workflow input (without `retryOf`, the history name of a rerun's reference: see `rerunFailed`), an optional id, paths resolved here. */
-export type BatchStart = Omit<BatchWorkflowInputInit, 'retryOf'> & { id?: string };
-
-/** A batch's workflow status and live state. */
-export interface BatchView {
-  workflowId: string;
-  workflowStatus: string;
-  state?: BatchState;
-  failure?: string;
-  /**
-   * A step (or another activity of the batch) failing and being retried right now, as Temporal
-   * reports its pending activity: a store that is down, a full disk. The state query cannot say
-   * it (the workflow only learns of the step's end).
-   */
-  stepError?: { activity: string; attempt: number; message: string };
-}
+export { type BatchStart, type BatchView };
 
 /** One batch as {@link BatchClient.list} finds it (its latest run). */
 export interface BatchListing {
@@ -62,14 +46,7 @@ export class BatchClient extends OrchestrationClient {
    * credentials from the AWS variables, here and on the daemon). A missing input is refused here.
    */
   async start(init: BatchStart): Promise<string> {
-    const { id, retryOf: _retryOf, ...rest } = init as BatchWorkflowInputInit & { id?: string };
-    const at = (location: string): string => (isS3Location(location) ? location : resolve(location));
-    const input = BatchWorkflowInput.parse({ ...rest, source: at(rest.source), outDir: at(rest.outDir) });
-    if (isS3Location(input.outDir)) parseS3Url(input.outDir); // a bad output URL is refused before anything starts
-    if (!(await batchInput(input.source).exists()))
-      throw new Error(`input ${isS3Location(input.source) ? 'object' : 'file'} ${input.source} not found`);
-    const workflowId = batchWorkflowId(id ?? randomUUID());
-    // A batch id is never reused by a new batch (its output dir and results would mix); a rerun reuses it on purpose.
+    const { workflowId, input } = await batchStartOf(init);
     await this.client.workflow.start<typeof batchWorkflow>(WORKFLOW_TYPES.batch, {
       taskQueue: this.taskQueue,
       workflowId,
@@ -100,13 +77,8 @@ export class BatchClient extends OrchestrationClient {
     const h = this.handle(id);
     const d = await h.describe();
     const view: BatchView = { workflowId: h.workflowId, workflowStatus: d.status.name };
-    const failing = d.raw.pendingActivities?.find((a) => a.lastFailure?.message);
-    if (failing)
-      view.stepError = {
-        activity: failing.activityType?.name ?? 'activity',
-        attempt: failing.attempt ?? 0,
-        message: failing.lastFailure!.message!,
-      };
+    const stepError = stepErrorOf(d.raw.pendingActivities);
+    if (stepError) view.stepError = stepError;
     try {
       view.state = await h.query<BatchState>(BATCH_QUERIES.state);
     } catch {

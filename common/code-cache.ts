@@ -4,7 +4,9 @@
  * fifth of a `sluice status` (issue 23). One file in the cache dir holds each module's cached data,
  * by its path, with a hash of its text: a changed module is compiled afresh (its entry replaced), an
  * unreadable cache file is ignored, and the file is rewritten (atomically) only when a module was
- * compiled without cached data. Node >= 22.1 does this itself (bin/sluice.cjs uses it there).
+ * compiled without cached data. A file that would grow over its bound keeps the modules of the command
+ * writing it only (the others are compiled and added again by the commands that use them). Node >= 22.1
+ * does this itself (bin/sluice.cjs uses it there).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import Module from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script, constants } from 'node:vm';
 
-/** Above this size the cache file is not rewritten (a bound on what a long-lived install accumulates). */
+/** The cache file's bound: above it, it keeps this command's modules only (what many builds or versions accumulate). */
 const MAX_BYTES = 64 * 1024 * 1024;
 
 /** What the cache did in this process (tests; `SLUICE_CODE_CACHE_STATS=1` prints it at exit). */
@@ -76,13 +78,19 @@ function read(file: string): Map<string, Entry> {
   return entries;
 }
 
-function write(file: string, entries: Map<string, Entry>): void {
+function serialized(entries: Map<string, Entry>): Buffer {
   const parts: Buffer[] = [u32(entries.size)];
   for (const [path, { hash, data }] of entries) {
     const k = Buffer.from(`${path}\0${hash}`, 'utf8');
     parts.push(u32(k.length), k, u32(data.length), data);
   }
-  const all = Buffer.concat(parts);
+  return Buffer.concat(parts);
+}
+
+/** Writes the entries; over {@link MAX_BYTES}, those of the modules this command loaded (`used`) only. */
+function write(file: string, entries: Map<string, Entry>, used: ReadonlySet<string>): void {
+  let all = serialized(entries);
+  if (all.length > MAX_BYTES) all = serialized(new Map([...entries].filter(([path]) => used.has(path))));
   if (all.length > MAX_BYTES) return;
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -117,11 +125,13 @@ export function enableCodeCache(dir: string): void {
   const file = codeCacheFile(dir);
   const entries = read(file);
   const fresh: [string, string, Script][] = [];
+  const used = new Set<string>();
   const original = M.prototype._compile;
   M.prototype._compile = function (this: CjsModule, content: string, filename: string) {
     // A hashbang (an entry script) or a syntax error: Node's own compile handles and reports them.
     if (content.startsWith('#!')) return original.call(this, content, filename);
     const hash = createHash('sha1').update(content).digest('base64');
+    used.add(filename);
     const entry = entries.get(filename);
     const cachedData = entry?.hash === hash ? entry.data : undefined;
     let script: Script;
@@ -146,7 +156,7 @@ export function enableCodeCache(dir: string): void {
     try {
       // After the command ran: the data holds the functions compiled lazily since, not only the top level.
       for (const [path, hash, script] of fresh) entries.set(path, { hash, data: script.createCachedData() });
-      if (fresh.length > 0) write(file, entries);
+      if (fresh.length > 0) write(file, entries, used);
     } catch {
       // a read-only or full disk: the next command compiles again
     }

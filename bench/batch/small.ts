@@ -133,6 +133,9 @@ async function main(): Promise<void> {
     SLUICE_BATCH_ROOTS: dir,
     SLUICE_LOG_LEVEL: 'warn',
     SLUICE_LOG_PRETTY: '0',
+    // A code cache of the bench's own (warm after the warm-up round): the user's may be full of other
+    // builds' modules, and a build that finds it full runs without (bench/README.md, branch small3).
+    SLUICE_CACHE_DIR: join(dir, 'cache'),
   };
   const daemon = spawn(process.execPath, [bin, 'worker'], {
     env: { ...stackEnv, SLUICE_DAEMON_PORT: '0', SLUICE_TEMPORAL_METRICS_PORT: '0' },

@@ -14,6 +14,7 @@ import { type ClientOptions } from '../base';
 import { type JobClient } from '../job';
 import { type PipelineClient } from '../pipeline';
 import { type ScalerClient } from '../scaler';
+import { graphqlOptionsOf, lookupClient } from './service-clients';
 import { UsageError } from './errors';
 import { describeSource, resolveSettings, type CliSettings } from './settings';
 
@@ -63,19 +64,13 @@ async function serviceClients(c: CliSettings['config'], uses: readonly CliUse[])
   const retry = { maxAttempts: 2 };
   const api = async () => import('../../platform-api');
   const eager = uses.includes('service');
-  const graphqlOptions =
-    c.SLUICE_GRAPHQL_URL && c.SLUICE_API_KEY
-      ? { url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry }
-      : undefined;
+  const graphqlOptions = graphqlOptionsOf(c);
   const graphql = !graphqlOptions
     ? undefined
     : eager
       ? new (await api()).GraphqlClient(graphqlOptions)
       : uses.includes('lookup')
-        ? new (await import('../../platform-api/graphql-client')).GraphqlClient({
-            ...graphqlOptions,
-            nodeHttp: true,
-          })
+        ? await lookupClient(c)
         : undefined;
   if (!c.SLUICE_QUEUE_URL || !c.SLUICE_API_KEY) return { graphql };
   const o = { baseUrl: c.SLUICE_QUEUE_URL, apiKey: c.SLUICE_API_KEY, retry };

@@ -1,7 +1,7 @@
 /** The endpoint a command names (`--endpoint ID|NAME`, `<endpoint>`) to its id: one lookup for the job, batch, scaler and endpoints commands. */
 import { type GraphqlClient } from '../../platform-api';
 import { EndpointNotFoundError, resolveEndpoint } from '../endpoints';
-import { connectCli, type CliContext, type CliUse } from './context';
+import { type CliContext, type CliUse } from './context';
 import { UsageError } from './errors';
 import { describeSource, type CliSettings } from './settings';
 
@@ -55,6 +55,7 @@ export async function connectForEndpoint<U extends CliUse>(
   nameOrId: string,
 ): Promise<{ cli: CliContext<U | 'lookup'>; endpointId: string }> {
   let lookup: Promise<string> | undefined;
+  const { connectCli } = await import('./context');
   const cli = await connectCli(dataDir, [...uses, 'lookup'], settings, (service) => {
     lookup = endpointArg(service, nameOrId);
     lookup.catch(() => undefined); // awaited below, once connected (or dropped with a failed connect)

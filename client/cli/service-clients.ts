@@ -1,5 +1,6 @@
-/** The service's control-plane clients (GraphQL, REST) for `sluice endpoints` and `sluice templates`, from the resolved settings. */
+/** The service's control-plane clients (GraphQL, REST) for `sluice endpoints` and `sluice templates`, and the GraphQL client of an endpoint's lookup, from the resolved settings. */
 import type { GraphqlClient, RestClient } from '../../platform-api';
+import type { ClientConfig } from '../../config/settings';
 import { UsageError } from './errors';
 import type { CliSettings } from './settings';
 
@@ -24,7 +25,7 @@ export async function connectService(dataDir: string, given?: CliSettings): Prom
       `no service to talk to: SLUICE_GRAPHQL_URL, SLUICE_REST_URL and SLUICE_API_KEY are needed (${describeSource(settings)}); run \`sluice dev\` and leave the variables unset, or set them for the service`,
     );
   }
-  const graphql = new GraphqlClient({ url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
+  const graphql = new GraphqlClient(graphqlOptionsOf(c)!);
   const rest = new RestClient({ baseUrl: c.SLUICE_REST_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } });
   return {
     settings,
@@ -49,4 +50,16 @@ export async function withService<T>(dataDir: string, fn: (s: ServiceContext) =>
   } finally {
     await s.close();
   }
+}
+
+/** The GraphQL client's options from the settings (URL, key, one retry); undefined without a URL and key. */
+export function graphqlOptionsOf(c: ClientConfig) {
+  if (!c.SLUICE_GRAPHQL_URL || !c.SLUICE_API_KEY) return undefined;
+  return { url: c.SLUICE_GRAPHQL_URL, apiKey: c.SLUICE_API_KEY, retry: { maxAttempts: 2 } };
+}
+
+/** The GraphQL client of a lookup alone: over Node's own http (npm's undici not loaded); undefined without a URL and key. */
+export async function lookupClient(c: ClientConfig): Promise<GraphqlClient | undefined> {
+  const o = graphqlOptionsOf(c);
+  return o && new (await import('../../platform-api/graphql-client')).GraphqlClient({ ...o, nodeHttp: true });
 }

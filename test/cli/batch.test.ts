@@ -1,6 +1,7 @@
 /** `sluice batch` as a real process on a real stack: progress lines, status, results, list, pause / resume / cancel, Ctrl-C, exit codes, bad input. */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -246,6 +247,30 @@ describe('sluice batch', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
+  });
+
+  it('starts with the light client by default, with the full one when a payload key file needs its codec', async () => {
+    const { file, dir } = inputFile([{ kind: 'echo' }]);
+    const keys = join(dir, 'keys.json');
+    writeFileSync(keys, JSON.stringify({ current: 'k1', keys: { k1: randomBytes(32).toString('base64') } }), {
+      mode: 0o600,
+    });
+    const encodingOf = async (workflowId: string) => {
+      const [started] = (await s.env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const metadata = started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.metadata ?? {};
+      return Buffer.from(metadata.encoding ?? []).toString();
+    };
+    const plain = await sluice('batch', 'start', file, '--endpoint', ep, '--id', 'cli-plain', '--detach');
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(await encodingOf('batch/cli-plain')).toBe('json/plain');
+    const sealed = await runSluice(['batch', 'start', file, '--endpoint', ep, '--id', 'cli-sealed', '--detach'], {
+      env: { ...env, SLUICE_PAYLOAD_KEY_FILE: keys },
+      cwd,
+    });
+    expect(sealed.code, sealed.stderr).toBe(0);
+    expect(await encodingOf('batch/cli-sealed')).toBe('binary/encrypted');
+    // This stack's daemon has no key to open it.
+    await s.env.client.workflow.getHandle('batch/cli-sealed').terminate('no key here');
   });
 
   it('every batch command has --help with its options, an example, --json and the exit codes', async () => {

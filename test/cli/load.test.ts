@@ -5,7 +5,16 @@
  * (SLUICE_FROM_SOURCE=1, or no dist/); the bundle's trimmed protobuf root. Real processes.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +69,27 @@ describe.skipIf('enableCompileCache' in Module)('the code cache (Node 20)', () =
     const changed = await node(['-e', program], env);
     expect(changed.stdout.trim()).toBe('42');
     expect(stats(changed.stderr)).toMatchObject({ hits: 0, misses: 1, written: true });
+  });
+
+  it('keeps only the modules of the command writing it when the file would outgrow its bound (64 MB)', async () => {
+    // Another build's module, 65 MB of cached data: a file at its bound, as many builds leave it.
+    const key = Buffer.from(`${join(dir, 'gone.js')}\0hash`);
+    const u32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32LE(n);
+      return b;
+    };
+    writeFileSync(
+      codeCacheFile(cache),
+      Buffer.concat([u32(1), u32(key.length), key, u32(65 << 20), Buffer.alloc(65 << 20)]),
+    );
+    writeFileSync(mod, 'exports.answer = () => 44;\n');
+    const full = await node(['-e', program], env);
+    expect(full.stdout.trim()).toBe('44');
+    expect(stats(full.stderr)).toMatchObject({ hits: 0, written: true });
+    expect(statSync(codeCacheFile(cache)).size).toBeLessThan(1 << 20);
+    const next = await node(['-e', program], env);
+    expect(stats(next.stderr)).toMatchObject({ hits: 1, misses: 0, written: false });
   });
 
   it('ignores a damaged cache file and reports a syntax error as Node does', async () => {

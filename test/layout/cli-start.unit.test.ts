@@ -77,6 +77,22 @@ describe('what the CLI loads', () => {
     expect(packagesOf('platform-api/index.ts')).not.toContain('undici');
   });
 
+  it('starts and watches a batch with the light client: no @temporalio/client, gRPC-js or protobuf library', () => {
+    // client/cli/batch/starter.ts: temporal-lite over Node's http2 unless a codec, TLS, an API key or tracing needs the full client.
+    const lite = [
+      'client/cli/batch/start.ts',
+      'client/cli/batch/starter.ts',
+      'client/cli/batch/progress.ts',
+      'client/batch-lite.ts',
+      'platform-api/graphql-client.ts',
+    ];
+    const loaded = packagesOf(...lite);
+    expect(loaded.filter((p) => /^(@temporalio\/(?!envconfig$)|@grpc\/|protobufjs$|long$)/.test(p))).toEqual([]);
+    expect(loaded.filter((p) => /^(jsonata$|@aws-sdk\/|undici$|@opentelemetry\/)/.test(p))).toEqual([]);
+    // The full client's path, for the settings the light one cannot serve, loads it.
+    expect(packagesOf('client/cli/context.ts')).toContain('@temporalio/client');
+  });
+
   it('loads no workflow code with any client: they start, query and update workflows by name', () => {
     const clients = ['client/job.ts', 'client/batch.ts', 'client/pipeline.ts', 'client/scaler.ts'];
     expect(packagesOf(...clients)).not.toContain('@temporalio/workflow');

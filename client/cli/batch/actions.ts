@@ -5,20 +5,9 @@ import { type BatchClient } from '../../batch';
 import { BatchRerunError, type BatchRerunRefusal } from '../../batch-rerun';
 import { batchExitCode, batchView, statusTable } from './output';
 import { connectCli, withExisting } from '../context';
+import { watchOptions, type WatchFlags } from './parse';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-
-export interface WatchFlags {
-  json?: boolean;
-  interval: number;
-  dataDir: string;
-}
-/** How a command that watches a batch shows it. */
-export const watchOptions = (o: WatchFlags) => ({
-  json: o.json ?? false,
-  intervalMs: o.interval * 1000,
-  tty: Boolean(process.stderr.isTTY),
-});
 
 export interface IdOptions {
   json?: boolean;

@@ -1,4 +1,4 @@
-/** What the batch commands share: the id argument, argument parsers (USD, priority, deadline) and the library's defaults shown in help (--interval: ../options). */
+/** What the batch commands share: the id argument, argument parsers (USD, priority, deadline), the watch's flags and the library's defaults shown in help (--interval: ../options). */
 import { InvalidArgumentError } from 'commander';
 import { BATCH_DEFAULTS, RETRY_DEFAULTS } from '../../../contracts/defaults';
 
@@ -31,3 +31,16 @@ export const parseDeadline = (raw: string): number => {
   return ms;
 };
 export const ID_ARGUMENT = ['<id>', 'the batch: batch/<id> or <id>'] as const;
+
+/** The flags of a command that watches a batch. */
+export interface WatchFlags {
+  json?: boolean;
+  interval: number;
+  dataDir: string;
+}
+/** How a command that watches a batch shows it. */
+export const watchOptions = (o: WatchFlags) => ({
+  json: o.json ?? false,
+  intervalMs: o.interval * 1000,
+  tty: Boolean(process.stderr.isTTY),
+});

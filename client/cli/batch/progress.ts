@@ -1,7 +1,8 @@
 /** Watching a batch until it ends: a progress bar on a terminal, a plain line every few seconds elsewhere, JSON lines for machines; Ctrl-C stops only the watching. */
 import { Presets, SingleBar } from 'cli-progress';
 import { type BatchState } from '../../../contracts';
-import { type BatchClient, type BatchView } from '../../batch';
+import { type BatchView } from '../../batch';
+import { type BatchViews } from '../../batch-status';
 import {
   batchExitCode,
   batchView,
@@ -69,7 +70,7 @@ function progressBar() {
  * Shows the batch until it ends, then its status table (or, with `json`, its final view as the
  * last JSON line); returns the batch's exit code, or 130 on Ctrl-C (the batch keeps running).
  */
-export async function watchBatch(batch: BatchClient, workflowId: string, o: BatchWatchOptions): Promise<number> {
+export async function watchBatch(batch: BatchViews, workflowId: string, o: BatchWatchOptions): Promise<number> {
   const ctrlC = onCtrlC();
   const bar = o.tty && !o.json ? progressBar() : undefined;
   let lastLine = 0;

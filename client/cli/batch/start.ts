@@ -2,19 +2,19 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { BatchOptions, type BatchOptionsInput } from '../../../contracts/batch';
-import { batchIdOf, batchWorkflowId } from '../../../contracts/names/batch';
+import { batchIdOf } from '../../../contracts/names/batch';
 import { batchInput, isS3Location } from '../../../results/batch/locations';
 import { batchLocationRefusal, batchRoots } from '../../../results/batch/roots';
 import { isStoreError } from '../../../results/errors';
 import { resultsUrlOf } from '../../../config/settings';
 import { parseS3Url } from '../../../results/store/s3-url';
-import { watchOptions, type WatchFlags } from './actions';
+import { watchOptions, type WatchFlags } from './parse';
 import { UsageError } from '../errors';
 import { EXIT_CODES } from '../exit-codes';
-import { assertLookup, connectForEndpoint } from '../endpoint-arg';
+import { assertLookup } from '../endpoint-arg';
 import { resolveSettings } from '../settings';
+import { batchStarter } from './starter';
 
 export interface StartOptions extends WatchFlags {
   endpoint?: string;
@@ -88,15 +88,9 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   const refusal =
     roots && batchLocationRefusal({ source: file, outDir }, batchRoots(roots, resultsUrlOf(settings.config)));
   if (refusal) throw new UsageError(refusal);
-  const { cli, endpointId } = await connectForEndpoint(o.dataDir, ['batch'], settings, o.endpoint);
+  const { batch, endpointId, close } = await batchStarter(settings, o.dataDir, o.endpoint);
   try {
-    const workflowId = await cli.batch
-      .start({ id: batchId, endpointId, source: file, outDir, options })
-      .catch((err: unknown) => {
-        if (err instanceof WorkflowExecutionAlreadyStartedError)
-          throw new UsageError(`batch ${batchWorkflowId(batchId)} already exists; choose another --id`);
-        throw err;
-      });
+    const workflowId = await batch.start({ id: batchId, endpointId, source: file, outDir, options });
     if (o.detach) {
       console.log(o.json ? JSON.stringify({ workflowId, endpointId, outDir }) : workflowId);
       return EXIT_CODES.ok;
@@ -105,9 +99,9 @@ export async function start(file: string, o: StartOptions): Promise<number> {
       console.log(
         `started ${workflowId} on endpoint ${endpointId}; results in ${outDir}\n(Ctrl-C stops watching, not the batch)`,
       );
-    return await (await import('./progress')).watchBatch(cli.batch, workflowId, watchOptions(o));
+    return await (await import('./progress')).watchBatch(batch, workflowId, watchOptions(o));
   } finally {
-    await cli.close();
+    await close();
   }
 }
 

@@ -138,7 +138,11 @@ export async function cancelJobs(s: Step): Promise<void> {
  * Polls late jobs (the workflow's fallback): the finished ones are returned (their webhook was
  * missed), the others reported running (and polled steadily from now on if webhooks stop) or expired.
  */
-export async function pollJobs(s: Step): Promise<JobRecord[]> {
+/**
+ * Polls the jobs the workflow ordered polled; returns the finished ones. Each is also added to
+ * `sink` as its answer comes (the step's refill runs meanwhile: a slow answer holds up no submission).
+ */
+export async function pollJobs(s: Step, sink?: JobRecord[]): Promise<JobRecord[]> {
   const finished: JobRecord[] = [];
   const { health, inFlight } = s.deps;
   const wf = s.req.run.workflowId;
@@ -149,6 +153,7 @@ export async function pollJobs(s: Step): Promise<JobRecord[]> {
       const r = await s.deps.queue.status(s.req.endpointId, id, s.prio);
       if (isTerminal(r.status)) {
         finished.push(r);
+        sink?.push(r);
         if (s.req.webhook) health?.polledDone(id, wf);
         inFlight?.done(wf, id, false);
       } else {

@@ -19,7 +19,7 @@ import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, ty
 import { Submitter, type Submitted } from './submitter';
 import { StepSends } from './detached';
 import { claimedJobs, reportSubmitting } from './submitting';
-import { type JobSubmission } from '../../contracts';
+import { type JobRecord, type JobSubmission } from '../../contracts';
 import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from './types';
 
 export type { StepDeps } from './step-orders';
@@ -73,8 +73,11 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   res.rateLimited = sub.rateLimited;
 
   await cancelJobs(s);
-  const finished = await pollJobs(s);
-  const polled = new Set(finished);
+  // The polls run while the step refills (a poll answered late, under faults, held up every new
+  // submission of the step): each finished job joins `finished` as its answer comes.
+  const finished: JobRecord[] = [];
+  const polling = pollJobs(s, finished);
+  polling.catch(() => undefined); // awaited below: its failure fails the step there
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -85,6 +88,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
   }
+  const polled = new Set<JobRecord>(await polling);
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;

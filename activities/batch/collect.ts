@@ -52,8 +52,13 @@ const FEED_POLL_MS = 250;
  */
 const IDLE_MS = 400;
 
+/** The step's polls answered while it refills: `onFind` is called at the next job they find done (once). */
+export interface PollsUnderWay {
+  onFind(wake: () => void): void;
+}
+
 /**
- * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
+ * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox (or found by the step's polls) frees its slot,
  * and the next line of the file is submitted in its place, until the file's last line is sent.
  * Other outcomes wait for the workflow (it decides about retries). An open feed (`feed`: the room the step's read left, its end
  * reached first, and the jobs held as the refill starts) is read again at its end while slots are free: it may have grown.
@@ -72,22 +77,33 @@ export async function refill(
   outranked: () => boolean,
   keep?: (index: number) => boolean,
   feed?: { spare: number; held?: number },
+  polls?: PollsUnderWay,
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   let room = feed?.spare ?? 0;
-  // `finished` also grows on its own (the step's polls, answered meanwhile): `seen` catches up each turn.
   const seen = new Set<string>();
-  let scanned = 0;
   // Jobs held and not seen finished (any status: a job that failed waits for the workflow, not for the refill).
   let held = feed?.held;
-  const catchUp = (): void => {
-    for (; scanned < finished.length; scanned++) {
-      const id = finished[scanned]!.id;
-      if (!seen.has(id) && held !== undefined) held--;
-      seen.add(id);
+  /** Takes finished jobs not seen yet; returns the slots they free (a COMPLETED job's). */
+  const see = (records: readonly JobRecord[]): number => {
+    let freed = 0;
+    for (const r of records) {
+      if (seen.has(r.id)) continue;
+      if (held !== undefined) held--;
+      if (r.status === 'COMPLETED') freed++;
+      seen.add(r.id);
     }
+    return freed;
   };
-  catchUp();
+  // `finished` also grows on its own: the step's polls (a dead daemon's jobs after a restart, late
+  // jobs) answered meanwhile. A job they found done frees its slot too, as one heard of does.
+  let scanned = finished.length;
+  room += see(finished);
+  const polledSince = (): number => {
+    const freed = see(finished.slice(scanned));
+    scanned = finished.length;
+    return freed;
+  };
   // Idle since (every job done, nothing new in the feed): the refill ends after IDLE_MS of it, or half its run so far.
   // (2,000-input bench, load 6-8: 400 ms gave 0.050 / 0.067 / 0.076 events per input, 750 ms no fewer.)
   let idleAt: number | undefined;
@@ -103,18 +119,18 @@ export async function refill(
   const sending: Promise<void>[] = [];
   while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
-    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, until - Date.now()) : until - Date.now());
+    // A poll's find wakes it too (its slot is free).
+    const found = new AbortController();
+    polls?.onFind(() => found.abort());
+    await inbox.wait(
+      1,
+      feed && room > 0 ? Math.min(FEED_POLL_MS, until - Date.now()) : until - Date.now(),
+      found.signal,
+    );
     const took = await inbox.take();
-    catchUp();
-    let freed = 0;
-    for (const r of took) {
-      if (!seen.has(r.id) && held !== undefined) held--;
-      if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
-      seen.add(r.id);
-    }
+    room += polledSince() + see(took);
     finished.push(...took);
     scanned = finished.length;
-    room += freed;
     if (room === 0 || (res.read!.eof && !feed)) {
       if (idle()) break;
       continue;

@@ -140,9 +140,10 @@ export async function cancelJobs(s: Step): Promise<void> {
  */
 /**
  * Polls the jobs the workflow ordered polled; returns the finished ones. Each is also added to
- * `sink` as its answer comes (the step's refill runs meanwhile: a slow answer holds up no submission).
+ * `sink` as its answer comes, and `onFind` told (the step's refill runs meanwhile: a slow answer
+ * holds up no submission, and a job found done frees its slot).
  */
-export async function pollJobs(s: Step, sink?: JobRecord[]): Promise<JobRecord[]> {
+export async function pollJobs(s: Step, sink?: JobRecord[], onFind?: () => void): Promise<JobRecord[]> {
   const finished: JobRecord[] = [];
   const { health, inFlight } = s.deps;
   const wf = s.req.run.workflowId;
@@ -154,6 +155,7 @@ export async function pollJobs(s: Step, sink?: JobRecord[]): Promise<JobRecord[]
       if (isTerminal(r.status)) {
         finished.push(r);
         sink?.push(r);
+        onFind?.();
         if (s.req.webhook) health?.polledDone(id, wf);
         inFlight?.done(wf, id, false);
       } else {

@@ -76,7 +76,13 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   // The polls run while the step refills (a poll answered late, under faults, held up every new
   // submission of the step): each finished job joins `finished` as its answer comes.
   const finished: JobRecord[] = [];
-  const polling = pollJobs(s, finished);
+  let onFound: (() => void) | undefined;
+  const found = { onFind: (w: () => void) => void (onFound = w) };
+  const polling = pollJobs(s, finished, () => {
+    const w = onFound;
+    onFound = undefined;
+    w?.();
+  });
   polling.catch(() => undefined); // awaited below: its failure fails the step there
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
@@ -86,7 +92,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const held =
       req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, found);
   }
   const polled = new Set<JobRecord>(await polling);
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;

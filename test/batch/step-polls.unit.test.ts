@@ -75,4 +75,49 @@ describe("a batch step's polls", () => {
     expect(res.submitted).toHaveLength(LINES);
     expect(res.completions.filter((c) => c.id === 'slow-job')).toEqual([expect.objectContaining({ q: 1 })]);
   });
+
+  it('free their slots: a job a poll finds done is replaced by the next line, as one heard of is', async () => {
+    let sent = 0;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => {
+        sent++;
+        return { id: `job-of-${JSON.stringify(body.input)}`, status: 'IN_QUEUE' };
+      },
+      status: async (_ep: string, id: string) => {
+        await sleep(50);
+        return { id, status: 'COMPLETED', output: {} } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    // No webhook comes (a dead daemon's jobs: theirs went to it): only the polls free slots.
+    const silent: InboxReader = {
+      wait: (_min, ms, signal) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ms);
+          signal?.addEventListener('abort', () => (clearTimeout(t), resolve()));
+        }),
+      take: async () => [],
+      position: () => ({}),
+    };
+    const req: StepRequest = {
+      run: { workflowId: 'batch/step-polls-room', runId: 'r1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: true,
+      write: [],
+      read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: ['dead-1', 'dead-2', 'dead-3'],
+      collect: { waitMs: 0, min: 1, refillMs: 500 },
+    };
+    const store = openResultsStore(pathToFileURL(join(dir, 'store-room')).href);
+    const res: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store, inbox: { open: async () => silent } }, req),
+    );
+    expect(sent).toBe(2 + 3);
+    expect(res.completions.map((c) => c.id).sort()).toEqual(['dead-1', 'dead-2', 'dead-3']);
+  });
 });

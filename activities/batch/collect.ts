@@ -52,9 +52,14 @@ const FEED_POLL_MS = 250;
  */
 const IDLE_MS = 400;
 
-/** The step's polls answered while it refills: `onFind` is called at the next job they find done (once). */
+/**
+ * The step's polls answered while it refills: `onFind` is called at the next job they find done,
+ * or at their end (once); the refill goes on past its time while they are `pending` (the step
+ * waits for them anyway: sending meanwhile keeps the window full).
+ */
 export interface PollsUnderWay {
   onFind(wake: () => void): void;
+  pending(): boolean;
 }
 
 /**
@@ -117,16 +122,14 @@ export async function refill(
     return Date.now() - idleAt >= Math.max(IDLE_MS, (idleAt - startedAt) / 2);
   };
   const sending: Promise<void>[] = [];
-  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
+  const going = (): boolean => Date.now() < until || polls?.pending() === true;
+  while (going() && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
     // A poll's find wakes it too (its slot is free).
     const found = new AbortController();
     polls?.onFind(() => found.abort());
-    await inbox.wait(
-      1,
-      feed && room > 0 ? Math.min(FEED_POLL_MS, until - Date.now()) : until - Date.now(),
-      found.signal,
-    );
+    const left = Math.max(FEED_POLL_MS, until - Date.now());
+    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, left) : left, found.signal);
     const took = await inbox.take();
     room += polledSince() + see(took);
     finished.push(...took);

@@ -77,13 +77,19 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   // submission of the step): each finished job joins `finished` as its answer comes.
   const finished: JobRecord[] = [];
   let onFound: (() => void) | undefined;
-  const found = { onFind: (w: () => void) => void (onFound = w) };
-  const polling = pollJobs(s, finished, () => {
+  let pollsPending = true;
+  const found = { onFind: (w: () => void) => void (onFound = w), pending: () => pollsPending };
+  const woken = (): void => {
     const w = onFound;
     onFound = undefined;
     w?.();
-  });
-  polling.catch(() => undefined); // awaited below: its failure fails the step there
+  };
+  const polling = pollJobs(s, finished, woken);
+  // Awaited below: its failure fails the step there.
+  polling.then(
+    () => ((pollsPending = false), woken()),
+    () => ((pollsPending = false), woken()),
+  );
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {

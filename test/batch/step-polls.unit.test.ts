@@ -120,4 +120,47 @@ describe("a batch step's polls", () => {
     expect(sent).toBe(2 + 3);
     expect(res.completions.map((c) => c.id).sort()).toEqual(['dead-1', 'dead-2', 'dead-3']);
   });
+
+  it('keep the refill going while they are under way: the step waits for them anyway', async () => {
+    let sent = 0;
+    let n = 0;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => {
+        sent++;
+        return { id: `job-of-${JSON.stringify(body.input)}`, status: 'IN_QUEUE' };
+      },
+      status: async (_ep: string, id: string) => {
+        await sleep(800);
+        return { id, status: 'IN_PROGRESS' } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    // A job heard of every 100 ms.
+    const steady: InboxReader = {
+      wait: async () => void (await sleep(100)),
+      take: async () => [{ id: `heard-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
+      position: () => ({}),
+    };
+    const req: StepRequest = {
+      run: { workflowId: 'batch/step-polls-going', runId: 'r1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: true,
+      write: [],
+      read: { from: { line: 0, offset: 0 }, lines: 1, room: 1, keyCounts: {} },
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: ['slow'],
+      collect: { waitMs: 0, min: 1, refillMs: 150 },
+    };
+    const store = openResultsStore(pathToFileURL(join(dir, 'store-going')).href);
+    const res: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store, inbox: { open: async () => steady } }, req),
+    );
+    // 1 read, then one line per job heard of over the poll's 800 ms (not the refill's 150 ms).
+    expect(sent).toBeGreaterThanOrEqual(6);
+    expect(res.polledRunning).toEqual(['slow']);
+  });
 });

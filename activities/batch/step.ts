@@ -66,8 +66,11 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
   if (inbox instanceof SteadyPoll) polls.of = inbox;
-  // Retries first (they hold their slot), then lines deferred earlier, then new lines.
-  await sendRetries(s);
+  // Retries first (they hold their slot), then lines deferred earlier, then new lines. The retries
+  // take the budget first, answered while the rest is sent: under faults a /retry answered late (or
+  // refused after a lost answer, then asked about) held up every new submission of the step.
+  const retrying = sendRetries(s);
+  retrying.catch(() => undefined); // awaited below: its failure fails the step there
   await s.sends.sendAll(await deferredLines(s, s.yielding ? [] : req.submit), s.beating('submit'));
   if (req.read && !s.yielding) await readAndSubmit(s, req.read);
   res.rateLimited = sub.rateLimited;
@@ -101,6 +104,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, found);
   }
   const polled = new Set<JobRecord>(await polling);
+  await retrying;
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;

@@ -17,6 +17,8 @@ const command = process.argv[2];
 const LONG_RUNNING = new Set(['worker', 'dev', 'demo', 'platform', 'console', 'compose']);
 // The version and the help load commander and little else: a cache would cost them more than it saves.
 const QUICK = new Set([undefined, '--version', '-V', '--help', '-h', 'help']);
+// The long-running commands that keep the code cache of their start (flushCodeCache once running).
+const FLUSHED = new Set(['worker', 'platform']);
 
 // A short command's WebAssembly (undici's HTTP parser) stays with V8's baseline compiler: its
 // optimizing tier-up ran in the background after the work was done, 200-350 ms of CPU that the
@@ -25,9 +27,9 @@ if (!QUICK.has(command) && !LONG_RUNNING.has(command)) require('node:v8').setFla
 
 // The compiled code of the modules a command loads is kept in sluice's cache dir (SLUICE_CACHE_DIR,
 // else $XDG_CACHE_HOME/sluice, else ~/.cache/sluice): the next command skips compiling them. Node
-// >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache (for the
-// short commands only: a worker would write thousands of modules' code at its exit).
-// NODE_DISABLE_COMPILE_CACHE=1 turns both off.
+// >= 22.1 does it itself; on Node 20, dist/common/code-cache.js keeps V8's code cache: a short
+// command's at its exit, the worker's and the platform's once they run (a restart after a crash
+// starts sooner; what they load later is not kept). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
 function compileCache() {
   if (fromSource || QUICK.has(command) || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
@@ -35,6 +37,7 @@ function compileCache() {
     const { enableCompileCache } = require('node:module');
     if (enableCompileCache) enableCompileCache(join(dir, 'compile'));
     else if (!LONG_RUNNING.has(command)) require('../dist/common/code-cache.js').enableCodeCache(dir);
+    else if (FLUSHED.has(command)) require('../dist/common/code-cache.js').enableCodeCache(dir, { write: 'flush' });
   } catch {
     // no cache: the command compiles its modules, as without one
   }

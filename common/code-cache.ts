@@ -7,6 +7,9 @@
  * compiled without cached data. A file that would grow over its bound keeps the modules of the command
  * writing it only (the others are compiled and added again by the commands that use them). Node >= 22.1
  * does this itself (bin/sluice.cjs uses it there).
+ * A long-running command (`sluice worker`, `sluice platform`) keeps the cache of what it loaded to
+ * start ({@link flushCodeCache} once it runs), not at its exit: a crash (SIGKILL) never reaches an
+ * exit hook, and the modules it loads later are compiled by Node, not kept at every exit.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -45,6 +48,26 @@ export const codeCacheStats = (): CodeCacheStats => ({ ...stats });
 
 /** The cache file of this Node version: V8's cached data is valid for the V8 that made it only. */
 export const codeCacheFile = (dir: string): string => join(dir, `code-cache-${process.version}-${process.arch}.bin`);
+
+/** When the cache file is rewritten: at the process's exit, or when {@link flushCodeCache} is called. */
+export interface CodeCacheOptions {
+  /** 'exit' (the default: a short command), or 'flush' (a long-running one, once it runs). @default 'exit' */
+  write?: 'exit' | 'flush';
+}
+
+/** The pending write of a cache enabled with `write: 'flush'` (undefined: none, or done). */
+let pending: (() => void) | undefined;
+
+/**
+ * Keeps the cached data of the modules compiled so far (when any was compiled without) and stops
+ * the hook: the modules loaded from now on are compiled by Node. Once; a no-op without a cache
+ * enabled with `write: 'flush'` (Node >= 22.1, the sources through tsx, a short command).
+ */
+export function flushCodeCache(): void {
+  const write = pending;
+  pending = undefined;
+  write?.();
+}
 
 /** A module's cached data, with the hash of the text it was made from. */
 interface Entry {
@@ -120,16 +143,17 @@ function requireOf(M: ModuleInternals, mod: CjsModule): NodeJS.Require {
  * Compiles every CommonJS module loaded from now on through V8's code cache kept in `dir`. Errors
  * of the cache itself never fail a command: a module the hook cannot compile is compiled by Node.
  */
-export function enableCodeCache(dir: string): void {
+export function enableCodeCache(dir: string, opts: CodeCacheOptions = {}): void {
   const M = Module as ModuleInternals;
   const file = codeCacheFile(dir);
   const entries = read(file);
   const fresh: [string, string, Script][] = [];
   const used = new Set<string>();
   const original = M.prototype._compile;
-  M.prototype._compile = function (this: CjsModule, content: string, filename: string) {
+  let on = true;
+  const hook = function (this: CjsModule, content: string, filename: string) {
     // A hashbang (an entry script) or a syntax error: Node's own compile handles and reports them.
-    if (content.startsWith('#!')) return original.call(this, content, filename);
+    if (!on || content.startsWith('#!')) return original.call(this, content, filename);
     const hash = createHash('sha1').update(content).digest('base64');
     used.add(filename);
     const entry = entries.get(filename);
@@ -152,15 +176,24 @@ export function enableCodeCache(dir: string): void {
     const fn = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return fn.call(this.exports, this.exports, requireOf(M, this), this, filename, dirname(filename));
   };
-  process.once('exit', () => {
+  M.prototype._compile = hook;
+  const save = (): void => {
     try {
-      // After the command ran: the data holds the functions compiled lazily since, not only the top level.
+      // After the command ran (or started): the data holds the functions compiled lazily since, not only the top level.
       for (const [path, hash, script] of fresh) entries.set(path, { hash, data: script.createCachedData() });
       if (fresh.length > 0) write(file, entries, used);
     } catch {
       // a read-only or full disk: the next command compiles again
     }
-    if (process.env.SLUICE_CODE_CACHE_STATS === '1')
-      process.stderr.write(`sluice-code-cache ${JSON.stringify(stats)}\n`);
-  });
+    fresh.length = 0;
+  };
+  if (opts.write === 'flush')
+    pending = () => {
+      on = false;
+      if (M.prototype._compile === hook) M.prototype._compile = original;
+      save();
+    };
+  else process.once('exit', save);
+  if (process.env.SLUICE_CODE_CACHE_STATS === '1')
+    process.once('exit', () => process.stderr.write(`sluice-code-cache ${JSON.stringify(stats)}\n`));
 }

@@ -1,8 +1,12 @@
 /**
  * This daemon's share of the service's rate limits when several daemons use one task queue (and so
  * one API key and endpoints): the rate budget is divided by the number of live daemons, counted as
- * the distinct activity pollers Temporal reports for the task queue (`describeTaskQueue`).
+ * the distinct activity pollers Temporal reports for the task queue (`describeTaskQueue`). A poller
+ * of this host whose process is gone (a daemon killed and restarted here: its identity names its
+ * pid) is not counted: the restarted daemon runs at the full limit at once instead of half of it
+ * for the dead one's `liveMs`.
  */
+import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { type Logger } from 'pino';
 import { type RateBudget } from '../platform-api';
@@ -61,9 +65,27 @@ export async function liveDaemons(
     const at = p.lastAccessTime
       ? Number(p.lastAccessTime.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime.nanos ?? 0) / 1e6)
       : 0;
-    if (p.identity && at >= since) live.add(p.identity);
+    if (p.identity && at >= since && !goneHere(p.identity)) live.add(p.identity);
   }
   return live.size;
+}
+
+/**
+ * Whether a daemon's identity (`pid@host:port`, worker/daemon.ts) names a process of this host that
+ * no longer runs. Another host's daemon, or an identity of another form, is never known gone.
+ */
+export function goneHere(identity: string, host = hostname()): boolean {
+  const m = /^(\d+)@(.*):\d+$/.exec(identity);
+  if (!m || m[2] !== host) return false;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /**

@@ -64,7 +64,17 @@ const FEED_POLL_MS = 250;
 const IDLE_MS = 400;
 
 /**
- * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox frees its slot,
+ * The step's polls answered while it refills: `onFind` is called at the next job they find done,
+ * or at their end (once); the refill goes on past its time while they are `pending` (the step
+ * waits for them anyway: sending meanwhile keeps the window full).
+ */
+export interface PollsUnderWay {
+  onFind(wake: () => void): void;
+  pending(): boolean;
+}
+
+/**
+ * Keeps the window full for `refillMs`: every COMPLETED job taken from the inbox (or found by the step's polls) frees its slot,
  * and the next line of the file is submitted in its place, until the file's last line is sent.
  * Other outcomes wait for the workflow (it decides about retries). An open feed (`feed`: the room the step's read left, its end
  * reached first, and the jobs held as the refill starts) is read again at its end while slots are free: it may have grown.
@@ -83,12 +93,33 @@ export async function refill(
   outranked: () => boolean,
   keep?: (index: number) => boolean,
   feed?: { spare: number; held?: number },
+  polls?: PollsUnderWay,
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   let room = feed?.spare ?? 0;
-  const seen = new Set(finished.map((r) => r.id));
+  const seen = new Set<string>();
   // Jobs held and not seen finished (any status: a job that failed waits for the workflow, not for the refill).
-  let held = feed?.held !== undefined ? feed.held - seen.size : undefined;
+  let held = feed?.held;
+  /** Takes finished jobs not seen yet; returns the slots they free (a COMPLETED job's). */
+  const see = (records: readonly JobRecord[]): number => {
+    let freed = 0;
+    for (const r of records) {
+      if (seen.has(r.id)) continue;
+      if (held !== undefined) held--;
+      if (r.status === 'COMPLETED') freed++;
+      seen.add(r.id);
+    }
+    return freed;
+  };
+  // `finished` also grows on its own: the step's polls (a dead daemon's jobs after a restart, late
+  // jobs) answered meanwhile. A job they found done frees its slot too, as one heard of does.
+  let scanned = finished.length;
+  room += see(finished);
+  const polledSince = (): number => {
+    const freed = see(finished.slice(scanned));
+    scanned = finished.length;
+    return freed;
+  };
   // Idle since (every job done, nothing new in the feed): the refill ends after IDLE_MS of it, or half its run so far.
   // (2,000-input bench, load 6-8: 400 ms gave 0.050 / 0.067 / 0.076 events per input, 750 ms no fewer.)
   let idleAt: number | undefined;
@@ -102,18 +133,18 @@ export async function refill(
     return Date.now() - idleAt >= Math.max(IDLE_MS, (idleAt - startedAt) / 2);
   };
   const sending: Promise<void>[] = [];
-  while (Date.now() < until && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
+  const going = (): boolean => Date.now() < until || polls?.pending() === true;
+  while (going() && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
-    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, until - Date.now()) : until - Date.now());
+    // A poll's find wakes it too (its slot is free).
+    const found = new AbortController();
+    polls?.onFind(() => found.abort());
+    const left = Math.max(FEED_POLL_MS, until - Date.now());
+    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, left) : left, found.signal);
     const took = await inbox.take();
+    room += polledSince() + see(took);
     finished.push(...took);
-    let freed = 0;
-    for (const r of took) {
-      if (!seen.has(r.id) && held !== undefined) held--;
-      if (r.status === 'COMPLETED' && !seen.has(r.id)) freed++;
-      seen.add(r.id);
-    }
-    room += freed;
+    scanned = finished.length;
     if (room === 0 || (res.read!.eof && !feed)) {
       if (idle()) break;
       continue;

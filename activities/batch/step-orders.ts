@@ -138,7 +138,12 @@ export async function cancelJobs(s: Step): Promise<void> {
  * Polls late jobs (the workflow's fallback): the finished ones are returned (their webhook was
  * missed), the others reported running (and polled steadily from now on if webhooks stop) or expired.
  */
-export async function pollJobs(s: Step): Promise<JobRecord[]> {
+/**
+ * Polls the jobs the workflow ordered polled; returns the finished ones. Each is also added to
+ * `sink` as its answer comes, and `onFind` told (the step's refill runs meanwhile: a slow answer
+ * holds up no submission, and a job found done frees its slot).
+ */
+export async function pollJobs(s: Step, sink?: JobRecord[], onFind?: () => void): Promise<JobRecord[]> {
   const finished: JobRecord[] = [];
   const { health, inFlight } = s.deps;
   const wf = s.req.run.workflowId;
@@ -149,6 +154,8 @@ export async function pollJobs(s: Step): Promise<JobRecord[]> {
       const r = await s.deps.queue.status(s.req.endpointId, id, s.prio);
       if (isTerminal(r.status)) {
         finished.push(r);
+        sink?.push(r);
+        onFind?.();
         if (s.req.webhook) health?.polledDone(id, wf);
         inFlight?.done(wf, id, false);
       } else {

@@ -19,7 +19,7 @@ import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, ty
 import { Submitter, type Submitted } from './submitter';
 import { StepSends } from './detached';
 import { claimedJobs, reportSubmitting } from './submitting';
-import { type JobSubmission } from '../../contracts';
+import { type JobRecord, type JobSubmission } from '../../contracts';
 import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from './types';
 
 export type { StepDeps } from './step-orders';
@@ -66,15 +66,33 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
   if (inbox instanceof SteadyPoll) polls.of = inbox;
-  // Retries first (they hold their slot), then lines deferred earlier, then new lines.
-  await sendRetries(s);
+  // Retries first (they hold their slot), then lines deferred earlier, then new lines. The retries
+  // take the budget first, answered while the rest is sent: under faults a /retry answered late (or
+  // refused after a lost answer, then asked about) held up every new submission of the step.
+  const retrying = sendRetries(s);
+  retrying.catch(() => undefined); // awaited below: its failure fails the step there
   await s.sends.sendAll(await deferredLines(s, s.yielding ? [] : req.submit), s.beating('submit'));
   if (req.read && !s.yielding) await readAndSubmit(s, req.read);
   res.rateLimited = sub.rateLimited;
 
   await cancelJobs(s);
-  const finished = await pollJobs(s);
-  const polled = new Set(finished);
+  // The polls run while the step refills (a poll answered late, under faults, held up every new
+  // submission of the step): each finished job joins `finished` as its answer comes.
+  const finished: JobRecord[] = [];
+  let onFound: (() => void) | undefined;
+  let pollsPending = true;
+  const found = { onFind: (w: () => void) => void (onFound = w), pending: () => pollsPending };
+  const woken = (): void => {
+    const w = onFound;
+    onFound = undefined;
+    w?.();
+  };
+  const polling = pollJobs(s, finished, woken);
+  // Awaited below: its failure fails the step there.
+  polling.then(
+    () => ((pollsPending = false), woken()),
+    () => ((pollsPending = false), woken()),
+  );
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -83,8 +101,10 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const held =
       req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open);
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, found);
   }
+  const polled = new Set<JobRecord>(await polling);
+  await retrying;
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;

@@ -107,6 +107,13 @@ export async function daemonProcess(
       SLUICE_TASK_QUEUE: taskQueue,
       SLUICE_DAEMON_PORT: String(await freePort()),
       ...(unreachable ? { SLUICE_PUBLIC_URL: `http://127.0.0.1:${await freePort()}` } : {}),
+      // SLUICE_BENCH_LOG_DIR: each row's daemons' output (at SLUICE_BENCH_LOG_LEVEL, default info) in <dir>/<task queue>.log.
+      ...(process.env.SLUICE_BENCH_LOG_DIR
+        ? {
+            SLUICE_BENCH_LOG: join(process.env.SLUICE_BENCH_LOG_DIR, `${taskQueue}.log`),
+            SLUICE_LOG_LEVEL: process.env.SLUICE_BENCH_LOG_LEVEL ?? 'info',
+          }
+        : {}),
     };
   };
   let d: DaemonProcess = await startDaemon(taskQueue, await env());

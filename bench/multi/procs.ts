@@ -1,6 +1,6 @@
 /** bench/multi's processes: `sluice worker` daemons in their own process groups, and what /proc says about them (CPU, RSS, descendants). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { stopProcessGroup } from '../../common/process';
@@ -26,8 +26,14 @@ export async function startDaemon(name: string, env: Record<string, string>): Pr
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  // SLUICE_BENCH_LOG=<file> (in `env`): the daemon's output appended there too, for reading after a run.
+  const log = env.SLUICE_BENCH_LOG;
+  const take = (d: Buffer): void => {
+    out += d.toString();
+    if (log) appendFileSync(log, d);
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const stop = () => stopProcessGroup(child, 5000);
   for (let i = 0; !out.includes('sluice worker running'); i++) {
     if (i > 600 || child.exitCode !== null) {

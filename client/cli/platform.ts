@@ -5,6 +5,7 @@ import { type Command, Option } from 'commander';
 import type { Faults, Platform } from '../../platform';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, portOption, withExit, type ExitState } from './options';
+import { flushCodeCache } from '../../common/code-cache';
 import { assertPortsFree } from './ports';
 
 /** The platform's code, loaded when a command needs it (help and the other commands never do). */
@@ -147,6 +148,8 @@ async function platform(o: {
     ...(faults ? { faults } : {}),
   });
   await printBanner(p);
+  // What the start compiled is kept for the next start (bin/sluice.cjs).
+  flushCodeCache();
   const unreadable = (await loadPlatform()).examplesUnreadable(p.pool.podUser);
   if (unreadable) console.error(`sluice platform: warning: ${unreadable}`);
   await untilSignal();

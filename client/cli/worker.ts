@@ -1,5 +1,6 @@
 /** `sluice worker`: the orchestrator daemon alone, configured by environment variables (TEMPORAL_*, SLUICE_*). */
 import { join } from 'node:path';
+import { flushCodeCache } from '../../common/code-cache';
 import { type Command } from 'commander';
 import { ConfigError } from '../../config/errors';
 import { type ConsoleSettings } from '../../config/console';
@@ -57,13 +58,16 @@ async function worker(o: { dataDir: string; consolePort?: number }): Promise<num
   const consoleConfig = wantConsole
     ? await consoleSettings(o.consolePort !== undefined ? { port: o.consolePort } : {})
     : undefined;
-  boundHeapGrowth(config.SLUICE_HEAP_GROWING_PERCENT);
   const temporalMetricsUrl = installTemporalRuntime(config.SLUICE_TEMPORAL_METRICS_PORT);
   const daemon = await startDaemon({ config, ...(temporalMetricsUrl ? { temporalMetricsUrl } : {}) });
   const web = consoleConfig ? await startDaemonConsole(o.dataDir, consoleConfig) : undefined;
   console.log(
     `sluice worker running: webhooks ${config.SLUICE_PUBLIC_URL ?? daemon.url}/hooks/..., health ${daemon.url}/healthz, metrics ${daemon.url}/metrics${web ? `, console ${web.url}` : ''}`,
   );
+  // What the start compiled is kept for the next start (a restart after a crash): bin/sluice.cjs.
+  // Then the heap flag: V8 refuses cached data made under other flags than the next start's.
+  flushCodeCache();
+  boundHeapGrowth(config.SLUICE_HEAP_GROWING_PERCENT);
   await Promise.race([untilSignal(), daemon.done]);
   await web?.close();
   await daemon.close();

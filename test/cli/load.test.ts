@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codeCacheFile } from '../../common/code-cache';
 import { bin, cleanEnv } from './run-sluice';
@@ -90,6 +90,22 @@ describe.skipIf('enableCompileCache' in Module)('the code cache (Node 20)', () =
     expect(statSync(codeCacheFile(cache)).size).toBeLessThan(1 << 20);
     const next = await node(['-e', program], env);
     expect(stats(next.stderr)).toMatchObject({ hits: 1, misses: 0, written: false });
+  });
+
+  it("keeps a long-running command's cache once it runs (a SIGKILL later loses nothing), not what it loads after", async () => {
+    const flushed = join(dir, 'flushed');
+    const later = join(dir, 'later.js');
+    writeFileSync(mod, 'exports.answer = () => 44;\n');
+    writeFileSync(later, 'exports.answer = () => 45;\n');
+    const cc = JSON.stringify(join(root, 'dist', 'common', 'code-cache.js'));
+    const running = `const c = require(${cc}); c.enableCodeCache(${JSON.stringify(flushed)}, { write: 'flush' }); console.log(require(${JSON.stringify(mod)}).answer()); c.flushCodeCache(); console.log(require(${JSON.stringify(later)}).answer()); if (process.env.CRASH) process.kill(process.pid, 'SIGKILL');`;
+    const crashed = await node(['-e', running], { ...env, CRASH: '1' });
+    expect(crashed.stdout.trim().split('\n')).toEqual(['44', '45']);
+    expect(readdirSync(flushed)).toEqual([basename(codeCacheFile(flushed))]);
+
+    const restarted = await node(['-e', running], env);
+    expect(restarted.stdout.trim().split('\n')).toEqual(['44', '45']);
+    expect(stats(restarted.stderr)).toEqual({ hits: 1, misses: 0, written: false });
   });
 
   it('ignores a damaged cache file and reports a syntax error as Node does', async () => {

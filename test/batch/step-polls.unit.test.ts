@@ -1,0 +1,166 @@
+/**
+ * A batch step's polls (the workflow's orders: late jobs, a dead daemon's jobs) run while the step
+ * refills (activities/batch/step.ts): a poll answered late (a slow service, issue 19's delays) holds
+ * up no new submission, and what it finds is still the step's completion, marked polled.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runStep } from '../../activities/batch/step';
+import { type StepRequest, type StepResult } from '../../activities/batch/types';
+import { type JobRecord, type JobSubmission } from '../../contracts';
+import { type QueueClient } from '../../platform-api';
+import { type BatchInbox, type InboxReader } from '../../results/batch/inbox';
+import { openResultsStore } from '../../results/store/open';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-step-polls-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const LINES = 10;
+const source = join(dir, 'in.jsonl');
+writeFileSync(source, Array.from({ length: LINES }, (_, i) => `{"i":${i}}\n`).join(''));
+
+/** An inbox where a job of the batch has always just finished (each frees a slot for the refill). */
+function busyInbox(): BatchInbox {
+  let n = 0;
+  const reader: InboxReader = {
+    wait: async () => undefined,
+    take: async () => [{ id: `job-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
+    position: () => ({}),
+  };
+  return { open: async () => reader };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a batch step's polls", () => {
+  it("run while the step refills: a slow answer holds up no submission, and its record is the step's", async () => {
+    let sent = 0;
+    let sentWhenAnswered: number | undefined;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => {
+        sent++;
+        return { id: `job-of-${JSON.stringify(body.input)}`, status: 'IN_QUEUE' };
+      },
+      // Answered once the step sent every line, or after 2 s (before the change: the refill waited for it).
+      status: async (_ep: string, id: string) => {
+        for (let t = 0; sent < LINES && t < 2000; t += 20) await sleep(20);
+        sentWhenAnswered = sent;
+        return { id, status: 'COMPLETED', output: { late: true } } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    const req: StepRequest = {
+      run: { workflowId: 'batch/step-polls', runId: 'r1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: true,
+      write: [],
+      read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: ['slow-job'],
+      collect: { waitMs: 0, min: 1, refillMs: 600_000 },
+    };
+    const store = openResultsStore(pathToFileURL(join(dir, 'store')).href);
+    const res: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store, inbox: busyInbox() }, req),
+    );
+    expect(sentWhenAnswered).toBe(LINES);
+    expect(res.submitted).toHaveLength(LINES);
+    expect(res.completions.filter((c) => c.id === 'slow-job')).toEqual([expect.objectContaining({ q: 1 })]);
+  });
+
+  it('free their slots: a job a poll finds done is replaced by the next line, as one heard of is', async () => {
+    let sent = 0;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => {
+        sent++;
+        return { id: `job-of-${JSON.stringify(body.input)}`, status: 'IN_QUEUE' };
+      },
+      status: async (_ep: string, id: string) => {
+        await sleep(50);
+        return { id, status: 'COMPLETED', output: {} } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    // No webhook comes (a dead daemon's jobs: theirs went to it): only the polls free slots.
+    const silent: InboxReader = {
+      wait: (_min, ms, signal) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ms);
+          signal?.addEventListener('abort', () => (clearTimeout(t), resolve()));
+        }),
+      take: async () => [],
+      position: () => ({}),
+    };
+    const req: StepRequest = {
+      run: { workflowId: 'batch/step-polls-room', runId: 'r1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: true,
+      write: [],
+      read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: ['dead-1', 'dead-2', 'dead-3'],
+      collect: { waitMs: 0, min: 1, refillMs: 500 },
+    };
+    const store = openResultsStore(pathToFileURL(join(dir, 'store-room')).href);
+    const res: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store, inbox: { open: async () => silent } }, req),
+    );
+    expect(sent).toBe(2 + 3);
+    expect(res.completions.map((c) => c.id).sort()).toEqual(['dead-1', 'dead-2', 'dead-3']);
+  });
+
+  it('keep the refill going while they are under way: the step waits for them anyway', async () => {
+    let sent = 0;
+    let n = 0;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => {
+        sent++;
+        return { id: `job-of-${JSON.stringify(body.input)}`, status: 'IN_QUEUE' };
+      },
+      status: async (_ep: string, id: string) => {
+        await sleep(800);
+        return { id, status: 'IN_PROGRESS' } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    // A job heard of every 100 ms.
+    const steady: InboxReader = {
+      wait: async () => void (await sleep(100)),
+      take: async () => [{ id: `heard-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
+      position: () => ({}),
+    };
+    const req: StepRequest = {
+      run: { workflowId: 'batch/step-polls-going', runId: 'r1' },
+      seq: 1,
+      endpointId: 'ep',
+      source,
+      inputFormat: 'auto',
+      webhook: true,
+      write: [],
+      read: { from: { line: 0, offset: 0 }, lines: 1, room: 1, keyCounts: {} },
+      submit: [],
+      retry: [],
+      cancel: [],
+      poll: ['slow'],
+      collect: { waitMs: 0, min: 1, refillMs: 150 },
+    };
+    const store = openResultsStore(pathToFileURL(join(dir, 'store-going')).href);
+    const res: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store, inbox: { open: async () => steady } }, req),
+    );
+    // 1 read, then one line per job heard of over the poll's 800 ms (not the refill's 150 ms).
+    expect(sent).toBeGreaterThanOrEqual(6);
+    expect(res.polledRunning).toEqual(['slow']);
+  });
+});

@@ -6,8 +6,11 @@
  * webhook of an earlier run (late or duplicated) does not end it, or its own lost webhook would
  * wait for the workflow's fallback poll. An accelerator only: the workflow's ledger stays the
  * truth, and a job this daemon does not know is still polled by the workflow's fallback.
+ * Once a batch's webhooks are quiet, the endpoint's count says how many of its oldest to poll at
+ * once (count-rule.ts).
  */
 import { type JobRecord } from '../../contracts';
+import { CountRule } from './count-rule';
 import { Lateness } from './lateness';
 
 /** One job in flight as the daemon knows it. */
@@ -43,6 +46,7 @@ interface Batch {
   ended: Map<string, number>;
   /** A batch's usual time of a job in the queue and running, as polls found them (moving average), ms. */
   tookMs?: number;
+  count: CountRule;
 }
 
 export class InFlightJobs {
@@ -56,6 +60,7 @@ export class InFlightJobs {
    */
   add(wf: string, id: string, now = Date.now(), pollAt?: number, again = false): void {
     const b = this.batch(wf);
+    if (b.jobs.size === 0) b.count.started(now);
     const at = pollAt !== undefined ? { pollAt } : {};
     if (again) {
       const r = Math.max(1, (b.ended.get(id) ?? 0) + 1);
@@ -96,6 +101,7 @@ export class InFlightJobs {
    */
   done(wf: string, id: string, heard: boolean, now = Date.now(), run?: number): Tracked | undefined {
     const b = this.batch(wf);
+    if (heard) b.count.heard(now);
     const t = b.jobs.get(id);
     if (heard && t && (run ?? 0) < t.r) return undefined;
     this.ended(b, id, run ?? t?.r ?? 0);
@@ -161,6 +167,33 @@ export class InFlightJobs {
     );
   }
 
+  /** Whether to ask the endpoint's count for batch `wf` at `now` (count-rule.ts); a yes holds the next ask back. */
+  wantsCount(wf: string, now = Date.now()): boolean {
+    const b = this.batches.get(wf);
+    return b !== undefined && b.count.wants(b.jobs.size, now);
+  }
+
+  /**
+   * The endpoint held `open` jobs queued or running when asked at `askedAt`: the batch's jobs sent
+   * before beyond that many finished, so that many of its oldest (not polled since the ask) are
+   * due at `now`. Returns how many were made due.
+   */
+  counted(wf: string, open: number, askedAt: number, now = Date.now()): number {
+    const b = this.batches.get(wf);
+    if (!b) return 0;
+    const sent = this.of(wf).filter((t) => t.t0 <= askedAt);
+    const missing = sent.length - Math.max(0, open);
+    b.count.counted(missing, askedAt);
+    let due = 0;
+    for (const t of sent) {
+      if (due >= missing) break;
+      if (t.busy || t.polledAt > askedAt) continue;
+      t.pollAt = Math.min(t.pollAt ?? Infinity, now);
+      due++;
+    }
+    return due;
+  }
+
   /** Forgets batch `wf` (it ended). */
   drop(wf: string): void {
     this.batches.delete(wf);
@@ -175,7 +208,16 @@ export class InFlightJobs {
 
   private batch(wf: string): Batch {
     let b = this.batches.get(wf);
-    if (!b) this.batches.set(wf, (b = { jobs: new Map(), lateness: new Lateness(), found: [], ended: new Map() }));
+    if (!b) {
+      b = {
+        jobs: new Map(),
+        lateness: new Lateness(),
+        found: [],
+        ended: new Map(),
+        count: new CountRule(),
+      };
+      this.batches.set(wf, b);
+    }
     return b;
   }
 }

@@ -29,7 +29,7 @@ export interface SteadyPollDeps {
   inner: InboxReader;
   jobs: InFlightJobs;
   health?: WebhookHealth;
-  queue: Pick<QueueClient, 'status'>;
+  queue: Pick<QueueClient, 'status'> & Partial<Pick<QueueClient, 'health'>>;
   req: StepRequest;
   /** The step's result so far: its submissions join the jobs in flight. */
   res: StepResult;
@@ -144,10 +144,21 @@ export class SteadyPoll implements InboxReader {
     if (now < this.nextRoundAt || this.stopped) return;
     this.nextRoundAt = now + ROUND_MS;
     const usual = this.d.jobs.usualMs(this.wf);
+    if (!this.polling && this.d.queue.health && this.d.jobs.wantsCount(this.wf, now)) void this.count(now);
     const due = this.polling
       ? this.d.jobs.of(this.wf).filter((t) => !t.busy && now >= steadyAt(t, usual))
       : this.d.jobs.late(this.wf, now);
     for (const t of due.slice(0, Math.max(0, PER_ROUND - this.busy))) void this.poll(t);
+  }
+
+  /** Asks the endpoint's count (in-flight.ts, the count rule); its missing jobs are polled from the next round. */
+  private async count(askedAt: number): Promise<void> {
+    try {
+      const h = await this.d.queue.health!(this.d.req.endpointId);
+      this.d.jobs.counted(this.wf, h.jobs.inQueue + h.jobs.inProgress, askedAt);
+    } catch {
+      // Unanswered: the late rule and the workflow's fallback poll remain.
+    }
   }
 
   private async poll(t: Tracked): Promise<void> {

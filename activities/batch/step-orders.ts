@@ -24,7 +24,7 @@ const POLL_LANES = 8;
 
 /** What a step's activity is built with. */
 export interface StepDeps {
-  queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+  queue: Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'> & Partial<Pick<QueueClient, 'health'>>;
   store: ObjectStore;
   inbox?: BatchInbox;
   /** The webhook URLs of batch submissions, and their binding to the jobs sent (absent: polling only). */

@@ -72,17 +72,38 @@ async function main(): Promise<void> {
   });
   const userId = platform.user.id;
   const template = platform.registry.saveTemplate({
-    userId, name: 'jobcpu-sleep', imageName: 'local/sleep', category: 'CPU', containerDiskInGb: 5,
-    containerRegistryAuthId: null, dockerEntrypoint: [], dockerStartCmd: workerCommand(),
+    userId,
+    name: 'jobcpu-sleep',
+    imageName: 'local/sleep',
+    category: 'CPU',
+    containerDiskInGb: 5,
+    containerRegistryAuthId: null,
+    dockerEntrypoint: [],
+    dockerStartCmd: workerCommand(),
     env: process.env.RUNPOD_DEBUG_LEVEL ? { RUNPOD_DEBUG_LEVEL: process.env.RUNPOD_DEBUG_LEVEL } : {},
-    isPublic: false, isRunpod: false, isServerless: true, ports: [], readme: '', volumeInGb: 0,
+    isPublic: false,
+    isRunpod: false,
+    isServerless: true,
+    ports: [],
+    readme: '',
+    volumeInGb: 0,
     volumeMountPath: '/workspace',
   });
   const ep = 'jobcpusleep0001';
   platform.registry.saveEndpoint({
-    id: ep, userId, name: 'jobcpu-sleep', gpuIds: 'AMPERE_16', templateId: template.id, idleTimeout: 3600,
-    locations: '', flashBootType: 'OFF', scalerType: 'REQUEST_COUNT', scalerValue: 1_000_000,
-    workersMin: WORKERS, workersMax: WORKERS, networkVolumeId: null,
+    id: ep,
+    userId,
+    name: 'jobcpu-sleep',
+    gpuIds: 'AMPERE_16',
+    templateId: template.id,
+    idleTimeout: 3600,
+    locations: '',
+    flashBootType: 'OFF',
+    scalerType: 'REQUEST_COUNT',
+    scalerValue: 1_000_000,
+    workersMin: WORKERS,
+    workersMax: WORKERS,
+    networkVolumeId: null,
   });
   const client = keepAlivePool(platform.url, CONCURRENCY);
   const job = async (): Promise<void> => {
@@ -95,7 +116,11 @@ async function main(): Promise<void> {
   };
   const runJobs = async (n: number): Promise<void> => {
     let left = n;
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (left-- > 0) await job(); }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) await job();
+      }),
+    );
   };
   try {
     const deadline = Date.now() + 60_000;
@@ -104,7 +129,10 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 50));
     }
     await runJobs(Math.max(50, JOBS / 10)); // warmup
-    const pids = platform.pool.podsOf(ep).map((p) => p.proc?.pid).filter((p): p is number => p !== undefined);
+    const pids = platform.pool
+      .podsOf(ep)
+      .map((p) => p.proc?.pid)
+      .filter((p): p is number => p !== undefined);
     requests.clear();
     const load = loadavg()[0]!;
     const w0 = cpuUsOf(pids);
@@ -115,7 +143,10 @@ async function main(): Promise<void> {
     const p1 = process.cpuUsage(p0);
     const w1 = cpuUsOf(pids);
     const out = {
-      jobs: JOBS, workers: WORKERS, concurrency: CONCURRENCY, fromDist: process.env.SLUICE_EXAMPLES_FROM_DIST === '1',
+      jobs: JOBS,
+      workers: WORKERS,
+      concurrency: CONCURRENCY,
+      fromDist: process.env.SLUICE_EXAMPLES_FROM_DIST === '1',
       jobsPerSec: Math.round((JOBS / wall) * 1000),
       workerCpuUsPerJob: Math.round((w1.user + w1.system - w0.user - w0.system) / JOBS),
       workerSystemCpuUsPerJob: Math.round((w1.system - w0.system) / JOBS),

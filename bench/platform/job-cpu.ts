@@ -40,11 +40,15 @@ Server.prototype.emit = function (this: Server, event: string, ...args: unknown[
   return Reflect.apply(emit, this, [event, ...args]) as boolean;
 } as typeof Server.prototype.emit;
 
-/** The example `sleep` worker; BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=DIR`) go to its node. */
+/**
+ * The example `sleep` worker; BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=DIR`) go to its node, and
+ * BENCH_SLEEP_WORKER names another compiled `sleep.js` to run (another checkout's build: a before/after pair).
+ */
 function workerCommand(): string[] {
   const [node, ...rest] = exampleCommand('sleep');
   const extra = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  return [node!, ...extra, ...rest];
+  const other = process.env.BENCH_SLEEP_WORKER;
+  return [node!, ...extra, ...(other ? [other] : rest)];
 }
 
 /** User and system CPU µs of the processes (Linux /proc, clock ticks of 10 ms). */

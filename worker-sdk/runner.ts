@@ -19,6 +19,8 @@ interface RunningJob {
 /** Takes jobs and runs up to `concurrency` of them at once. */
 export class Runner {
   private readonly running = new Map<string, RunningJob>();
+  /** The take URL when idle and when a job runs (`job_in_progress` 0 or 1), built once. */
+  private readonly takeUrls: readonly [string, string];
 
   constructor(
     private readonly cfg: WorkerConfig,
@@ -27,7 +29,12 @@ export class Runner {
     private readonly handler: Handler<unknown>,
     private readonly concurrency: number,
     private readonly execOpts: ExecuteOptions,
-  ) {}
+  ) {
+    this.takeUrls = [
+      appendQuery(cfg.takeUrl, { job_in_progress: '0' }),
+      appendQuery(cfg.takeUrl, { job_in_progress: '1' }),
+    ];
+  }
 
   /** Ids of the jobs running now. */
   runningIds(): string[] {
@@ -54,7 +61,7 @@ export class Runner {
         await raceAbort(Promise.race([...this.running.values()].map((j) => j.done)), stopping);
         continue;
       }
-      const url = appendQuery(this.cfg.takeUrl, { job_in_progress: this.running.size > 0 ? '1' : '0' });
+      const url = this.takeUrls[this.running.size > 0 ? 1 : 0];
       let status: number;
       let text: string;
       try {

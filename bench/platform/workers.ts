@@ -182,8 +182,8 @@ function noopWorkerCommand(): string[] {
 
 /**
  * `pods` real worker processes, spawned by the platform's pool from a template, each running
- * the project's worker SDK with a no-op handler and `concurrency` jobs at once. The SDK's two
- * info lines per job are turned off (RUNPOD_DEBUG_LEVEL=WARN): the bench measures the platform.
+ * the project's worker SDK with a no-op handler and `concurrency` jobs at once. The SDK's
+ * info line per job (debug: its start) is turned off (RUNPOD_DEBUG_LEVEL=WARN): the bench measures the platform.
  */
 export async function processWorkers(platform: Platform, pods: number, concurrency: number): Promise<BenchWorkers> {
   const endpointId = shortId(14);

@@ -13,20 +13,28 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Server } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
-import { startPlatform } from '../../platform';
 import { exampleCommand } from '../../platform/control-plane/seed';
+import { benchArgs, runBench } from '../main';
 import { expectStatus, keepAlivePool, requestJson } from './http';
+import { AUTH, startBenchPlatform } from './target';
+import { saveEndpoint } from './workers';
 
-const arg = (name: string, dflt: number): number => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const JOBS = arg('jobs', 2000);
-const WORKERS = arg('workers', 4);
-const CONCURRENCY = arg('concurrency', 16);
-const API_KEY = 'bench-key';
-const AUTH = { authorization: `Bearer ${API_KEY}` };
+const USAGE = `
+Usage: npx tsx bench/platform/job-cpu.ts [options]
+  --jobs N           jobs measured, after a warm-up of a tenth (default 2000)
+  --workers W        sleep worker processes (default 4)
+  --concurrency C    jobs in flight (default 16)
+  --json             one JSON document
+`;
+const values = benchArgs(USAGE, {
+  jobs: { type: 'string' },
+  workers: { type: 'string' },
+  concurrency: { type: 'string' },
+  json: { type: 'boolean' },
+});
+const JOBS = Number(values.jobs ?? 2000);
+const WORKERS = Number(values.workers ?? 4);
+const CONCURRENCY = Number(values.concurrency ?? 16);
 
 /** Requests by route (the path's second segment after the endpoint: run, job-take, job-done, ...). */
 const requests = new Map<string, number>();
@@ -65,50 +73,12 @@ function cpuUsOf(pids: number[]): { user: number; system: number } {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-jobcpu-'));
-  const platform = await startPlatform({
-    port: 0,
-    dataDir,
-    apiKey: API_KEY,
-    logger: pino({ level: 'silent' }),
-    rateLimits: { enabled: false },
-    seedExamples: false,
-    pods: { coldStartMs: 0, flashBootColdStartMs: 0, stopGraceMs: 5000 },
-  });
-  const userId = platform.user.id;
-  const template = platform.registry.saveTemplate({
-    userId,
-    name: 'jobcpu-sleep',
-    imageName: 'local/sleep',
-    category: 'CPU',
-    containerDiskInGb: 5,
-    containerRegistryAuthId: null,
-    dockerEntrypoint: [],
-    dockerStartCmd: workerCommand(),
-    env: process.env.RUNPOD_DEBUG_LEVEL ? { RUNPOD_DEBUG_LEVEL: process.env.RUNPOD_DEBUG_LEVEL } : {},
-    isPublic: false,
-    isRunpod: false,
-    isServerless: true,
-    ports: [],
-    readme: '',
-    volumeInGb: 0,
-    volumeMountPath: '/workspace',
-  });
+  const platform = await startBenchPlatform(dataDir);
   const ep = 'jobcpusleep0001';
-  platform.registry.saveEndpoint({
-    id: ep,
-    userId,
-    name: 'jobcpu-sleep',
-    gpuIds: 'AMPERE_16',
-    templateId: template.id,
-    idleTimeout: 3600,
-    locations: '',
-    flashBootType: 'OFF',
-    scalerType: 'REQUEST_COUNT',
-    scalerValue: 1_000_000,
-    workersMin: WORKERS,
-    workersMax: WORKERS,
-    networkVolumeId: null,
-  });
+  const env: Record<string, string> = process.env.RUNPOD_DEBUG_LEVEL
+    ? { RUNPOD_DEBUG_LEVEL: process.env.RUNPOD_DEBUG_LEVEL }
+    : {};
+  saveEndpoint(platform, { id: ep, command: workerCommand(), env, workers: WORKERS });
   const client = keepAlivePool(platform.url, CONCURRENCY);
   const job = async (): Promise<void> => {
     const run = await requestJson(client, 'POST', `/v2/${ep}/run`, { body: { input: { ms: 0 } }, headers: AUTH });
@@ -159,7 +129,7 @@ async function main(): Promise<void> {
       requestsPerJob: Object.fromEntries([...requests].map(([k, v]) => [k, +(v / JOBS).toFixed(3)])),
       loadAverage: [load, loadavg()[0]!].map((x) => +x.toFixed(2)),
     };
-    console.log(process.argv.includes('--json') ? JSON.stringify(out) : out);
+    console.log(values.json ? JSON.stringify(out) : out);
   } finally {
     await client.close();
     await platform.close();
@@ -167,7 +137,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startPlatform } from '../../platform';
+import { startPlatform, type Platform } from '../../platform';
 import { expectStatus, keepAlivePool, requestJson, type JsonReply } from './http';
 import { inProcessWorkers, processWorkers, type BenchWorkers, type WorkerMode } from './workers';
 
 const API_KEY = 'bench-key';
-const AUTH = { authorization: `Bearer ${API_KEY}` };
+/** The bench platform's API key, as a request header. */
+export const AUTH = { authorization: `Bearer ${API_KEY}` };
 const SYNC_WAIT_MS = 30_000;
 
 /** The platform under test, its no-op workers and a client pool. */
@@ -21,9 +22,9 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export async function startTarget(opts: { workers: WorkerMode; concurrency: number; pods: number }): Promise<Target> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
-  const platform = await startPlatform({
+/** The platform as the platform benches run it: silent, no rate limits, no examples, pods ready at once. */
+export function startBenchPlatform(dataDir: string): Promise<Platform> {
+  return startPlatform({
     port: 0,
     dataDir,
     apiKey: API_KEY,
@@ -34,6 +35,11 @@ export async function startTarget(opts: { workers: WorkerMode; concurrency: numb
     seedExamples: false,
     pods: { coldStartMs: 0, flashBootColdStartMs: 0, stopGraceMs: 5000 },
   });
+}
+
+export async function startTarget(opts: { workers: WorkerMode; concurrency: number; pods: number }): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sluice-bench-'));
+  const platform = await startBenchPlatform(dataDir);
   const client = keepAlivePool(platform.url, opts.concurrency);
   let workers: BenchWorkers;
   try {

@@ -24,7 +24,8 @@ export interface BenchWorkers {
 
 const DONE_TIMEOUT_MS = 30_000;
 
-function saveEndpoint(
+/** Registers a template running `command` and an endpoint of exactly `workers` pods of it (no scaling during a run). */
+export function saveEndpoint(
   platform: Platform,
   spec: { id: string; command: string[]; env: Record<string, string>; workers: number },
 ): void {

@@ -5,42 +5,20 @@
  * And it unsticks its workflow first (activities/batch/activities.ts), so the task its end schedules
  * goes to a live daemon, not to the dead one's sticky queue for the sticky timeout.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBatchActivities } from '../../activities/batch/activities';
 import { runStep } from '../../activities/batch/step';
-import { type StepRequest } from '../../activities/batch/types';
-import { type JobRecord, type JobSubmission } from '../../contracts';
+import { type JobSubmission } from '../../contracts';
 import { QueueClient } from '../../platform-api';
-import { type BatchInbox, type InboxReader } from '../../results/batch/inbox';
-import { openResultsStore } from '../../results/store/open';
-
-const dir = mkdtempSync(join(tmpdir(), 'sluice-retried-step-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { busyInbox, stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 10;
-const source = join(dir, 'in.jsonl');
-writeFileSync(source, Array.from({ length: LINES }, (_, i) => `{"i":${i}}\n`).join(''));
-
-/** An inbox where a job of the batch has always just finished; counts the step's waits for completions. */
-function busyInbox(): BatchInbox & { waits: number[] } {
-  let n = 0;
-  const waits: number[] = [];
-  const reader: InboxReader = {
-    wait: async (_min, ms) => void waits.push(ms),
-    take: async () => [{ id: `job-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
-    position: () => ({}),
-  };
-  return { waits, open: async () => reader };
-}
+const { source, store: storeIn } = stepFiles('retried-step', LINES);
 
 /** A step of a new batch: read 2 lines (room 2), refill for 10 minutes, wait up to 5 s for a completion. */
 async function step(attempt: number): Promise<{ sent: number; waits: number[] }> {
-  const store = openResultsStore(pathToFileURL(join(dir, `store-${attempt}`)).href);
+  const store = storeIn(`store-${attempt}`);
   let sent = 0;
   const queue = {
     run: async (_ep: string, body: JobSubmission) => ({
@@ -50,21 +28,9 @@ async function step(attempt: number): Promise<{ sent: number; waits: number[] }>
   } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
   const counted = { ...queue, run: async (...a: Parameters<QueueClient['run']>) => (sent++, queue.run(...a)) };
   const inbox = busyInbox();
-  const req: StepRequest = {
-    run: { workflowId: `batch/retried-${attempt}`, runId: 'r1' },
-    seq: 1,
-    endpointId: 'ep',
-    source,
-    inputFormat: 'auto',
-    webhook: true,
-    write: [],
-    read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
-    submit: [],
-    retry: [],
-    cancel: [],
-    poll: [],
+  const req = stepRequest(`batch/retried-${attempt}`, source, {
     collect: { waitMs: 5000, min: 1, refillMs: 600_000 },
-  };
+  });
   const env = new MockActivityEnvironment({ attempt });
   await env.run(() => runStep({ queue: counted, store, inbox }, req));
   return { sent, waits: inbox.waits };
@@ -90,23 +56,15 @@ describe('a retried batch step unsticks its workflow', () => {
     const acts = createBatchActivities({
       // No call is made: the step has no orders.
       queue: new QueueClient({ baseUrl: 'http://127.0.0.1:9/v2', apiKey: 'k', rateBudget: false }),
-      store: openResultsStore(pathToFileURL(join(dir, `unstick-${attempt}`)).href),
+      store: storeIn(`unstick-${attempt}`),
       unstick: async (e) => void calls.push(e),
     });
-    const req: StepRequest = {
+    const req = stepRequest(execution.workflowId, source, {
       run: { workflowId: execution.workflowId, runId: 'run-1' },
-      seq: 1,
-      endpointId: 'ep',
-      source,
-      inputFormat: 'auto',
       webhook: false,
-      write: [],
-      submit: [],
-      retry: [],
-      cancel: [],
-      poll: [],
       collect: { waitMs: 0, min: 1 },
-    };
+      read: undefined,
+    });
     await new MockActivityEnvironment({ attempt, workflowExecution: execution }).run(() => acts.batchStep(req));
     return calls;
   }

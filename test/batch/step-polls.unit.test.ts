@@ -3,36 +3,17 @@
  * refills (activities/batch/step.ts): a poll answered late (a slow service, issue 19's delays) holds
  * up no new submission, and what it finds is still the step's completion, marked polled.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runStep } from '../../activities/batch/step';
-import { type StepRequest, type StepResult } from '../../activities/batch/types';
+import { type StepResult } from '../../activities/batch/types';
 import { type JobRecord, type JobSubmission } from '../../contracts';
 import { type QueueClient } from '../../platform-api';
-import { type BatchInbox, type InboxReader } from '../../results/batch/inbox';
-import { openResultsStore } from '../../results/store/open';
-
-const dir = mkdtempSync(join(tmpdir(), 'sluice-step-polls-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { type InboxReader } from '../../results/batch/inbox';
+import { busyInbox, stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 10;
-const source = join(dir, 'in.jsonl');
-writeFileSync(source, Array.from({ length: LINES }, (_, i) => `{"i":${i}}\n`).join(''));
-
-/** An inbox where a job of the batch has always just finished (each frees a slot for the refill). */
-function busyInbox(): BatchInbox {
-  let n = 0;
-  const reader: InboxReader = {
-    wait: async () => undefined,
-    take: async () => [{ id: `job-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
-    position: () => ({}),
-  };
-  return { open: async () => reader };
-}
+const { source, store: storeIn } = stepFiles('step-polls', LINES);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -52,22 +33,10 @@ describe("a batch step's polls", () => {
         return { id, status: 'COMPLETED', output: { late: true } } as JobRecord;
       },
     } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
-    const req: StepRequest = {
-      run: { workflowId: 'batch/step-polls', runId: 'r1' },
-      seq: 1,
-      endpointId: 'ep',
-      source,
-      inputFormat: 'auto',
-      webhook: true,
-      write: [],
-      read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
-      submit: [],
-      retry: [],
-      cancel: [],
+    const req = stepRequest('batch/step-polls', source, {
       poll: ['slow-job'],
-      collect: { waitMs: 0, min: 1, refillMs: 600_000 },
-    };
-    const store = openResultsStore(pathToFileURL(join(dir, 'store')).href);
+    });
+    const store = storeIn('store');
     const res: StepResult = await new MockActivityEnvironment().run(() =>
       runStep({ queue, store, inbox: busyInbox() }, req),
     );
@@ -98,22 +67,11 @@ describe("a batch step's polls", () => {
       take: async () => [],
       position: () => ({}),
     };
-    const req: StepRequest = {
-      run: { workflowId: 'batch/step-polls-room', runId: 'r1' },
-      seq: 1,
-      endpointId: 'ep',
-      source,
-      inputFormat: 'auto',
-      webhook: true,
-      write: [],
-      read: { from: { line: 0, offset: 0 }, lines: 2, room: 2, keyCounts: {} },
-      submit: [],
-      retry: [],
-      cancel: [],
+    const req = stepRequest('batch/step-polls-room', source, {
       poll: ['dead-1', 'dead-2', 'dead-3'],
       collect: { waitMs: 0, min: 1, refillMs: 500 },
-    };
-    const store = openResultsStore(pathToFileURL(join(dir, 'store-room')).href);
+    });
+    const store = storeIn('store-room');
     const res: StepResult = await new MockActivityEnvironment().run(() =>
       runStep({ queue, store, inbox: { open: async () => silent } }, req),
     );
@@ -140,22 +98,12 @@ describe("a batch step's polls", () => {
       take: async () => [{ id: `heard-${n++}`, status: 'COMPLETED', output: {} } as JobRecord],
       position: () => ({}),
     };
-    const req: StepRequest = {
-      run: { workflowId: 'batch/step-polls-going', runId: 'r1' },
-      seq: 1,
-      endpointId: 'ep',
-      source,
-      inputFormat: 'auto',
-      webhook: true,
-      write: [],
+    const req = stepRequest('batch/step-polls-going', source, {
       read: { from: { line: 0, offset: 0 }, lines: 1, room: 1, keyCounts: {} },
-      submit: [],
-      retry: [],
-      cancel: [],
       poll: ['slow'],
       collect: { waitMs: 0, min: 1, refillMs: 150 },
-    };
-    const store = openResultsStore(pathToFileURL(join(dir, 'store-going')).href);
+    });
+    const store = storeIn('store-going');
     const res: StepResult = await new MockActivityEnvironment().run(() =>
       runStep({ queue, store, inbox: { open: async () => steady } }, req),
     );

@@ -3,24 +3,16 @@
  * and answered while the step sends its new lines (activities/batch/step.ts): a /retry answered
  * late (a slow or faulty service) holds up no new submission.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runStep } from '../../activities/batch/step';
-import { type StepRequest, type StepResult } from '../../activities/batch/types';
+import { type StepResult } from '../../activities/batch/types';
 import { type JobSubmission } from '../../contracts';
 import { type QueueClient } from '../../platform-api';
-import { openResultsStore } from '../../results/store/open';
-
-const dir = mkdtempSync(join(tmpdir(), 'sluice-step-retries-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 6;
-const source = join(dir, 'in.jsonl');
-writeFileSync(source, Array.from({ length: LINES }, (_, i) => `{"i":${i}}\n`).join(''));
+const { source, store: storeIn } = stepFiles('step-retries', LINES);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("a batch step's retries", () => {
@@ -39,22 +31,13 @@ describe("a batch step's retries", () => {
         return { id, status: 'IN_QUEUE' };
       },
     } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
-    const req: StepRequest = {
-      run: { workflowId: 'batch/step-retries', runId: 'r1' },
-      seq: 1,
-      endpointId: 'ep',
-      source,
-      inputFormat: 'auto',
+    const req = stepRequest('batch/step-retries', source, {
       webhook: false,
-      write: [],
       read: { from: { line: 1, offset: 8 }, lines: 4, room: 4, keyCounts: {} },
-      submit: [],
       retry: [{ i: 0, o: 0, l: 8, a: 1, id: 'failed-by-the-restart', how: 'retry' }],
-      cancel: [],
-      poll: [],
       collect: { waitMs: 0, min: 1 },
-    };
-    const store = openResultsStore(pathToFileURL(join(dir, 'store')).href);
+    });
+    const store = storeIn('store');
     const res: StepResult = await new MockActivityEnvironment().run(() => runStep({ queue, store }, req));
     expect(sentWhenRetried).toBe(4);
     expect(res.retried).toEqual([{ i: 0, id: 'failed-by-the-restart', how: 'retry' }]);

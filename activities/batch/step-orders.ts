@@ -7,7 +7,7 @@ import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts'
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
-import { beat } from './collect';
+import { beat, type PollsUnderWay } from './collect';
 import { keyOf } from './input';
 import { type BatchInput } from '../../results/batch/locations';
 import { type InFlightJobs } from './in-flight';
@@ -135,11 +135,9 @@ export async function cancelJobs(s: Step): Promise<void> {
 }
 
 /**
- * Polls late jobs (the workflow's fallback): the finished ones are returned (their webhook was
- * missed), the others reported running (and polled steadily from now on if webhooks stop) or expired.
- */
-/**
- * Polls the jobs the workflow ordered polled; returns the finished ones. Each is also added to
+ * Polls the jobs the workflow ordered polled (late jobs, the workflow's fallback; a dead daemon's
+ * jobs): the finished ones are returned (their webhook was missed), the others reported running
+ * (and polled steadily from now on if webhooks stop) or expired. Each finished one is also added to
  * `sink` as its answer comes, and `onFind` told (the step's refill runs meanwhile: a slow answer
  * holds up no submission, and a job found done frees its slot).
  */
@@ -175,6 +173,28 @@ export async function pollJobs(s: Step, sink?: JobRecord[], onFind?: () => void)
     }),
   );
   return finished;
+}
+
+/**
+ * Starts the step's polls ({@link pollJobs}) beside its refill: each finished job joins `finished`
+ * as its answer comes; `polls` is what the refill sees of them (woken at each find and at their
+ * end); `done`, their finds, awaited by the step (their failure fails the step there).
+ */
+export function startPolls(s: Step, finished: JobRecord[]): { polls: PollsUnderWay; done: Promise<JobRecord[]> } {
+  let onFound: (() => void) | undefined;
+  let pending = true;
+  const wake = (): void => {
+    const w = onFound;
+    onFound = undefined;
+    w?.();
+  };
+  const done = pollJobs(s, finished, wake);
+  const ended = (): void => {
+    pending = false;
+    wake();
+  };
+  done.then(ended, ended);
+  return { polls: { onFind: (w) => void (onFound = w), pending: () => pending }, done };
 }
 
 /** The lines a retry-failed run reads (its subset); every line otherwise. */

@@ -15,7 +15,7 @@ import { isFeedLocation } from '../../results/batch/feed';
 import { openedInput, type BatchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
-import { cancelJobs, keepOf, pollJobs, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
+import { cancelJobs, keepOf, readAndSubmit, startPolls, sendRetries, type Step, type StepDeps } from './step-orders';
 import { Submitter, type Submitted } from './submitter';
 import { StepSends } from './detached';
 import { claimedJobs, reportSubmitting } from './submitting';
@@ -79,20 +79,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   // The polls run while the step refills (a poll answered late, under faults, held up every new
   // submission of the step): each finished job joins `finished` as its answer comes.
   const finished: JobRecord[] = [];
-  let onFound: (() => void) | undefined;
-  let pollsPending = true;
-  const found = { onFind: (w: () => void) => void (onFound = w), pending: () => pollsPending };
-  const woken = (): void => {
-    const w = onFound;
-    onFound = undefined;
-    w?.();
-  };
-  const polling = pollJobs(s, finished, woken);
-  // Awaited below: its failure fails the step there.
-  polling.then(
-    () => ((pollsPending = false), woken()),
-    () => ((pollsPending = false), woken()),
-  );
+  const polling = startPolls(s, finished);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -101,9 +88,9 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const held =
       req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, found);
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, polling.polls);
   }
-  const polled = new Set<JobRecord>(await polling);
+  const polled = new Set<JobRecord>(await polling.done);
   await retrying;
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.

@@ -197,27 +197,26 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     for (let i = 0; i < values.length; i += FsObjectStore.PARALLEL) {
       await Promise.all(
         values.slice(i, i + FsObjectStore.PARALLEL).map(async ({ key, value }) => {
-          const file = this.path(key);
-          await writing(file, async () => {
-            const { tmp } = await this.files.temp(file, [JSON.stringify(value ?? null)]);
-            count(this.stats, 'rename');
-            await rename(tmp, file);
-          });
-          dirs.add(dirname(file));
+          await this.replace(key, [JSON.stringify(value ?? null)], false);
+          dirs.add(dirname(this.path(key)));
         }),
       );
     }
     await Promise.all([...dirs].map((d) => this.files.syncDir(d)));
   }
 
-  /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`. */
-  private async replace(key: string, chunks: AsyncIterable<string> | Iterable<string>): Promise<OutputRef> {
+  /** Writes `chunks` to a temporary file, fsyncs it and renames it over `key`; then fsyncs its folder unless `syncDir` is false (the caller does). */
+  private async replace(
+    key: string,
+    chunks: AsyncIterable<string> | Iterable<string>,
+    syncDir = true,
+  ): Promise<OutputRef> {
     const file = this.path(key);
     return writing(file, async () => {
       const { tmp, bytes } = await this.files.temp(file, chunks);
       count(this.stats, 'rename');
       await rename(tmp, file);
-      await this.files.syncDir(dirname(file));
+      if (syncDir) await this.files.syncDir(dirname(file));
       return { store: this.kind, key, bytes };
     });
   }

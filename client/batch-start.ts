@@ -1,4 +1,4 @@
-/** A batch's start as Temporal receives it, whichever client sends it (the gRPC one, batch.ts; the HTTP one, batch-http.ts): its workflow id and its checked input. */
+/** A batch's start as Temporal receives it, whichever client sends it (the full one, batch.ts; the light one, batch-lite.ts): its workflow id and its checked input. */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { type BatchWorkflowInputInit, BatchWorkflowInput } from '../contracts/batch';

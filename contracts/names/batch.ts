@@ -93,4 +93,9 @@ export const BATCH_PATCHES = {
   staleCompletions: 'batch-stale-completions',
   /** A due retry the window has no room for stops the steps' refill until it has (workflows/batch/plan.ts). */
   retriesFirst: 'batch-retries-first',
+  /**
+   * The last outcomes are written by the finish (`finishBatch`'s `write`), not by a step of their own
+   * before it: one activity and one workflow task fewer after the last completion (issue 23).
+   */
+  finishWrites: 'batch-finish-writes',
 } as const;

@@ -9,6 +9,8 @@ import { holding, keyCounts, retryOrder, type LedgerData } from './ledger';
 
 /** Most of each kind per step: bounds the step's payload in history. */
 const MAX_WRITE = 1000;
+/** The outcomes left to write fit in one call: the finish's, once nothing else is left to do. */
+export const writableAtFinish = (d: LedgerData): boolean => d.finals.length <= MAX_WRITE;
 const MAX_ORDERS = 500;
 /** Longest wait of one step for completions, so controls are seen promptly. */
 const MAX_WAIT_MS = 5000;

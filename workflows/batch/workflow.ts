@@ -25,7 +25,7 @@ import { bulkRun, bulkSpend, carryOf, feedOpen, feedTo, type BatchCarry, type Bu
 import { bulkState } from './state';
 import { configure, submitBlockers } from './controls';
 import { finishRun, openRun, unsentReason } from './finish';
-import { planStep, type StepPlan } from './plan';
+import { planStep, writableAtFinish, type StepPlan } from './plan';
 import { perJobBatch } from './per-job';
 import { batchStateQuery, configureUpdate, feedSignal, pauseUpdate, resumeUpdate } from './messages';
 
@@ -121,7 +121,13 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
     // An open feed (a pipeline's stage): its lines so far are the input; more may come.
     const open = feedOpen(r);
     const canSubmit = !controls.cancelling && submitBlockers(controls, bulkSpend(r), now).length === 0;
-    const moreToSubmit = canSubmit && (!ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0);
+    const inputLeft = !ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0;
+    const moreToSubmit = canSubmit && inputLeft;
+    if (!moreToSubmit && holding(ledger) === 0 && ledger.finals.length > 0 && writableAtFinish(ledger)) {
+      // Nothing left but outcomes to write: the finish writes them (runs recorded before it wrote them in a step first).
+      const ends = !open && (!controls.paused || controls.cancelling || !inputLeft);
+      if (ends && patched(BATCH_PATCHES.finishWrites)) return;
+    }
     if (!moreToSubmit && holding(ledger) === 0 && ledger.finals.length === 0) {
       // A closed feed whose rows left may not be submitted (a stop, a deadline, a cost cap) ends as a file does.
       const stoppedFeed = !canSubmit && r.feed?.closed === true && patched(BATCH_PATCHES.closedFeedStops);
@@ -132,7 +138,6 @@ async function stepLoop(r: BulkRun, run: RunScope): Promise<void> {
         await condition(() => JSON.stringify([r.feed, controls]) !== before);
         continue;
       }
-      const inputLeft = !ledger.eof || ledger.deferred.length > 0 || ledger.waiting.length > 0;
       if (!controls.paused || controls.cancelling || !inputLeft) return;
       // Paused with nothing in flight: wait for a message instead of stepping.
       r.waiting = ['paused'];

@@ -16,7 +16,7 @@
  *   npx tsx bench/batch/small.ts [--inputs 900] [--concurrency 32] [--workers 3] [--rounds 3] [--json]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -59,6 +59,23 @@ interface Phases {
   /** The batch only: from the command's start to the workflow's start, and from its close to the command's exit. */
   workflowStartedMs?: number;
   afterWorkflowClosedMs?: number;
+  /** The batch only: the daemon's CPU time (user + system) during the run. */
+  daemonCpuMs?: number;
+}
+
+/** A process's CPU time so far (user + system, ms), from /proc (Linux); 0 elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [utime, stime] = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .map(Number);
+    return ((utime! + stime!) * 1000) / 100; // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
 }
 
 function phases(platform: Platform, endpointId: string, t0: number, t1: number): Phases {
@@ -121,6 +138,7 @@ const medians = (runs: Phases[]): Phases => ({
     ? {
         workflowStartedMs: median(runs.map((r) => r.workflowStartedMs!)),
         afterWorkflowClosedMs: median(runs.map((r) => r.afterWorkflowClosedMs!)),
+        daemonCpuMs: median(runs.map((r) => r.daemonCpuMs!)),
       }
     : {}),
 });
@@ -176,10 +194,16 @@ async function main(): Promise<void> {
       // batch to their age (the loop's /runsync has a window of its own).
       const clear = lastBatchEnd + RATE_WINDOW_MS + 500 - Date.now();
       if (clear > 0) await new Promise((r) => setTimeout(r, clear));
+      const cpu0 = cpuMsOf(daemon.pid);
       const t0 = Date.now();
       const args = ['batch', 'start', file, '--endpoint', echo.id, '--concurrency', String(CONCURRENCY)];
-      const r = await run(process.execPath, [bin, ...args, '--id', `small-${round}-${t0}`, '--out', join(dir, `out-${round}`)], stackEnv);
+      const r = await run(
+        process.execPath,
+        [bin, ...args, '--id', `small-${round}-${t0}`, '--out', join(dir, `out-${round}`)],
+        stackEnv,
+      );
       const t1 = (lastBatchEnd = Date.now());
+      const daemonCpuMs = cpuMsOf(daemon.pid) - cpu0;
       if (r.code !== 0) throw new Error(`sluice batch start exited ${r.code}:\n${r.out}`);
       const p = phases(platform, echo.id, t0, t1);
       // The workflow's own marks: when it started and when it closed (its history's first and last events).
@@ -193,7 +217,12 @@ async function main(): Promise<void> {
               .map((e) => `${at(e) - t0} ${Object.keys(e).find((k) => k.endsWith('Attributes')) ?? e.eventType}`)
               .join('\n'),
         );
-      return { ...p, workflowStartedMs: at(events[0]) - t0, afterWorkflowClosedMs: t1 - at(events.at(-1)) };
+      return {
+        ...p,
+        workflowStartedMs: at(events[0]) - t0,
+        afterWorkflowClosedMs: t1 - at(events.at(-1)),
+        daemonCpuMs,
+      };
     };
     // Warm-up: the daemon's workflow bundle, the workers, Temporal's caches.
     await plainLoop(platform, echo.id);
@@ -233,7 +262,7 @@ async function main(): Promise<void> {
         );
       const b = result.batch;
       console.log(
-        `sluice batch start: workflow started ${b.workflowStartedMs} ms after the command, the command exited ${b.afterWorkflowClosedMs} ms after the workflow closed`,
+        `sluice batch start: workflow started ${b.workflowStartedMs} ms after the command, the command exited ${b.afterWorkflowClosedMs} ms after the workflow closed; the daemon's CPU ${b.daemonCpuMs} ms`,
       );
       const ratio = (p: Phases) => (result.batch.wallMs / p.wallMs).toFixed(2);
       console.log(

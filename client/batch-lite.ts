@@ -5,7 +5,7 @@
 import { type BatchState } from '../contracts/batch';
 import { BATCH_QUERIES, batchWorkflowId } from '../contracts/names/batch';
 import { WORKFLOW_TYPES } from '../contracts/names/common';
-import { batchStartOf, type BatchStart } from './batch-start';
+import { type BatchStart } from './batch-start';
 import { stepErrorOf, type BatchView, type BatchViews } from './batch-status';
 import { TemporalLite } from './temporal-lite';
 
@@ -18,6 +18,8 @@ export class BatchLiteClient implements BatchViews {
 
   /** As {@link BatchClient.start}; a taken id rejects with a GrpcError of code 6 (already exists). */
   async start(init: BatchStart): Promise<string> {
+    // The workflow input's schema (zod) loads here, not with this module: the connect and the endpoint's lookup go first.
+    const { batchStartOf } = await import('./batch-start');
     const { workflowId, input } = await batchStartOf(init);
     await this.temporal.start({
       workflowId,
@@ -47,6 +49,11 @@ export class BatchLiteClient implements BatchViews {
   /** As {@link BatchClient.result}: the final state once the batch ends. */
   result(id: string): Promise<BatchState> {
     return this.temporal.result<BatchState>(batchWorkflowId(id));
+  }
+
+  /** Connects to Temporal now, ahead of the first call (its handshake overlaps the caller's work). */
+  connect(): void {
+    this.temporal.connect();
   }
 
   close(): void {

@@ -157,6 +157,11 @@ export class GrpcChannel {
     });
   }
 
+  /** Opens the connection now, so that its handshake overlaps the caller's other work; a failure is reported by the next call. */
+  connect(): void {
+    this.connected();
+  }
+
   /** Closes the connection (a pending call fails); the process may then exit. */
   close(): void {
     this.session?.destroy();

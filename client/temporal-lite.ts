@@ -163,6 +163,11 @@ export class TemporalLite {
     }
   }
 
+  /** Connects now (the first call would): see GrpcChannel.connect. */
+  connect(): void {
+    this.channel.connect();
+  }
+
   close(): void {
     this.channel.close();
   }

@@ -1,8 +1,8 @@
-/** `sluice batch start`: checks the options and the input before anything connects, starts the batch, then watches it (unless --detach). */
+/** `sluice batch start`: checks the options and the input before anything starts (the schemas' check during the endpoint's lookup), starts the batch, then watches it (unless --detach). */
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BatchOptions, type BatchOptionsInput } from '../../../contracts/batch';
+import { type BatchOptionsInput } from '../../../contracts/batch';
 import { batchIdOf } from '../../../contracts/names/batch';
 import { batchInput, isS3Location } from '../../../results/batch/locations';
 import { batchLocationRefusal, batchRoots } from '../../../results/batch/roots';
@@ -48,10 +48,8 @@ const FLAGS: Record<string, string> = {
   retry: '--max-attempts',
 };
 
-/** The batch options of `start`, checked before anything connects. */
-function batchOptionsOf(o: StartOptions): BatchOptionsInput {
-  if (o.keyLimit !== undefined && !o.key)
-    throw new UsageError('--key-limit needs --key PATH (the JSON path whose values it caps, e.g. $.tenant)');
+/** The batch options of `start`, checked by their schema (zod loads here: issue 23, while the endpoint is looked up). */
+async function batchOptionsOf(o: StartOptions): Promise<BatchOptionsInput> {
   const options: BatchOptionsInput = {
     ...(o.concurrency ? { concurrency: o.concurrency } : {}),
     ...(o.key ? { keyPath: o.key } : {}),
@@ -65,6 +63,7 @@ function batchOptionsOf(o: StartOptions): BatchOptionsInput {
     ...(o.poll ? { completion: 'poll' as const } : {}),
     ...(o.perJob || o.perJobWorkflows ? { perJobWorkflows: true } : {}),
   };
+  const { BatchOptions } = await import('../../../contracts/batch');
   const checked = BatchOptions.safeParse(options);
   if (!checked.success)
     throw new UsageError(
@@ -77,7 +76,8 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   if (!o.endpoint) throw new UsageError('--endpoint ID|NAME is required');
   await assertInput(file);
   if (o.out !== undefined) s3Location(o.out, '--out');
-  const options = batchOptionsOf(o);
+  if (o.keyLimit !== undefined && !o.key)
+    throw new UsageError('--key-limit needs --key PATH (the JSON path whose values it caps, e.g. $.tenant)');
   const settings = resolveSettings(o.dataDir);
   assertLookup(settings, o.endpoint);
   const batchId = batchIdOf(o.id ?? randomUUID());
@@ -88,7 +88,10 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   const refusal =
     roots && batchLocationRefusal({ source: file, outDir }, batchRoots(roots, resultsUrlOf(settings.config)));
   if (refusal) throw new UsageError(refusal);
-  const { batch, endpointId, close } = await batchStarter(settings, o.dataDir, o.endpoint);
+  let options: BatchOptionsInput = {};
+  const { batch, endpointId, close } = await batchStarter(settings, o.dataDir, o.endpoint, async () => {
+    options = await batchOptionsOf(o);
+  });
   try {
     const workflowId = await batch.start({ id: batchId, endpointId, source: file, outDir, options });
     if (o.detach) {

@@ -194,7 +194,7 @@ export async function awaitFinished(
       void wake?.then(() => woken.abort());
       const signals = [woken.signal, ...(ctx ? [ctx.cancellationSignal] : [])];
       try {
-        await inbox.wait(req.collect.min, waitMs, AbortSignal.any(signals));
+        await inbox.wait(req.collect.min, waitMs, AbortSignal.any(signals), req.collect.linger);
       } finally {
         clearInterval(timer);
       }

@@ -80,7 +80,7 @@ export class SteadyPoll implements InboxReader {
   }
 
   /** Like the inbox's wait, with polling rounds meanwhile: jobs a round found finished count too. */
-  async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
+  async wait(min: number, ms: number, signal?: AbortSignal, lingerMs?: number): Promise<void> {
     const until = Date.now() + ms;
     for (;;) {
       await this.collect();
@@ -89,7 +89,7 @@ export class SteadyPoll implements InboxReader {
       if (this.ready.length >= min || left <= 0 || signal?.aborted) return;
       const slice = Math.min(left, Math.max(50, this.nextRoundAt - Date.now()));
       const t = Date.now();
-      await this.d.inner.wait(Math.max(1, min - this.ready.length), slice, signal);
+      await this.d.inner.wait(Math.max(1, min - this.ready.length), slice, signal, lingerMs);
       // Returned before its time: records (or an abort) came.
       if (Date.now() - t < slice - 20) return;
     }

@@ -145,7 +145,11 @@ export interface StepRequest {
    * `held` (an open feed's refill): the jobs the batch holds besides the step's new lines (in flight,
    * submissions not answered, retries and deferred lines it sends); the refill ends once all are done.
    */
-  collect: { waitMs: number; min: number; refillMs?: number; held?: number };
+  /**
+   * `linger`: how long the wait goes on for `min` after the first completion came (the inbox's own
+   * 200 ms when absent); the last collection, with the input all sent, waits longer for its stragglers.
+   */
+  collect: { waitMs: number; min: number; refillMs?: number; held?: number; linger?: number };
 }
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */

@@ -22,8 +22,11 @@ export type InboxRecord = JobRecord & { claim?: InboxClaim };
 export interface InboxReader {
   /** Every record received since the last finished step (each once in this step). */
   take(): Promise<InboxRecord[]>;
-  /** Resolves once `min` records wait (after a short linger for stragglers), after `ms`, or on abort. */
-  wait(min: number, ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once `min` records wait, `lingerMs` after the first came (the inbox's own linger when
+   * absent: a short one, for stragglers), after `ms`, or on abort.
+   */
+  wait(min: number, ms: number, signal?: AbortSignal, lingerMs?: number): Promise<void>;
   /** How far this step has read: kept with the step's result (as `inboxAt`), where the next step starts. */
   position(): InboxPosition;
 }

@@ -123,7 +123,7 @@ class Reader implements InboxReader {
     return out;
   }
 
-  async wait(min: number, ms: number, signal?: AbortSignal): Promise<void> {
+  async wait(min: number, ms: number, signal?: AbortSignal, lingerMs = this.inbox.options.lingerMs): Promise<void> {
     const until = Date.now() + ms;
     let lingerUntil: number | undefined;
     const stop = this.inbox.listen(this.run, () => {
@@ -135,7 +135,7 @@ class Reader implements InboxReader {
       for (;;) {
         await this.refresh();
         if (this.buffered.size >= min) return;
-        if (this.buffered.size > 0) lingerUntil ??= Date.now() + this.inbox.options.lingerMs;
+        if (this.buffered.size > 0) lingerUntil ??= Date.now() + lingerMs;
         const end = Math.min(until, lingerUntil ?? Infinity);
         if (Date.now() >= end || signal?.aborted || ms <= 0) return;
         if (this.dirty) continue;

@@ -14,6 +14,12 @@ export const writableAtFinish = (d: LedgerData): boolean => d.finals.length <= M
 const MAX_ORDERS = 500;
 /** Longest wait of one step for completions, so controls are seen promptly. */
 const MAX_WAIT_MS = 5000;
+/**
+ * With the input all sent, how long the step that waits for every job held lingers for them after
+ * the first completes (the inbox's own linger is 200 ms): the batch's last jobs land in one step,
+ * not in a step of their own after it (issue 23); a failure's retry waits at most this long.
+ */
+const LAST_LINGER_MS = 1000;
 /** How long a step keeps refilling the window itself. */
 const REFILL_MS = 1000;
 /**
@@ -87,6 +93,7 @@ export function planStep(
     collect: {
       waitMs: busy ? 0 : waitOf(d, c, now),
       min,
+      ...(allSent ? { linger: LAST_LINGER_MS } : {}),
       ...(refillMs !== undefined ? { refillMs } : {}),
       // An open feed's refill ends once every job it holds is done (nothing left to wait for): the jobs held as it starts.
       ...(refillMs !== undefined && feedOpen ? { held: holding(d) + retry.length + submit.length } : {}),

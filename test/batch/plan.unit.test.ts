@@ -136,13 +136,14 @@ describe('planStep', () => {
     expect(waiting).toEqual(['window-full']);
   });
 
-  it('waits for a few completions while input is left, for every job held once it is all sent', () => {
+  it('waits for a few completions while input is left, for every job held once it is all sent (lingering 1 s for them)', () => {
     const held = Array.from({ length: 30 }, (_, i) => flying(i));
     const c = controls({ concurrency: 32 });
     const left = planStep(ledgerWith({ inFlight: held }), inputOf({ completion: 'poll' }), c, 0, NOW).plan;
     expect(left.collect.min).toBe(4);
+    expect(left.collect.linger).toBeUndefined();
     const allSent = planStep(ledgerWith({ eof: true, inFlight: held }), inputOf(), c, 0, NOW).plan;
-    expect(allSent.collect).toEqual({ waitMs: 5000, min: 30 });
+    expect(allSent.collect).toEqual({ waitMs: 5000, min: 30, linger: 1000 });
     // Deferred lines wait for a key's slot, a retry for its backoff: a completion may let them go.
     const deferred = ledgerWith({ eof: true, inFlight: held, deferred: [{ i: 40, o: 400, l: 10, k: 'a' }] });
     expect(

@@ -100,6 +100,20 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
     expect(ids(await other.take())).toEqual(['theirs#0']);
   });
 
+  it('lingers for the rest of `min` after the first record as long as the wait asks (the inbox default otherwise)', async () => {
+    const a = new StoreInbox({ store: open('linger'), daemonId: 'a', pollMs: 600_000, lingerMs: 0 });
+    const twoApart = async (workflowId: string, lingerMs?: number): Promise<string[]> => {
+      const run = { workflowId, runId: 'r1' };
+      const step = await a.open(run, 0);
+      setTimeout(() => void a.put(run, rec('one')), 50);
+      setTimeout(() => void a.put(run, rec('two')), 400);
+      await step.wait(2, 60_000, undefined, lingerMs);
+      return ids(await step.take());
+    };
+    expect(await twoApart('batch/linger-default')).toEqual(['one#0']);
+    expect(await twoApart('batch/linger-long', 30_000)).toEqual(['one#0', 'two#0']);
+  });
+
   it.skipIf(kind !== 'local directory')(
     'wakes a waiting step once its record is written, before the append is durable (the fsync still to come)',
     async () => {

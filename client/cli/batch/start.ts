@@ -79,7 +79,12 @@ export async function start(file: string, o: StartOptions): Promise<number> {
   if (o.keyLimit !== undefined && !o.key)
     throw new UsageError('--key-limit needs --key PATH (the JSON path whose values it caps, e.g. $.tenant)');
   const settings = resolveSettings(o.dataDir);
-  assertLookup(settings, o.endpoint);
+  try {
+    assertLookup(settings, o.endpoint);
+  } catch (err) {
+    await batchOptionsOf(o); // a bad option is the first error, as when it was checked before anything else
+    throw err;
+  }
   const batchId = batchIdOf(o.id ?? randomUUID());
   const outDir =
     o.out !== undefined && isS3Location(o.out) ? o.out : resolve(o.out ?? join(settings.dataDir, 'batches', batchId));

@@ -116,6 +116,21 @@ async function processLoop(platform: Platform, endpointId: string): Promise<Phas
   return phases(platform, endpointId, t0, Date.now());
 }
 
+/** A scheduled activity's type, and what a step was asked to do (its non-empty orders, its collect). */
+function activityOf(e: { activityTaskScheduledEventAttributes?: unknown }): string {
+  const a = e.activityTaskScheduledEventAttributes as
+    { activityType?: { name?: string }; input?: { payloads?: { data?: Uint8Array }[] } } | null | undefined;
+  if (!a) return '';
+  const data = a.input?.payloads?.[0]?.data;
+  const req = data ? (JSON.parse(Buffer.from(data).toString()) as Record<string, unknown>) : {};
+  const orders = ['write', 'submit', 'retry', 'cancel', 'poll', 'sg']
+    .filter((k) => Array.isArray(req[k]) && (req[k] as unknown[]).length > 0)
+    .map((k) => `${k} ${(req[k] as unknown[]).length}`);
+  if (req.read) orders.push('read');
+  const collect = req.collect ? ` collect ${JSON.stringify(req.collect)}` : '';
+  return ` ${a.activityType?.name ?? ''} ${orders.join(', ')}${collect}`;
+}
+
 /** Runs a process to its exit; resolves with its exit code and output. */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -214,7 +229,10 @@ async function main(): Promise<void> {
         console.error(
           `${p.beforeFirstSubmitMs} first submission\n${p.wallMs - p.afterLastDoneMs} last completion\n` +
             events
-              .map((e) => `${at(e) - t0} ${Object.keys(e).find((k) => k.endsWith('Attributes')) ?? e.eventType}`)
+              .map(
+                (e) =>
+                  `${at(e) - t0} ${Object.keys(e).find((k) => k.endsWith('Attributes')) ?? e.eventType}${activityOf(e)}`,
+              )
               .join('\n'),
         );
       return {

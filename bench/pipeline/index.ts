@@ -16,7 +16,9 @@
  * samples the pipeline every 2 s (stderr: each stage's rows fed, inputs at it, jobs in flight, why it
  * waits) and reports how full each stage's window was on average. Each run also reports the daemon's
  * CPU ms and results-store calls per job (`daemonCpuMsPerJob`, `storeOpsPerJob`, `storeOps` by call):
- * its own costs, which the machine's load does not change the way it changes wall time.
+ * its own costs, which the machine's load does not change the way it changes wall time; and the CPU ms
+ * per job of every part of the stack (`stackCpuMsPerJob`: this process with the platform, the daemon,
+ * Temporal, the workers), whose sum bounds how fast both stages can run at once on a small machine.
  * BENCH_DAEMON_NODE_ARGS passes node flags to the daemon (`--cpu-prof --cpu-prof-dir=DIR`: a profile).
  */
 import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -38,6 +40,7 @@ import {
   httpCalls,
   rssOf,
   rssSampler,
+  stackCpuSeconds,
   storeOps,
   temporalEnv,
   warmEndpoint,
@@ -160,6 +163,7 @@ async function main(): Promise<void> {
       const opsBefore = await storeOps(daemon.metricsUrl);
       const pid = daemon.child.pid!;
       const cpuBefore = cpuSecondsOf(pid);
+      const stackBefore = stackCpuSeconds(pid);
       const sampler = rssSampler(pid);
       const t0 = Date.now();
       const r = await go();
@@ -168,6 +172,14 @@ async function main(): Promise<void> {
       const jobs = 2 * N;
       // The daemon's own CPU and results-store calls per job: its cost, whatever the machine's load.
       const daemonCpuMsPerJob = +(((cpuSecondsOf(pid) - cpuBefore) * 1000) / jobs).toFixed(2);
+      // And every part of the stack's: on two cores, their sum per job bounds how fast both stages can run at once.
+      const stackAfter = stackCpuSeconds(pid);
+      const stackCpuMsPerJob = Object.fromEntries(
+        Object.entries(stackAfter).map(([k, v]) => [
+          k,
+          +(((v - stackBefore[k as keyof typeof stackBefore]) * 1000) / jobs).toFixed(2),
+        ]),
+      );
       const ops = callsBetween(opsBefore, await storeOps(daemon.metricsUrl));
       const storeOpsPerJob = +(ops.total / jobs).toFixed(2);
       const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
@@ -179,6 +191,7 @@ async function main(): Promise<void> {
         rssMaxMb: sampler.max,
         load: load(),
         daemonCpuMsPerJob,
+        stackCpuMsPerJob,
         storeOpsPerJob,
         storeOps: ops.calls,
       };
@@ -226,6 +239,7 @@ async function main(): Promise<void> {
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
         daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        stackCpuMsPerJob: m.stackCpuMsPerJob,
         storeOpsPerJob: m.storeOpsPerJob,
         storeOps: m.storeOps,
         load: m.load,
@@ -269,6 +283,7 @@ async function main(): Promise<void> {
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
         daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        stackCpuMsPerJob: m.stackCpuMsPerJob,
         storeOpsPerJob: m.storeOpsPerJob,
         storeOps: m.storeOps,
         load: m.load,

@@ -56,6 +56,7 @@ Usage: npx tsx bench/pipeline/index.ts [options]
   --concurrency N        stage 1's window (default 2 x --workers)
   --slow-concurrency N   stage 2's window (default 2 x --slow-workers)
   --order ORDER          pipeline-first (default), sequential-first, pipeline-only
+  --max-in-flight N      the pipeline's maxInFlight (default: the definition's, 1000)
   --timeline             sample the pipeline every 2 s (stderr)
   --json                 one JSON document
 `;
@@ -67,6 +68,7 @@ const values = benchArgs(USAGE, {
   concurrency: { type: 'string' },
   'slow-concurrency': { type: 'string' },
   order: { type: 'string' },
+  'max-in-flight': { type: 'string' },
   timeline: { type: 'boolean' },
   json: { type: 'boolean' },
 });
@@ -77,6 +79,7 @@ const SLOW_WORKERS = Number(values['slow-workers'] ?? 3 * WORKERS);
 const CONC = Number(values.concurrency ?? 2 * WORKERS);
 const SLOW_CONC = Number(values['slow-concurrency'] ?? 2 * SLOW_WORKERS);
 const ORDER = values.order ?? 'pipeline-first';
+const MAX_IN_FLIGHT = values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
 if (!['pipeline-first', 'sequential-first', 'pipeline-only'].includes(ORDER)) {
   console.error(`--order: expected pipeline-first, sequential-first or pipeline-only, got ${ORDER}\n${USAGE}`);
   process.exit(2);
@@ -259,6 +262,7 @@ async function main(): Promise<void> {
           },
         ],
         output: '$.b.output',
+        ...(MAX_IN_FLIGHT !== undefined ? { maxInFlight: MAX_IN_FLIGHT } : {}),
       };
       const tl = values.timeline ? timeline(pipeline, [CONC, SLOW_CONC]) : undefined;
       const m = await measured(async () => {

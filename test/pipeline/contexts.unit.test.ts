@@ -76,7 +76,7 @@ const keysOf = (store: ObjectStore, prefix: string): Promise<string[]> => allKey
 
 describe('pipeline contexts', () => {
   it('one file per round, none per input; an each stage gathered over several steps; files no input needs deleted', async () => {
-    const { store, run, stageRuns, outDir, step } = await setup('rounds');
+    const { store, run, stageRuns, outDir, step } = await setup('contexts-rounds');
     expect((await step()).stages.map((s) => s.fed)).toEqual([6, 0]);
     expect(await keysOf(store, pipelineKeys.contextPrefix(run))).toEqual([]);
     expect(await keysOf(store, pipelineKeys.roundContextsPrefix(run))).toEqual([pipelineKeys.roundContexts(run, 0)]);
@@ -122,7 +122,7 @@ describe('pipeline contexts', () => {
   });
 
   it('a run from before the round files goes on from its per-input contexts', async () => {
-    const { store, run, stageRuns, step, reopen } = await setup('legacy');
+    const { store, run, stageRuns, step, reopen } = await setup('contexts-legacy');
     await step();
     // As the old rounds left it: input 1's context in its own file, and no round file.
     const ctx = { index: 1, line: { i: 1 }, at: 0, s: { pair: [null, null] } };

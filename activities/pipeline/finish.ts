@@ -7,6 +7,7 @@ import { type PipelineResultLine, type PipelineState, type RunScope } from '../.
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { segmentLines, writeCounted } from '../../results/batch/outcomes';
 import { type ObjectStore } from '../../results/store/object-store';
+import { forgetAllContexts } from './contexts';
 import { forgetEnded } from './forget';
 import { specOf } from './plan';
 import { type Cursor } from './types';
@@ -48,6 +49,7 @@ export async function finishPipeline(
     }
   }
   await forgetEnded(store, req.run, req.seq, beat);
+  await forgetAllContexts(store, req.run);
   const input = batchInput(req.source);
   const out = outputStore(req.outDir);
   let notSubmitted = 0;

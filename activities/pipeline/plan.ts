@@ -83,10 +83,15 @@ async function newSegments(store: ObjectStore, s: PipelineStepRequest['stages'][
  * whatever the request it comes with now says.
  */
 export interface RoundPlan {
+  /** 2: the round kept its inputs' contexts one file per input; 3: in its round file (./contexts.ts). */
+  v?: number;
   segments: string[][];
   read?: { from: Cursor; max: number };
   stopped?: string;
 }
+
+/** The plans of rounds whose contexts are in round files. */
+export const ROUND_FILES = 3;
 
 /**
  * The round's plan: the kept one, or found now (waiting up to `req.waitMs` for an outcome segment,
@@ -100,11 +105,11 @@ export async function planOf(
   stop: () => boolean = () => false,
 ): Promise<RoundPlan> {
   const key = pipelineKeys.plan(req.run, req.seq);
-  const kept = (await store.find(key)) as (RoundPlan & { v?: number }) | undefined;
+  const kept = (await store.find(key)) as RoundPlan | undefined;
   // A plan kept before rounds (no `v`) read what its request said.
   if (kept) return kept.v === undefined ? { ...withRequest(req), segments: kept.segments } : kept;
   const segments = await segmentsOf(store, req, beat, maxInFlight, stop);
-  const plan: RoundPlan & { v: number } = { v: 2, ...withRequest(req), segments };
+  const plan: RoundPlan = { v: ROUND_FILES, ...withRequest(req), segments };
   if (await store.create(key, plan)) return plan;
   return (await store.get(key)) as RoundPlan;
 }

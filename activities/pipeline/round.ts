@@ -1,8 +1,9 @@
 /**
  * One round of a pipeline step, named by its own seq: takes the outcome segments its kept plan names,
- * settles them into the inputs' contexts, moves each input whose stage is done into the next stage's
- * feed or to its end, reads the new inputs its plan says, and writes what it produced, each as a whole
- * value named by the round (a round done again writes the same).
+ * settles them into the inputs' contexts (./contexts.ts: as the round before left them), moves each
+ * input whose stage is done into the next stage's feed or to its end, reads the new inputs its plan
+ * says, and writes what it produced, each as a whole value named by the round (a round done again
+ * writes the same).
  */
 import { pipelineKeys, stageDirs } from '../../contracts/names';
 import { type BatchResultLine, type PipelineResultLine, type StageOutcome } from '../../contracts';
@@ -11,6 +12,7 @@ import { batchInput, outputStore } from '../../results/batch/locations';
 import { type ObjectStore } from '../../results/store/object-store';
 import { parseObjectLine } from '../batch/input';
 import { advance, settle, stageEnding, type Ending } from './advance';
+import { loadContext, writeRoundContexts, type ContextTable } from './contexts';
 import { type PipelineSpec, type RoundPlan } from './plan';
 import {
   stageOutcomeOf,
@@ -26,6 +28,14 @@ export interface RoundInput {
   spec: PipelineSpec;
   plan: RoundPlan;
   beat: () => void;
+  /** Where the inputs' contexts are after the round before. */
+  table: ContextTable;
+}
+
+/** A round's result, and where the inputs' contexts are after it. */
+export interface RoundResult {
+  res: PipelineStepResult;
+  table: ContextTable;
 }
 
 /** What a round gathers before it writes: per stage and per input. */
@@ -38,6 +48,8 @@ class RoundWork {
   readonly results: PipelineResultLine[] = [];
   readonly dead: unknown[] = [];
   readonly ended: PipelineStepResult['ended'] = {};
+  /** The inputs that ended (their contexts leave the table). */
+  readonly gone: number[] = [];
 
   constructor(
     readonly store: ObjectStore,
@@ -57,6 +69,7 @@ class RoundWork {
     if (e.status === 'FAILED') this.dead.push({ index: ctx.index, stage: e.stage, input: ctx.line });
     this.ended[e.status] = (this.ended[e.status] ?? 0) + 1;
     this.contexts.delete(ctx.index);
+    this.gone.push(ctx.index);
   }
 
   /** Moves the input into stage `k` or a later one (its feed rows), or to its end. */
@@ -68,23 +81,20 @@ class RoundWork {
     this.entered[a.stage]!++;
   }
 
-  /** The input's context: this round's, else the store's. */
+  /** The input's context: this round's, else as the round before left it. */
   async load(i: number): Promise<InputContext | undefined> {
-    return (
-      this.contexts.get(i) ??
-      ((await this.store.find(pipelineKeys.context(this.r.req.run, i))) as InputContext | undefined)
-    );
+    return this.contexts.get(i) ?? (await loadContext(this.store, this.r.req.run, this.r.table, i));
   }
 }
 
 /** Runs one round (see the module's comment). */
-export async function runRound(store: ObjectStore, r: RoundInput): Promise<PipelineStepResult> {
+export async function runRound(store: ObjectStore, r: RoundInput): Promise<RoundResult> {
   const w = new RoundWork(store, r);
   for (let k = 0; k < r.spec.definition.stages.length; k++) await takeOutcomes(w, k);
   const read = r.plan.read ? await readInputs(w, r.plan.read) : undefined;
-  const feeds = await writeRound(w);
+  const { feeds, table } = await writeRound(w);
   const { req, plan } = r;
-  return {
+  const res: PipelineStepResult = {
     stages: r.spec.definition.stages.map((_, k) => {
       const segs = plan.segments[k] ?? [];
       const after = segs.length > 0 ? segs[segs.length - 1] : req.stages[k]!.after;
@@ -100,6 +110,7 @@ export async function runRound(store: ObjectStore, r: RoundInput): Promise<Pipel
     ...(read ? { read } : {}),
     ended: w.ended,
   };
+  return { res, table };
 }
 
 /**
@@ -149,7 +160,9 @@ async function readInputs(
 }
 
 /** Writes the feed segments, stage outcome lines, result lines, dead letters and contexts; returns each feed's end. */
-async function writeRound(w: RoundWork): Promise<PipelineStepResult['stages'][number]['feed'][]> {
+async function writeRound(
+  w: RoundWork,
+): Promise<{ feeds: PipelineStepResult['stages'][number]['feed'][]; table: ContextTable }> {
   const { req, spec } = w.r;
   const stages = spec.definition.stages;
   const feeds = await Promise.all(
@@ -165,10 +178,8 @@ async function writeRound(w: RoundWork): Promise<PipelineStepResult['stages'][nu
   if (w.results.length > 0) writes.push(w.store.putLines(pipelineKeys.results(req.run, req.seq), w.results));
   if (w.dead.length > 0) writes.push(w.store.putLines(pipelineKeys.deadLetter(req.run, req.seq), w.dead));
   await Promise.all(writes);
-  await w.store.putAll(
-    [...w.contexts.values()].map((c) => ({ key: pipelineKeys.context(req.run, c.index), value: c })),
-  );
-  return feeds;
+  const table = await writeRoundContexts(w.store, req.run, req.seq, w.r.table, [...w.contexts.values()], w.gone);
+  return { feeds, table };
 }
 
 /** A stage's outcomes in the segments `keys` of its batch, in order: each with its feed row's input and element. */

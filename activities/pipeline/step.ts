@@ -9,6 +9,7 @@
  */
 import { type BatchFeed } from '../../contracts';
 import { type ObjectStore } from '../../results/store/object-store';
+import { tableBefore } from './contexts';
 import { forgetEnded } from './forget';
 import { planOf, specOf, type PipelineSpec } from './plan';
 import { runRound } from './round';
@@ -40,9 +41,11 @@ export async function pipelineStep(
   const drainedAtStart = signals.drained(req.stopped !== undefined || (rounds?.eof ?? false));
   let round: PipelineStepRequest = req;
   let inFlight = rounds?.inFlight ?? 0;
+  let table = await tableBefore(store, req.run, req.seq);
   for (let n = 0; ;) {
     const plan = await planOf(store, round, beat, spec.definition.maxInFlight, () => watch.check());
-    const res = await runRound(store, { req: round, spec, plan, beat });
+    const { res, table: after } = await runRound(store, { req: round, spec, plan, beat, table });
+    table = after;
     addRound(total, res);
     n++;
     if (!rounds) return total;

@@ -4,7 +4,7 @@
  * process (so its RSS is its own), and what they measure: RSS, HTTP calls, history events.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
@@ -128,6 +128,52 @@ export function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
+}
+
+/**
+ * CPU seconds so far of every part of the stack: this process (the platform and the client), the
+ * daemon (`daemonPid` and its threads), the Temporal server, and the workers (every other process
+ * this one started, the pods' handlers: their children too). From /proc; processes that exited are
+ * not counted (the pods of a bench run live through it).
+ */
+export function stackCpuSeconds(daemonPid: number): {
+  bench: number;
+  daemon: number;
+  temporal: number;
+  workers: number;
+} {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const under = (pid: number, root: number): boolean => {
+    for (let p: number | undefined = pid, n = 0; p !== undefined && p > 1 && n < 64; p = parent.get(p), n++)
+      if (p === root) return true;
+    return false;
+  };
+  const usage = process.cpuUsage();
+  const out = { bench: (usage.user + usage.system) / 1e6, daemon: 0, temporal: 0, workers: 0 };
+  for (const pid of parent.keys()) {
+    if (pid === process.pid || !under(pid, process.pid)) continue;
+    let cpu: number;
+    let cmd: string;
+    try {
+      cpu = cpuSecondsOf(pid);
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (under(pid, daemonPid)) out.daemon += cpu;
+    else if (/temporal/.test(cmd.split('\0')[0] ?? '')) out.temporal += cpu;
+    else out.workers += cpu;
+  }
+  return out;
 }
 
 /** The daemon's results store calls so far by operation (`sluice_store_requests_total{op}`: open, fsync, ...). */

@@ -16,7 +16,9 @@
  * samples the pipeline every 2 s (stderr: each stage's rows fed, inputs at it, jobs in flight, why it
  * waits) and reports how full each stage's window was on average. Each run also reports the daemon's
  * CPU ms and results-store calls per job (`daemonCpuMsPerJob`, `storeOpsPerJob`, `storeOps` by call):
- * its own costs, which the machine's load does not change the way it changes wall time.
+ * its own costs, which the machine's load does not change the way it changes wall time; and the CPU ms
+ * per job of every part of the stack (`stackCpuMsPerJob`: this process with the platform, the daemon,
+ * Temporal, the workers), whose sum bounds how fast both stages can run at once on a small machine.
  * BENCH_DAEMON_NODE_ARGS passes node flags to the daemon (`--cpu-prof --cpu-prof-dir=DIR`: a profile).
  */
 import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -38,6 +40,7 @@ import {
   httpCalls,
   rssOf,
   rssSampler,
+  stackCpuSeconds,
   storeOps,
   temporalEnv,
   warmEndpoint,
@@ -53,6 +56,7 @@ Usage: npx tsx bench/pipeline/index.ts [options]
   --concurrency N        stage 1's window (default 2 x --workers)
   --slow-concurrency N   stage 2's window (default 2 x --slow-workers)
   --order ORDER          pipeline-first (default), sequential-first, pipeline-only
+  --max-in-flight N      the pipeline's maxInFlight (default: the definition's, 1000)
   --timeline             sample the pipeline every 2 s (stderr)
   --json                 one JSON document
 `;
@@ -64,6 +68,7 @@ const values = benchArgs(USAGE, {
   concurrency: { type: 'string' },
   'slow-concurrency': { type: 'string' },
   order: { type: 'string' },
+  'max-in-flight': { type: 'string' },
   timeline: { type: 'boolean' },
   json: { type: 'boolean' },
 });
@@ -74,6 +79,7 @@ const SLOW_WORKERS = Number(values['slow-workers'] ?? 3 * WORKERS);
 const CONC = Number(values.concurrency ?? 2 * WORKERS);
 const SLOW_CONC = Number(values['slow-concurrency'] ?? 2 * SLOW_WORKERS);
 const ORDER = values.order ?? 'pipeline-first';
+const MAX_IN_FLIGHT = values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
 if (!['pipeline-first', 'sequential-first', 'pipeline-only'].includes(ORDER)) {
   console.error(`--order: expected pipeline-first, sequential-first or pipeline-only, got ${ORDER}\n${USAGE}`);
   process.exit(2);
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
       const opsBefore = await storeOps(daemon.metricsUrl);
       const pid = daemon.child.pid!;
       const cpuBefore = cpuSecondsOf(pid);
+      const stackBefore = stackCpuSeconds(pid);
       const sampler = rssSampler(pid);
       const t0 = Date.now();
       const r = await go();
@@ -168,6 +175,14 @@ async function main(): Promise<void> {
       const jobs = 2 * N;
       // The daemon's own CPU and results-store calls per job: its cost, whatever the machine's load.
       const daemonCpuMsPerJob = +(((cpuSecondsOf(pid) - cpuBefore) * 1000) / jobs).toFixed(2);
+      // And every part of the stack's: on two cores, their sum per job bounds how fast both stages can run at once.
+      const stackAfter = stackCpuSeconds(pid);
+      const stackCpuMsPerJob = Object.fromEntries(
+        Object.entries(stackAfter).map(([k, v]) => [
+          k,
+          +(((v - stackBefore[k as keyof typeof stackBefore]) * 1000) / jobs).toFixed(2),
+        ]),
+      );
       const ops = callsBetween(opsBefore, await storeOps(daemon.metricsUrl));
       const storeOpsPerJob = +(ops.total / jobs).toFixed(2);
       const { calls, total } = callsBetween(before, await httpCalls(daemon.metricsUrl));
@@ -179,6 +194,7 @@ async function main(): Promise<void> {
         rssMaxMb: sampler.max,
         load: load(),
         daemonCpuMsPerJob,
+        stackCpuMsPerJob,
         storeOpsPerJob,
         storeOps: ops.calls,
       };
@@ -226,6 +242,7 @@ async function main(): Promise<void> {
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
         daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        stackCpuMsPerJob: m.stackCpuMsPerJob,
         storeOpsPerJob: m.storeOpsPerJob,
         storeOps: m.storeOps,
         load: m.load,
@@ -245,6 +262,7 @@ async function main(): Promise<void> {
           },
         ],
         output: '$.b.output',
+        ...(MAX_IN_FLIGHT !== undefined ? { maxInFlight: MAX_IN_FLIGHT } : {}),
       };
       const tl = values.timeline ? timeline(pipeline, [CONC, SLOW_CONC]) : undefined;
       const m = await measured(async () => {
@@ -269,6 +287,7 @@ async function main(): Promise<void> {
         calls: m.calls,
         daemonRssMaxMb: m.rssMaxMb,
         daemonCpuMsPerJob: m.daemonCpuMsPerJob,
+        stackCpuMsPerJob: m.stackCpuMsPerJob,
         storeOpsPerJob: m.storeOpsPerJob,
         storeOps: m.storeOps,
         load: m.load,

@@ -41,7 +41,10 @@ export const pipelineKeys = {
   definition: (run: RunScope): string => `${runKey(run)}/definition.json`,
   /** What step `seq` takes (the stage outcome segments it reads): a retried step takes the same. */
   plan: (run: RunScope, seq: number): string => `${runKey(run)}/steps/plan-${seq}.json`,
-  /** The context of input `index` (its line and every stage's outcome so far). */
+  /** The contexts (each input's line and every stage's outcome so far) round `seq` changed, and where the others are. */
+  roundContexts: (run: RunScope, seq: number): string => `${runKey(run)}/contexts/${String(seq).padStart(9, '0')}.json`,
+  roundContextsPrefix: (run: RunScope): string => `${runKey(run)}/contexts/`,
+  /** Runs from before the round files: the context of input `index`, one file per input. */
   context: (run: RunScope, index: number): string => `${runKey(run)}/context/${index}.json`,
   contextPrefix: (run: RunScope): string => `${runKey(run)}/context/`,
   /** Result lines of the inputs that ended in step `seq` (merged into results.jsonl). */

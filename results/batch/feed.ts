@@ -60,9 +60,27 @@ const sizeIf = (store: ObjectStore, key: string): Promise<number | undefined> =>
 const seen = new Map<string, Segment[]>();
 const SEEN_FEEDS = 256;
 
-/** The feed's segments in order. */
-async function segments(store: ObjectStore): Promise<Segment[]> {
+/**
+ * A feed whose end was looked at less than this long ago, and that this process has not written
+ * since, is taken as it was (a stage's refill reads its feed at every job: two `stat`s each, on the
+ * path from a finished job to its slot's next one). Rows another process writes are seen this much
+ * later at most; this process's own (a pipeline round's) at once.
+ */
+const PROBE_MS = 100;
+/** When each feed's end was last looked at, and the count of this process's writes to it then. */
+const lookedAt = new Map<string, { at: number; writes: number }>();
+/** This process's writes per feed. */
+const writes = new Map<string, number>();
+
+/** The feed's segments in order (`fresh`: its end looked at now, however recently it was). */
+async function segments(store: ObjectStore, fresh = false): Promise<Segment[]> {
   let known = seen.get(store.url) ?? [];
+  const last = lookedAt.get(store.url);
+  const now = Date.now();
+  const wrote = writes.get(store.url) ?? 0;
+  if (!fresh && known.length > 0 && last && now - last.at < PROBE_MS && last.writes === wrote) return trimmed(known);
+  if (!lookedAt.has(store.url) && lookedAt.size >= SEEN_FEEDS) lookedAt.clear();
+  lookedAt.set(store.url, { at: now, writes: wrote });
   const probed = known.length > 0 ? await nextSegments(store, known) : undefined;
   if (probed) return trimmed(probed);
   if (probed === null) known = []; // the folder was replaced: listed afresh (no text kept of before)
@@ -132,6 +150,8 @@ const segmentAt = (segs: Segment[], offset: number): number => {
 export async function appendFeedSegment(store: ObjectStore, at: LineCursor, rows: unknown[]): Promise<LineCursor> {
   if (rows.length === 0) return at;
   await store.putLines(feedSegmentKey(at), rows);
+  if (!writes.has(store.url) && writes.size >= SEEN_FEEDS) writes.clear();
+  writes.set(store.url, (writes.get(store.url) ?? 0) + 1);
   return { line: at.line + rows.length, offset: at.offset + Buffer.byteLength(jsonLines(rows)) };
 }
 
@@ -202,7 +222,7 @@ export function feedLineReader(store: ObjectStore): (index: number) => Promise<s
     const lastAt = (): Segment | undefined => [...segs].reverse().find((x) => x.line <= index);
     let s = lastAt();
     if (!s || !texts.has(s.key) || index - s.line >= texts.get(s.key)!.length) {
-      segs = await segments(store);
+      segs = await segments(store, true);
       s = lastAt();
     }
     if (!s) throw new Error(`the feed has no line ${index}`);

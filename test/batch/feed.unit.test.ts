@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendFeedSegment, feedReader } from '../../results/batch/feed';
+import { appendFeedSegment, feedReader, feedSegmentKey } from '../../results/batch/feed';
 import { batchInput, outputStore } from '../../results/batch/locations';
 import { FsObjectStore } from '../../results/store/fs-object-store';
 
@@ -73,5 +73,26 @@ describe('feed input', () => {
     expect(all.lines.map((l) => JSON.parse(l.text).n)).toEqual([0, 1, 10, 2, 20, 3, 30, 4, 40, 5, 50]);
     expect(store.stats.requests.readdir ?? 0).toBe(listed);
     rmSync(dir, { recursive: true });
+  });
+  it("sees this process's segments at once, another's within 100 ms (its end is not looked at for every read)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-feed-')) + '/';
+    try {
+      const store = outputStore(dir);
+      const input = batchInput(dir, { feed: true });
+      const end = await appendFeedSegment(store, { line: 0, offset: 0 }, [{ n: 0 }]);
+      expect((await input.readLines({ line: 0, offset: 0 }, 10)).lines).toHaveLength(1);
+      // Another process's segment (written as appendFeedSegment writes it, but not by it): seen a moment later.
+      await store.putLines(feedSegmentKey(end), [{ n: 1 }]);
+      await new Promise((r) => setTimeout(r, 120));
+      const later = await input.readLines(end, 10);
+      expect(later.lines.map((l) => JSON.parse(l.text))).toEqual([{ n: 1 }]);
+      // This process's own: at once.
+      const own = await appendFeedSegment(store, later.cursor, [{ n: 2 }]);
+      const now = await input.readLines(later.cursor, 10);
+      expect(now.lines.map((l) => JSON.parse(l.text))).toEqual([{ n: 2 }]);
+      expect(now.cursor).toEqual(own);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -96,6 +96,7 @@ describe('pipeline workflow', () => {
     expect(JSON.parse(readFileSync(join(outDir, 'summary.json'), 'utf8'))).toMatchObject({ phase: 'done' });
     // The store keeps no input's context (nor a step's plan) once the input ended: it does not grow with the file.
     expect(pipelineStoreKeys(ctx.s.resultsDir, id, 'context')).toEqual([]);
+    expect(pipelineStoreKeys(ctx.s.resultsDir, id, 'contexts')).toEqual([]);
     expect(pipelineStoreKeys(ctx.s.resultsDir, id, 'steps')).toEqual([]);
   }, 180_000);
 });

@@ -86,6 +86,8 @@ describe('sluice pipeline on S3 (MinIO)', () => {
     // Nothing written locally; the store in the bucket keeps no input's context once it ended.
     expect(await allKeys(openResultsStore(ctx.cwd), '')).toEqual(['two.yaml']);
     const kept = await allKeys(ctx.bucket, `results/${encodeURIComponent('pipeline/s3-pipe')}/`);
-    expect(kept.filter((k) => k.includes('/context/') || k.includes('/steps/'))).toEqual([]);
+    expect(kept.filter((k) => k.includes('/context/') || k.includes('/contexts/') || k.includes('/steps/'))).toEqual(
+      [],
+    );
   }, 240_000);
 });

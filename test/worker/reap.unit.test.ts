@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { reapDeadDaemons } from '../../worker/reap';

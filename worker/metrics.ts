@@ -81,7 +81,7 @@ export class DaemonMetrics implements ActivityMetrics {
 
   private readonly reapedActivities = new Counter({
     name: 'sluice_dead_daemon_activities_reaped_total',
-    help: 'Activities a dead daemon of this host had started, failed at this daemon\'s start so they retry at once',
+    help: "Activities a dead daemon of this host had started, failed at this daemon's start so they retry at once",
     registers: [this.registry],
   });
 

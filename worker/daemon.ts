@@ -80,6 +80,17 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
   const identity = daemonIdentity(http.port);
   const parts: DaemonParts = { config, logger, metrics, store, health, client, clients, identity };
+  // The activities a daemon of this host left started when it was killed are retried now, not at
+  // their timeouts: begun before the worker is built (its bundle, its workflow thread), their retries
+  // wait for its first poll.
+  void reapDeadDaemons({
+    client,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.SLUICE_TASK_QUEUE,
+    identity,
+    logger,
+    reaped: (n) => metrics.reaped(n),
+  });
   const { hub, inbox } = await daemonHub(parts, url);
   live.hub = hub;
   const { worker, tracing } = await createDaemonWorker(parts, { connection, dataConverter, hub, inbox });
@@ -94,15 +105,6 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const done = worker.run().finally(async () => {
     stopping();
     await closeDaemon(parts, { hub, http, temporal, tracing });
-  });
-  // The activities a daemon of this host left started when it was killed are retried now, not at their timeouts.
-  void reapDeadDaemons({
-    client,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.SLUICE_TASK_QUEUE,
-    identity,
-    logger,
-    reaped: (n) => metrics.reaped(n),
   });
   logger.info(
     {

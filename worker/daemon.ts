@@ -3,7 +3,6 @@
  * service clients, Temporal connections, webhook hub, worker, /metrics watch, rate share) and stops
  * it in reverse. It and its steps (worker/daemon-*.ts) are the only importers of activities/.
  */
-import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { type NativeConnection } from '@temporalio/worker';
 import { type Logger } from 'pino';
@@ -19,10 +18,12 @@ import { startLoops } from './daemon-loops';
 import { type DaemonParts } from './daemon-parts';
 import { listenDaemonServer, type DaemonServer } from './daemon-server';
 import { openStore } from './daemon-store';
+import { daemonIdentity } from './daemon-identity';
 import { createDaemonWorker } from './daemon-worker';
 import { temporalStopping } from './runtime';
 import { DaemonMetrics } from './metrics';
 import { type RateShare } from './rate-share';
+import { reapDeadDaemons } from './reap';
 import { daemonConnections, type DaemonConnections } from './temporal';
 import { type WebhookHub } from './webhook-hub';
 
@@ -77,8 +78,19 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   const temporal = await daemonConnections(config, dataConverter, o);
   const { client, connection } = temporal;
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.
-  const identity = `${process.pid}@${hostname()}:${http.port}`;
+  const identity = daemonIdentity(http.port);
   const parts: DaemonParts = { config, logger, metrics, store, health, client, clients, identity };
+  // The activities a daemon of this host left started when it was killed are retried now, not at
+  // their timeouts: begun before the worker is built (its bundle, its workflow thread), their retries
+  // wait for its first poll.
+  void reapDeadDaemons({
+    client,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.SLUICE_TASK_QUEUE,
+    identity,
+    logger,
+    reaped: (n) => metrics.reaped(n),
+  });
   const { hub, inbox } = await daemonHub(parts, url);
   live.hub = hub;
   const { worker, tracing } = await createDaemonWorker(parts, { connection, dataConverter, hub, inbox });

@@ -79,6 +79,12 @@ export class DaemonMetrics implements ActivityMetrics {
     registers: [this.registry],
   });
 
+  private readonly reapedActivities = new Counter({
+    name: 'sluice_dead_daemon_activities_reaped_total',
+    help: "Activities a dead daemon of this host had started, failed at this daemon's start so they retry at once",
+    registers: [this.registry],
+  });
+
   constructor() {
     // prom-client's names already start with process_ / nodejs_: the prefix is sluice_ alone.
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -137,6 +143,11 @@ export class DaemonMetrics implements ActivityMetrics {
   /** A webhook call and what became of it (accepted, or why it changed nothing: worker/http-server.ts). */
   webhook(result: string): void {
     this.webhooks.inc({ result });
+  }
+
+  /** Activities of dead daemons failed for a retry at this daemon's start (worker/reap.ts). */
+  reaped(n: number): void {
+    this.reapedActivities.inc(n);
   }
 
   earlyWebhookDropped(bound: 'entries' | 'bytes'): void {

@@ -3,13 +3,13 @@
  * one API key and endpoints): the rate budget is divided by the number of live daemons, counted as
  * the distinct activity pollers Temporal reports for the task queue (`describeTaskQueue`). A poller
  * of this host whose process is gone (a daemon killed and restarted here: its identity names its
- * pid) is not counted: the restarted daemon runs at the full limit at once instead of half of it
- * for the dead one's `liveMs`.
+ * pid, worker/daemon-identity.ts) is not counted: the restarted daemon runs at the full limit at
+ * once instead of half of it for the dead one's `liveMs`.
  */
-import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { type Logger } from 'pino';
 import { type RateBudget } from '../platform-api';
+import { goneHere, pollersOf } from './daemon-identity';
 
 /** Options of {@link startRateShare}. */
 export interface RateShareOptions {
@@ -42,10 +42,6 @@ export interface RateShare {
   stop(): void;
 }
 
-// temporal.api.enums.v1 values (@temporalio/proto is not a direct dependency).
-const TASK_QUEUE_KIND_NORMAL = 1;
-const TASK_QUEUE_TYPE_ACTIVITY = 2;
-
 /** Live daemons polling `taskQueue` for activities, by distinct identity; `identity` always included. */
 export async function liveDaemons(
   client: Client,
@@ -54,38 +50,12 @@ export async function liveDaemons(
   identity: string,
   liveMs: number,
 ): Promise<number> {
-  const res = await client.workflowService.describeTaskQueue({
-    namespace,
-    taskQueue: { name: taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: TASK_QUEUE_TYPE_ACTIVITY,
-  });
   const since = Date.now() - liveMs;
   const live = new Set([identity]);
-  for (const p of res.pollers ?? []) {
-    const at = p.lastAccessTime
-      ? Number(p.lastAccessTime.seconds ?? 0) * 1000 + Math.floor((p.lastAccessTime.nanos ?? 0) / 1e6)
-      : 0;
-    if (p.identity && at >= since && !goneHere(p.identity)) live.add(p.identity);
+  for (const p of await pollersOf(client, namespace, taskQueue)) {
+    if (p.at >= since && !goneHere(p.identity)) live.add(p.identity);
   }
   return live.size;
-}
-
-/**
- * Whether a daemon's identity (`pid@host:port`, worker/daemon.ts) names a process of this host that
- * no longer runs. Another host's daemon, or an identity of another form, is never known gone.
- */
-export function goneHere(identity: string, host = hostname()): boolean {
-  const m = /^(\d+)@(.*):\d+$/.exec(identity);
-  if (!m || m[2] !== host) return false;
-  const pid = Number(m[1]);
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 /**

@@ -154,8 +154,10 @@ export async function pollJobs(s: Step, sink?: JobRecord[], onFind?: () => void)
         finished.push(r);
         sink?.push(r);
         onFind?.();
-        if (s.req.webhook) health?.polledDone(id, wf);
-        inFlight?.done(wf, id, false);
+        // A miss only if this daemon sent or tracked the job: a dead daemon's jobs (polled by the
+        // step after its restart) had their webhooks sent to it, not to this one.
+        const known = inFlight ? inFlight.done(wf, id, false) !== undefined : true;
+        if (s.req.webhook && known) health?.polledDone(id, wf);
       } else {
         s.res.polledRunning.push(id);
         if (s.req.webhook) inFlight?.add(wf, id);

@@ -19,6 +19,8 @@ export const FailureType = {
   JOB_NOT_DONE: 'JOB_NOT_DONE',
   /** The daemon holding a webhook wait is shutting down: retryable, another daemon takes it up. */
   DAEMON_SHUTDOWN: 'DAEMON_SHUTDOWN',
+  /** The daemon that started the activity was killed (a new daemon of its host saw its process gone): retryable, retried at once. */
+  DAEMON_GONE: 'DAEMON_GONE',
   /** A job workflow's remote job ended FAILED after its last attempt; details[0] is the job's result. */
   JOB_FAILED: 'JOB_FAILED',
   /** A job workflow's remote job ended TIMED_OUT after its last attempt; details[0] is the job's result. */

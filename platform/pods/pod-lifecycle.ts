@@ -8,6 +8,7 @@ import { type ChildProcess } from 'node:child_process';
 import { stopProcessGroup } from '../../common/process';
 import { spawnGroupReaper } from '../../common/watchdog';
 import { resolveLaunch, type LocalImage } from './local-image';
+import { BootGate } from './boot-gate';
 import { launchPod, reapOrphans, type PodUser } from './pod-process';
 import { type PoolParts } from './pool-parts';
 import { StopOrders } from './stop-orders';
@@ -27,17 +28,23 @@ export interface LifecycleSettings {
   stopGraceMs: number;
   pingIntervalMs: number;
   images: Record<string, LocalImage>;
+  /** Pods booting at once (platform/pods/boot-gate.ts; 0: no limit; undefined: the CPUs, at least 2). */
+  maxBooting?: number | undefined;
 }
 
 /** Starts and stops pods, and handles their exits. */
 export class PodLifecycle {
   private closed = false;
   private reaper?: ChildProcess;
+  /** Launches pods a few at a time: each loads its runtime on the same CPUs. */
+  private readonly gate: BootGate<WorkerPod>;
 
   constructor(
     private readonly parts: PoolParts,
     private readonly o: LifecycleSettings,
-  ) {}
+  ) {
+    this.gate = new BootGate((pod) => this.launch(pod), o.maxBooting !== undefined ? { max: o.maxBooting } : {});
+  }
 
   /** Workers die with the platform even when it is SIGKILLed: a reaper process watches over their groups. */
   watchOverPods(): void {
@@ -89,7 +96,12 @@ export class PodLifecycle {
     pod.env = { ...image.env, ...template.env, ...workerEnv(this.o.baseUrl(), e.id, pod, this.o.pingIntervalMs) };
     this.parts.pods.add(pod);
     const delay = e.flashBootType === 'FLASHBOOT' ? this.o.flashBootColdStartMs : this.o.coldStartMs;
-    setTimeout(() => this.launch(pod), delay).unref();
+    setTimeout(() => this.gate.admit(pod), delay).unref();
+  }
+
+  /** The pod's worker took its first job (ready): the next pod may boot. */
+  booted(pod: WorkerPod): void {
+    this.gate.done(pod);
   }
 
   /** No new jobs for the pod; it stops once idle (scale-in, rolling release, refresh). */
@@ -126,7 +138,7 @@ export class PodLifecycle {
   }
 
   private launch(pod: WorkerPod): void {
-    if (pod.phase !== 'starting' || this.closed) return;
+    if (pod.phase !== 'starting' || this.closed) return this.gate.done(pod);
     const proc = launchPod({
       podId: pod.id,
       command: pod.command,
@@ -149,6 +161,7 @@ export class PodLifecycle {
   }
 
   private exited(pod: WorkerPod, code: number | null, signal: string | null): void {
+    this.gate.done(pod);
     const expected = pod.phase === 'stopping';
     const beforeReady = pod.phase !== 'ready';
     pod.phase = 'exited';

@@ -51,6 +51,12 @@ export interface PodPoolOptions {
    */
   flashBootColdStartMs?: number;
   /**
+   * Pods booting at once (launched, not ready yet, for at most 0.5 s each): the others wait their
+   * turn (platform/pods/boot-gate.ts). 0: no limit.
+   * @default the CPUs, at least 2
+   */
+  maxBooting?: number;
+  /**
    * Time a stopping pod gets between SIGTERM and SIGKILL.
    * @default 10000
    */

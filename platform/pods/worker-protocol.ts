@@ -17,6 +17,7 @@ export class WorkerProtocol {
       pod.phase = 'ready';
       pod.readyAt = Date.now();
       pod.lastStatusChange = `Worker ready at ${new Date().toISOString()}`;
+      this.lifecycle.booted(pod);
       // Its command works: a release that waited on workers crashing at start may go on.
       if (this.parts.crashes.ready(pod.endpointId)) this.parts.changed();
     }

@@ -10,6 +10,8 @@ import { type StepResult } from '../../activities/batch/types';
 import { type JobRecord, type JobSubmission } from '../../contracts';
 import { type QueueClient } from '../../platform-api';
 import { type InboxReader } from '../../results/batch/inbox';
+import { WebhookHealth } from '../../results/webhook-health';
+import { InFlightJobs } from '../../activities/batch/in-flight';
 import { busyInbox, stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 10;
@@ -110,5 +112,25 @@ describe("a batch step's polls", () => {
     // 1 read, then one line per job heard of over the poll's 800 ms (not the refill's 150 ms).
     expect(sent).toBeGreaterThanOrEqual(6);
     expect(res.polledRunning).toEqual(['slow']);
+  });
+
+  it("count no missed webhook for a dead daemon's jobs (theirs went to it), one for a job this daemon sent", async () => {
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => ({
+        id: `job-of-${JSON.stringify(body.input)}`,
+        status: 'IN_QUEUE',
+      }),
+      status: async (_ep: string, id: string) => ({ id, status: 'COMPLETED', output: {} }) as JobRecord,
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    const health = new WebhookHealth({ graceMs: 0 });
+    const inFlight = new InFlightJobs();
+    const wf = 'batch/step-polls-misses';
+    inFlight.add(wf, 'mine');
+    const req = stepRequest(wf, source, { poll: ['dead-1', 'dead-2', 'dead-3', 'dead-4', 'mine'], read: undefined });
+    await new MockActivityEnvironment().run(() =>
+      runStep({ queue, store: storeIn('store-misses'), inbox: busyInbox(), health, inFlight }, req),
+    );
+    expect(health.snapshot().missed).toBe(1);
+    expect(health.healthy()).toBe(true);
   });
 });

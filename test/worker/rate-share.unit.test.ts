@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { goneHere, liveDaemons } from '../../worker/rate-share';
+import { liveDaemons } from '../../worker/rate-share';
 
 /** Above Linux's largest pid (2^22) and macOS's: no process has it. */
 const NO_SUCH_PID = 2 ** 22 + 1;
@@ -30,13 +30,5 @@ describe('the rate share', () => {
       { identity: `2@other-host:8001`, agoMs: 80_000 }, // not seen within liveMs
     ]);
     expect(await liveDaemons(client, 'default', 'q', me, 75_000)).toBe(2);
-  });
-
-  it('knows gone only a process of this host that does not run', () => {
-    expect(goneHere(`${NO_SUCH_PID}@${here}:8002`)).toBe(true);
-    expect(goneHere(`${process.pid}@${here}:8002`)).toBe(false);
-    expect(goneHere(`${process.ppid}@${here}:8002`)).toBe(false);
-    expect(goneHere(`${NO_SUCH_PID}@elsewhere:8002`)).toBe(false);
-    expect(goneHere('a-custom-identity')).toBe(false);
   });
 });

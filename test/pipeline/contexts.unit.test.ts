@@ -10,10 +10,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PipelineDefinition, type BatchResultLine, type RunScope } from '../../contracts';
 import { batchKeys, pipelineKeys, stageDirs } from '../../contracts/names';
 import { pipelineStep } from '../../activities/pipeline/step';
-import { type PipelineStepRequest, type PipelineStepResult } from '../../activities/pipeline/types';
+import { type PipelineStepResult } from '../../activities/pipeline/types';
 import { batchInput } from '../../results/batch/locations';
 import { allKeys, type ObjectStore } from '../../results/store/object-store';
 import { openResultsStore } from '../../results/store/open';
+import { stepRequest } from './step-fixture';
 
 const def = PipelineDefinition.parse({
   name: 'ctx',
@@ -52,19 +53,7 @@ async function setup(id: string) {
   let last: PipelineStepResult | undefined;
   /** One step, on `on` (another store object on the same directory: a new daemon, which kept nothing). */
   const step = async (on: ObjectStore = store): Promise<PipelineStepResult> => {
-    const req: PipelineStepRequest = {
-      run,
-      seq,
-      source,
-      outDir,
-      stages: stageRuns.map((r, k) => ({
-        run: r,
-        feed: last?.stages[k]!.feed ?? { line: 0, offset: 0 },
-        ...(last?.stages[k]!.after !== undefined ? { after: last.stages[k]!.after } : {}),
-      })),
-      ...(last ? {} : { read: { from: { line: 0, offset: 0 }, max: 20 } }),
-      waitMs: 0,
-    };
+    const req = stepRequest({ run, stageRuns, source, outDir }, seq, last);
     last = await pipelineStep(on, req, () => undefined);
     seq += last.seqs ?? 1;
     return last;

@@ -13,6 +13,7 @@ import { pipelineStep } from '../../activities/pipeline/step';
 import { type PipelineStepRequest, type PipelineStepResult } from '../../activities/pipeline/types';
 import { batchInput } from '../../results/batch/locations';
 import { openResultsStore } from '../../results/store/open';
+import { stepRequest } from './step-fixture';
 
 const def = PipelineDefinition.parse({
   name: 'retried',
@@ -45,19 +46,8 @@ describe('pipeline step', () => {
     const outDir = join(dir, 'out');
     writeFileSync(source, [0, 1, 2].map((i) => JSON.stringify({ i })).join('\n') + '\n');
     await store.put(pipelineKeys.definition(run), { definition: def, endpoints: ['e', 'e'] });
-    const request = (seq: number, res?: PipelineStepResult): PipelineStepRequest => ({
-      run,
-      seq,
-      source,
-      outDir,
-      stages: stageRuns.map((r, k) => ({
-        run: r,
-        feed: res?.stages[k]!.feed ?? { line: 0, offset: 0 },
-        ...(res?.stages[k]!.after !== undefined ? { after: res.stages[k]!.after } : {}),
-      })),
-      ...(res ? {} : { read: { from: { line: 0, offset: 0 }, max: 20 } }),
-      waitMs: 0,
-    });
+    const request = (seq: number, res?: PipelineStepResult) =>
+      stepRequest({ run, stageRuns, source, outDir }, seq, res);
     const first = await pipelineStep(store, request(0), () => undefined);
     expect(first.stages.map((s) => s.fed)).toEqual([6, 0]);
     // The pair stage's batch ends every element of inputs 0 and 2 (feed rows 0, 1, 4, 5) in one segment.

@@ -149,7 +149,20 @@ export interface StepRequest {
    * `linger`: how long the wait goes on for `min` after the first completion came (the inbox's own
    * 200 ms when absent); the last collection, with the input all sent, waits longer for its stragglers.
    */
-  collect: { waitMs: number; min: number; refillMs?: number; held?: number; linger?: number };
+  /**
+   * `last` (a file's read with no deferred line, retry or unanswered submission left): if this step
+   * sends the file's last line, it goes on collecting as the next step would (issue 23: a step and a
+   * workflow task fewer): up to `waitMs` for every job held, lingering `linger` after the first. `held`:
+   * the jobs the batch holds besides the step's new lines.
+   */
+  collect: {
+    waitMs: number;
+    min: number;
+    refillMs?: number;
+    held?: number;
+    linger?: number;
+    last?: { held: number; waitMs: number; linger: number };
+  };
 }
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */

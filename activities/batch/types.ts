@@ -119,6 +119,8 @@ export interface StepRequest {
   wantPrice?: boolean;
   /** A retry-failed run: only the lines of its subset (batchKeys.subset) are read. */
   subset?: boolean;
+  /** The batch's first step opens it first (`openBatch`'s checks, count and price: `opened` in the result). */
+  open?: { pricePerHour?: number };
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
   read?: {
@@ -212,6 +214,8 @@ export interface StepResult {
   rateLimited: number;
   /** USD per worker-hour, when asked for (`wantPrice`) and known. */
   pricePerHour?: number;
+  /** What opening the batch found (`open`): its lines, bytes and price. */
+  opened?: { total: number; bytes: number; pricePerHour?: number };
   /**
    * What held the step's submissions back: `rate-budget` (the endpoint's shared budget made them
    * wait, or a 429 came), `priority` (a higher-priority batch on the endpoint has input left).

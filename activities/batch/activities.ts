@@ -76,34 +76,10 @@ export function createBatchActivities(deps: BatchActivityDeps) {
   const webhooks = deps.inbox ? deps.hub : undefined;
   const inFlight = new InFlightJobs();
   const detached = new DetachedSubmissions();
+  const open = (req: OpenRequest): Promise<OpenResult> => openBatch(deps, queue, req);
   return withinRoots(deps.roots, {
     /** Checks the input file and the endpoint, counts the inputs, finds the price of a worker-hour. */
-    async openBatch(req: OpenRequest): Promise<OpenResult> {
-      const input = await existing(req.source, req.feed === true);
-      if (!input) {
-        const where = isS3Location(req.source) ? 'input object' : 'input file';
-        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
-          source: req.source,
-        });
-      }
-      // The endpoint's check, the line count and the price at once (issue 23: the first step waits for them).
-      const [health, counted, price] = await Promise.allSettled([
-        queue.health(req.endpointId),
-        input.count(),
-        req.pricePerHour ?? deps.price?.(req.endpointId).catch(() => undefined),
-      ]);
-      if (health.status === 'rejected') {
-        if (isPlatformApiError(health.reason, 'NOT_FOUND'))
-          throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
-            endpointId: req.endpointId,
-          });
-        throw toFailure(health.reason);
-      }
-      if (counted.status === 'rejected') throw counted.reason;
-      const { lines, bytes } = counted.value;
-      const perHour = price.status === 'fulfilled' ? price.value : undefined;
-      return { total: lines, bytes, ...(perHour !== undefined ? { pricePerHour: perHour } : {}) };
-    },
+    openBatch: (req: OpenRequest): Promise<OpenResult> => open(req),
 
     /** One step: outcomes, submissions, retries, cancels, polls, completions (see activities/batch/step.ts). */
     async batchStep(req: StepRequest): Promise<StepResult> {
@@ -116,7 +92,14 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       const stop = keepBeating();
       const execution = attempt() > 1 ? Context.current().info.workflowExecution : undefined;
       if (execution && deps.unstick) await deps.unstick(execution).catch(() => undefined);
-      return runStep(
+      // The batch's first step opens it first (each attempt again: the checks only read).
+      const opened = req.open
+        ? await open({ endpointId: req.endpointId, source: req.source, ...req.open }).catch((err) => {
+            stop();
+            throw err;
+          })
+        : undefined;
+      const stepped = runStep(
         {
           queue,
           store: deps.store,
@@ -132,6 +115,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       )
         .catch(failed)
         .finally(stop);
+      return opened ? { ...(await stepped), opened } : stepped;
     },
 
     /**
@@ -180,6 +164,34 @@ function withinRoots<A extends Record<string, (req: never) => Promise<unknown>>>
     },
   ]);
   return Object.fromEntries(guarded) as A;
+}
+
+/** Checks the input and the endpoint, counts the inputs, finds the price (the `openBatch` activity, or a first step's `open`). */
+async function openBatch(deps: BatchActivityDeps, queue: QueueMethods, req: OpenRequest): Promise<OpenResult> {
+  const input = await existing(req.source, req.feed === true);
+  if (!input) {
+    const where = isS3Location(req.source) ? 'input object' : 'input file';
+    throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
+      source: req.source,
+    });
+  }
+  // The endpoint's check, the line count and the price at once (issue 23: the first step waits for them).
+  const [health, counted, price] = await Promise.allSettled([
+    queue.health(req.endpointId),
+    input.count(),
+    req.pricePerHour ?? deps.price?.(req.endpointId).catch(() => undefined),
+  ]);
+  if (health.status === 'rejected') {
+    if (isPlatformApiError(health.reason, 'NOT_FOUND'))
+      throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${req.endpointId} not found`, {
+        endpointId: req.endpointId,
+      });
+    throw toFailure(health.reason);
+  }
+  if (counted.status === 'rejected') throw counted.reason;
+  const { lines, bytes } = counted.value;
+  const perHour = price.status === 'fulfilled' ? price.value : undefined;
+  return { total: lines, bytes, ...(perHour !== undefined ? { pricePerHour: perHour } : {}) };
 }
 
 /** The input when it exists; a bad s3:// URL is a bad request (not retried), network errors are retried. */

@@ -208,6 +208,27 @@ export async function awaitFinished(
 }
 
 /**
+ * The step that sent the file's last line collects on, as the next step would have (`collect.last`):
+ * up to its `waitMs` for the `rest` of the jobs held, lingering `linger` after the first arrives.
+ */
+export async function awaitLast(
+  inbox: InboxReader,
+  req: StepRequest,
+  rest: number,
+  finished: JobRecord[],
+): Promise<void> {
+  const { waitMs, linger } = req.collect.last!;
+  const ctx = safeContext();
+  const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
+  try {
+    await inbox.wait(rest, waitMs, ctx?.cancellationSignal, linger);
+  } finally {
+    clearInterval(timer);
+  }
+  finished.push(...(await inbox.take()));
+}
+
+/**
  * Writes the finished records (with outputs) as the step's completion segment; returns their
  * summaries. `polled`: the records of `/status` polls the workflow ordered (marked `q`, and kept over
  * another record of the same run: they read the job's current run).

@@ -118,12 +118,15 @@ export class StepSends {
   private ended = false;
   /** Abandons this step's calls still unanswered; every lane's call listens to it (no listener cap: they are bounded by the lanes). */
   private readonly abort = unlimited(new AbortController());
+  /** The lines given to {@link sendAll} so far (answered, refused, unanswered or never sent). */
+  lines = 0;
 
   constructor(private readonly d: StepSendsDeps) {}
 
   /** Sends `items` (lanes: Submitter.each); without detaching, resolves once all answered, else at once. */
   async sendAll(items: { ref: LineRef; body: JobSubmission }[], beat: () => void): Promise<void> {
     if (items.length === 0) return;
+    this.lines += items.length;
     const { sub } = this.d;
     if (!this.d.detach) {
       await sub.each(

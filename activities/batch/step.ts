@@ -7,7 +7,7 @@
 import { batchKeys, runKey } from '../../contracts/names';
 import { type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY } from '../../platform-api';
-import { attempt, awaitFinished, beat, collected, refill } from './collect';
+import { attempt, awaitFinished, awaitLast, beat, collected, refill } from './collect';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';
@@ -95,7 +95,9 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
   const wake = req.sg && deps.detached ? deps.detached.next(req.run) : undefined;
-  await awaitFinished(inbox, req, waitMs, finished, wake);
+  const rest = inbox && !retried ? lastJobs(s, finished, feed) : 0;
+  if (rest > 0) await awaitLast(inbox!, req, rest, finished);
+  else await awaitFinished(inbox, req, waitMs, finished, wake);
   if (inbox instanceof SteadyPoll) inbox.stop();
   // Submissions whose job's webhook came before their answer are answered by it (the URL names the
   // input); the step's own still unanswered are handed on; earlier ones answered since are reported.
@@ -168,6 +170,20 @@ async function deferredLines(s: Step, refs: LineRef[]): Promise<{ ref: LineRef; 
     });
   }
   return out;
+}
+
+/**
+ * When this step sent the file's last line and nothing else is left to send (`collect.last`), the
+ * jobs the batch still holds, not finished in the step: it waits for them as the next step would.
+ * 0 otherwise, or once a job failed (the workflow decides its retry).
+ */
+function lastJobs(s: Step, finished: JobRecord[], feed: boolean): number {
+  const { req, res, sub } = s;
+  const last = req.collect.last;
+  if (!last || feed || !res.read?.eof || res.deferred.length > 0 || sub.limited || s.outranked()) return 0;
+  if (finished.some((r) => r.status !== 'COMPLETED')) return 0;
+  const done = new Set(finished.map((r) => r.id)).size;
+  return last.held + s.sends.lines - res.rejected.length - done;
 }
 
 /** The price when asked for, what held the step back, and the board told once the input is all sent. */

@@ -119,6 +119,8 @@ export interface StepRequest {
   wantPrice?: boolean;
   /** A retry-failed run: only the lines of its subset (batchKeys.subset) are read. */
   subset?: boolean;
+  /** The batch's first step opens it first (`openBatch`'s checks, count and price: `opened` in the result). */
+  open?: { pricePerHour?: number };
   write: Final[];
   /** Read new lines from `from`: submit up to `room` of them, the rest (key at its cap) come back deferred. */
   read?: {
@@ -149,7 +151,20 @@ export interface StepRequest {
    * `linger`: how long the wait goes on for `min` after the first completion came (the inbox's own
    * 200 ms when absent); the last collection, with the input all sent, waits longer for its stragglers.
    */
-  collect: { waitMs: number; min: number; refillMs?: number; held?: number; linger?: number };
+  /**
+   * `last` (a file's read with no deferred line, retry or unanswered submission left): if this step
+   * sends the file's last line, it goes on collecting as the next step would (issue 23: a step and a
+   * workflow task fewer): up to `waitMs` for every job held, lingering `linger` after the first. `held`:
+   * the jobs the batch holds besides the step's new lines.
+   */
+  collect: {
+    waitMs: number;
+    min: number;
+    refillMs?: number;
+    held?: number;
+    linger?: number;
+    last?: { held: number; waitMs: number; linger: number };
+  };
 }
 
 /** A remote job seen finished (webhook or poll); its full record is in the step's completion segment. */
@@ -199,6 +214,8 @@ export interface StepResult {
   rateLimited: number;
   /** USD per worker-hour, when asked for (`wantPrice`) and known. */
   pricePerHour?: number;
+  /** What opening the batch found (`open`): its lines, bytes and price. */
+  opened?: { total: number; bytes: number; pricePerHour?: number };
   /**
    * What held the step's submissions back: `rate-budget` (the endpoint's shared budget made them
    * wait, or a 429 came), `priority` (a higher-priority batch on the endpoint has input left).

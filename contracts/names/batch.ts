@@ -98,4 +98,10 @@ export const BATCH_PATCHES = {
    * before it: one activity and one workflow task fewer after the last completion (issue 23).
    */
   finishWrites: 'batch-finish-writes',
+  /**
+   * A file's batch (not a feed, not a retry-failed run) is opened by its first step (`open`: the input
+   * and endpoint checks, the count, the price), not by an `openBatch` activity of its own before it: a
+   * workflow task and an activity fewer before the first submission (issue 23).
+   */
+  openInStep: 'batch-open-in-step',
 } as const;

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { failureMessage } from '../../client/failures';
 import { eventually } from '../helpers/platform';
 import { batchStack, inputFile, mixedEndpoint, platformJobs, readJsonl, resultsOf } from './helpers';
 
@@ -92,6 +93,9 @@ describe('batch workflow (bulk mode)', () => {
         : [];
     });
     expect(scheduled.at(-1)?.type).toBe('finishBatch');
+    // The first step opens the batch (its checks, count and price): no openBatch activity and workflow task before it.
+    expect(scheduled[0]?.type).toBe('batchStep');
+    expect(scheduled.filter((x) => x.type === 'openBatch')).toEqual([]);
     const onlyWrites = scheduled.filter(
       ({ type, req }) =>
         type === 'batchStep' &&
@@ -101,6 +105,18 @@ describe('batch workflow (bulk mode)', () => {
         req.collect.waitMs === 0,
     );
     expect(onlyWrites).toEqual([]);
+  });
+
+  it('an unknown endpoint fails the batch with its reason, before any submission', async () => {
+    const ep = mixedEndpoint(ctx.s, 'batch-open');
+    const { file, dir } = inputFile([{ kind: 'echo', n: 1 }]);
+    const id = await ctx.batch.start({ endpointId: 'no-such-endpoint', source: file, outDir: join(dir, 'out') });
+    const err = await ctx.batch.result(id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failureMessage(err)).toMatch(/endpoint no-such-endpoint not found/);
+    expect(platformJobs(ctx.s, ep)).toHaveLength(0);
   });
 
   it('continues as new several times with pause and resume around it; nothing is submitted while paused', async () => {

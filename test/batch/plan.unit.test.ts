@@ -70,7 +70,12 @@ describe('planStep', () => {
   it('reads a window of new lines, and refills it itself with webhooks and no caps', () => {
     const { plan, waiting } = planStep(newLedger(), inputOf(), controls(), 0, NOW);
     expect(plan.read).toEqual({ from: { line: 0, offset: 0 }, lines: 10, room: 10, keyCounts: {} });
-    expect(plan.collect).toEqual({ waitMs: 0, min: 1, refillMs: 1000 });
+    expect(plan.collect).toEqual({
+      waitMs: 0,
+      min: 1,
+      refillMs: 1000,
+      last: { held: 0, waitMs: 5000, linger: 1000 },
+    });
     expect(plan.more).toBe(true);
     expect(waiting).toEqual([]);
   });
@@ -154,6 +159,26 @@ describe('planStep', () => {
     expect(planStep(retry, inputOf(), c, 0, NOW).plan.collect.min).toBe(4);
     // An open feed may grow.
     expect(planStep(ledgerWith({ eof: true, inFlight: held }), inputOf(), c, 0, NOW, true).plan.collect.min).toBe(4);
+  });
+
+  it('a read of a file may collect on past its last line (every job held), unless lines, retries or answers wait', () => {
+    const held = Array.from({ length: 20 }, (_, i) => flying(i, { p: NOW + 2000 }));
+    const c = controls({ concurrency: 32 });
+    const read = planStep(ledgerWith({ inFlight: held }), inputOf(), c, 0, NOW).plan;
+    expect(read.collect.last).toEqual({ held: 20, waitMs: 2000, linger: 1000 });
+    const unanswered = { q: 1, dm: 'd', dl: NOW + 5000 };
+    const not: [string, Partial<LedgerData>, boolean?][] = [
+      ['a deferred line', { deferred: [{ i: 40, o: 400, l: 10 }] }],
+      ['a retry in its backoff', { waiting: [waiting(40, { at: NOW + 1000 })] }],
+      ['a submission not answered', { submitting: [{ i: 41, o: 410, l: 10, ...unanswered }] }],
+      ['an open feed', {}, true],
+    ];
+    for (const [why, d, feed] of not) {
+      const plan = planStep(ledgerWith({ inFlight: held, ...d }), inputOf(), c, 0, NOW, feed).plan;
+      expect(plan.collect.last, why).toBeUndefined();
+    }
+    // Nothing to read: no last line to send.
+    expect(planStep(ledgerWith({ eof: true, inFlight: held }), inputOf(), c, 0, NOW).plan.collect.last).toBeUndefined();
   });
 
   it('polls the jobs whose poll is due', () => {

@@ -26,6 +26,8 @@ export interface BulkRun extends BatchCarry {
   /** A step is running (an update waits for it to end: it was planned under the old controls). */
   stepping: boolean;
   endedAt?: number;
+  /** The first step opens the batch (`BATCH_PATCHES.openInStep`): its total is not known until that step ends. */
+  opening?: boolean;
   /** A retry-failed run, once done: the counts over every input of the batch. */
   overall?: { total: number; byStatus: BatchCounts['byStatus'] };
 }

@@ -81,6 +81,11 @@ export function planStep(
   const allSent = d.eof && !feedOpen && d.deferred.length === 0 && d.waiting.length === 0;
   const min = Math.max(1, allSent ? holding(d) : Math.min(holding(d), Math.ceil(c.concurrency / 10)));
   const sg = (d.submitting ?? []).slice(0, MAX_ORDERS);
+  // A read of a file with nothing else left to send: if it sends the last line, the step collects on as the next would.
+  const last =
+    read !== undefined && !feedOpen && d.deferred.length === 0 && d.waiting.length === 0 && sg.length === 0
+      ? { held: holding(d), waitMs: untilNext(d, c, now), linger: LAST_LINGER_MS }
+      : undefined;
   // Input left to submit (retries in backoff aside): the daemon's lower-priority batches on the endpoint yield to this one.
   const more = submitting && (!d.eof || d.deferred.length > 0);
   const plan: StepPlan = {
@@ -95,6 +100,7 @@ export function planStep(
       min,
       ...(allSent ? { linger: LAST_LINGER_MS } : {}),
       ...(refillMs !== undefined ? { refillMs } : {}),
+      ...(last ? { last } : {}),
       // An open feed's refill ends once every job it holds is done (nothing left to wait for): the jobs held as it starts.
       ...(refillMs !== undefined && feedOpen ? { held: holding(d) + retry.length + submit.length } : {}),
     },
@@ -186,7 +192,11 @@ function readOrder(
  * (a step waiting on submissions not answered yet also returns when one answers).
  */
 function waitOf(d: LedgerData, c: Controls, now: number): number {
-  if (holding(d) === 0) return 0;
+  return holding(d) === 0 ? 0 : untilNext(d, c, now);
+}
+
+/** Until the next poll or retry is due (or the deadline), within 50 ms and {@link MAX_WAIT_MS}. */
+function untilNext(d: LedgerData, c: Controls, now: number): number {
   const next = Math.min(...d.inFlight.map((f) => f.p), ...d.waiting.map((x) => x.at), c.deadline ?? Infinity);
   return Math.max(50, Math.min(MAX_WAIT_MS, next - now));
 }

@@ -25,7 +25,7 @@ export function bulkState(r: BulkRun, now: number): BatchState {
           : phase,
     counts: r.overall
       ? { ...ledger.counts, total: r.overall.total, done: r.overall.total, byStatus: r.overall.byStatus }
-      : { ...ledger.counts, total: r.total },
+      : { ...ledger.counts, ...(r.opening ? {} : { total: r.total }) },
     waiting: r.waiting,
     spend: bulkSpend(r),
     submitRate: ledger.counts.submitted / secs,

@@ -60,7 +60,9 @@ export async function batchWorkflow(input: BatchWorkflowInput, carry?: BatchCarr
   const cancel = handleMessages(r);
 
   await CancellationScope.nonCancellable(async () => {
-    if (!carry) await openRun(acts.openBatch, run, input, r);
+    // A file's first step opens it (runs recorded before it, feeds and retry-failed runs open it first).
+    if (!carry && !input.feed && !input.retryOf && patched(BATCH_PATCHES.openInStep)) r.opening = true;
+    else if (!carry) await openRun(acts.openBatch, run, input, r);
     await stepLoop(r, run);
   });
 
@@ -184,7 +186,8 @@ async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }
       source: input.source,
       inputFormat: o.inputFormat,
       webhook: o.completion === 'webhook',
-      ...(r.pricePerHour === undefined ? { wantPrice: true } : {}),
+      ...(r.opening ? { open: o.pricePerHour !== undefined ? { pricePerHour: o.pricePerHour } : {} } : {}),
+      ...(r.pricePerHour === undefined && !r.opening ? { wantPrice: true } : {}),
       ...(input.retryOf ? { subset: true } : {}),
       ...(o.policy ? { policy: o.policy } : {}),
       ...(o.priority !== undefined ? { priority: o.priority } : {}),
@@ -192,6 +195,11 @@ async function step(r: BulkRun, run: RunScope, plan: StepPlan & { dt?: boolean }
     });
     ledger.finals.splice(0, plan.write.length);
     const bytes = JSON.stringify(plan).length + JSON.stringify(res).length;
+    if (res.opened) {
+      r.total = res.opened.total;
+      if (res.opened.pricePerHour !== undefined) r.pricePerHour = res.opened.pricePerHour;
+      r.opening = false;
+    }
     if (r.pricePerHour === undefined && res.pricePerHour !== undefined) r.pricePerHour = res.pricePerHour;
     applyStep(ledger, res, Date.now(), o, seq, exact);
     r.held = res.held ?? [];

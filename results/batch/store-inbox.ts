@@ -178,31 +178,36 @@ class Reader implements InboxReader {
   }
 
   /**
-   * Reads what is new in every log, listing the logs at most every `pollMs`; its own log at once
-   * when it received, from memory as far as the inbox holds it (else from the store).
+   * Reads what is new in every log, listing the logs at most every `pollMs`. Its own log: from
+   * memory whenever the inbox holds it from where this reader is (at every look: records put
+   * between two waits are seen at once), else from the store when listing or woken by a put.
    */
   private async refresh(): Promise<void> {
     const { store, pollMs } = this.inbox.options;
     const own = batchKeys.inboxLog(this.run, this.inbox.daemonId);
+    const held = this.inbox.since(own, this.at[own] ?? 0);
+    if (held) {
+      this.at[own] = held.at;
+      this.keep(held.records);
+    }
     const now = Date.now();
     let keys: string[];
     if (now - this.listedAt >= pollMs) {
       this.logs = await allKeys(store, batchKeys.inboxPrefix(this.run));
       this.listedAt = now;
-      // Its own log before the store lists it: records held in memory are seen at once.
-      const unlisted = !this.logs.includes(own) && this.inbox.since(own, this.at[own] ?? 0) !== undefined;
-      keys = unlisted ? [...this.logs, own] : this.logs;
-    } else if (!this.dirty) {
-      return;
-    } else keys = [own];
+      keys = held ? this.logs.filter((k) => k !== own) : this.logs;
+    } else keys = this.dirty && !held ? [own] : [];
     this.dirty = false;
     await Promise.all(
       keys.map(async (key) => {
-        const held = key === own ? this.inbox.since(key, this.at[key] ?? 0) : undefined;
-        const { lines, at } = held ? { lines: held.records, at: held.at } : await store.tail(key, this.at[key] ?? 0);
+        const { lines, at } = await store.tail(key, this.at[key] ?? 0);
         this.at[key] = at;
-        for (const r of lines as InboxRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
+        this.keep(lines as InboxRecord[]);
       }),
     );
+  }
+
+  private keep(records: InboxRecord[]): void {
+    for (const r of records) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
   }
 }

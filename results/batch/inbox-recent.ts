@@ -48,8 +48,16 @@ export class RecentRecords {
     const log = this.logs.get(key);
     if (!log) return undefined;
     if (at === log.end) return { records: [], at };
-    const first = log.groups.findIndex((g) => g.from === at);
-    if (first < 0) return undefined;
+    // Groups are in log order: the one starting at `at`, by halving.
+    let lo = 0;
+    let hi = log.groups.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (log.groups[mid]!.from < at) lo = mid + 1;
+      else hi = mid;
+    }
+    const first = lo;
+    if (log.groups[first]?.from !== at) return undefined;
     return { records: log.groups.slice(first).flatMap((g) => g.records), at: log.end };
   }
 

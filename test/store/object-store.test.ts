@@ -156,7 +156,7 @@ describe.each([
     expect((await follower.tail('chunks.jsonl', second.at)).lines).toEqual([]);
   });
 
-  it("tells where an appended group lies: tail from its start reads just it, and ends where it ends", async () => {
+  it('tells where an appended group lies: tail from its start reads just it, and ends where it ends', async () => {
     const s = open('spans');
     const spans: LogSpan[] = [];
     for (let g = 0; g < 3; g++) await s.append('log.jsonl', [{ g }, { g, n: 1 }], (span) => spans.push(span));
@@ -172,7 +172,7 @@ describe.each([
   });
 
   it.skipIf(_name !== 'local directory')(
-    'appends to a log through one open file while it is appended to, each group still fsync\'d; a deleted log is created anew',
+    "appends to a log through one open file while it is appended to, each group still fsync'd; a deleted log is created anew",
     async () => {
       const s = open('handle');
       const opens = (): number => s.stats.requests.open ?? 0;

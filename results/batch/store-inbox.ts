@@ -3,6 +3,7 @@
  * webhook appends the record to its own log of the run (durably, before answering the call), and
  * whichever daemon runs the batch's next step reads every log from where the last finished step
  * stopped. A record is taken by exactly one finished step, whatever daemon received it or died.
+ * A step takes its own daemon's records from memory (./inbox-recent) as far as it holds them.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -10,6 +11,7 @@ import { type JobRecord, type RunScope } from '../../contracts';
 import { batchKeys, runKey } from '../../contracts/names';
 import { allKeys, type ObjectStore } from '../store/object-store';
 import { GroupAppender } from '../store/group-appender';
+import { RecentRecords } from './inbox-recent';
 import {
   type BatchInbox,
   type InboxClaim,
@@ -43,6 +45,8 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
   private readonly pollMs: number;
   private readonly lingerMs: number;
   private readonly appender: GroupAppender;
+  /** The records of this daemon's logs, as appended (only this daemon appends to them). */
+  private readonly recent = new RecentRecords();
   private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(o: StoreInboxOptions) {
@@ -50,7 +54,9 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
     this.daemonId = o.daemonId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.pollMs = o.pollMs ?? 250;
     this.lingerMs = o.lingerMs ?? 200;
-    this.appender = new GroupAppender(o.store);
+    this.appender = new GroupAppender(o.store, {
+      written: (key, values, span) => this.recent.add(key, values as InboxRecord[], span),
+    });
   }
 
   /**
@@ -77,9 +83,20 @@ export class StoreInbox implements BatchInbox, InboxReceiver {
   async open(run: RunScope, seq: number): Promise<InboxReader> {
     for (let k = seq - 1; k >= Math.max(0, seq - LOOK_BACK); k--) {
       const kept = (await this.store.find(batchKeys.stepResult(run, k))) as { inboxAt?: InboxPosition } | undefined;
-      if (kept) return new Reader(this, run, { ...(kept.inboxAt ?? {}) });
+      if (kept) return this.reader(run, { ...(kept.inboxAt ?? {}) });
     }
-    return new Reader(this, run, {});
+    return this.reader(run, {});
+  }
+
+  private reader(run: RunScope, at: InboxPosition): Reader {
+    const own = batchKeys.inboxLog(run, this.daemonId);
+    this.recent.trim(own, at[own] ?? 0);
+    return new Reader(this, run, at);
+  }
+
+  /** @internal What this daemon appended to its log `key` from position `at` on, if still held in memory. */
+  since(key: string, at: number): { records: InboxRecord[]; at: number } | undefined {
+    return this.recent.since(key, at);
   }
 
   /** @internal */
@@ -160,26 +177,37 @@ class Reader implements InboxReader {
     return { ...this.at };
   }
 
-  /** Reads what is new in every log, listing the logs at most every `pollMs` (its own log at once when it received). */
+  /**
+   * Reads what is new in every log, listing the logs at most every `pollMs`. Its own log: from
+   * memory whenever the inbox holds it from where this reader is (at every look: records put
+   * between two waits are seen at once), else from the store when listing or woken by a put.
+   */
   private async refresh(): Promise<void> {
     const { store, pollMs } = this.inbox.options;
+    const own = batchKeys.inboxLog(this.run, this.inbox.daemonId);
+    const held = this.inbox.since(own, this.at[own] ?? 0);
+    if (held) {
+      this.at[own] = held.at;
+      this.keep(held.records);
+    }
     const now = Date.now();
+    let keys: string[];
     if (now - this.listedAt >= pollMs) {
       this.logs = await allKeys(store, batchKeys.inboxPrefix(this.run));
       this.listedAt = now;
-    } else if (!this.dirty) {
-      return;
-    } else {
-      const own = batchKeys.inboxLog(this.run, this.inbox.daemonId);
-      if (!this.logs.includes(own)) this.logs.push(own);
-    }
+      keys = held ? this.logs.filter((k) => k !== own) : this.logs;
+    } else keys = this.dirty && !held ? [own] : [];
     this.dirty = false;
     await Promise.all(
-      this.logs.map(async (key) => {
+      keys.map(async (key) => {
         const { lines, at } = await store.tail(key, this.at[key] ?? 0);
         this.at[key] = at;
-        for (const r of lines as InboxRecord[]) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
+        this.keep(lines as InboxRecord[]);
       }),
     );
+  }
+
+  private keep(records: InboxRecord[]): void {
+    for (const r of records) this.buffered.set(`${r.id}#${r.retries ?? 0}`, r);
   }
 }

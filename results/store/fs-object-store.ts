@@ -1,13 +1,15 @@
 /**
  * The results store in a local (or shared) directory: one file per key (a log is one file appended
- * with O_APPEND), written to a temporary name, fsync'd and renamed; the folder fsync'd when an
- * entry appears (the durable file steps are in ./fs-durable).
+ * with O_APPEND, its handle kept open while it is appended to: ./fs-log-handles), written to a
+ * temporary name, fsync'd and renamed; the folder fsync'd when an entry appears (the durable file
+ * steps are in ./fs-durable).
  */
-import { constants, type Stats } from 'node:fs';
+import { type Stats } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type OutputRef } from '../../contracts';
-import { appendWhole, DurableFiles, FILE_MODE, isCode, remember, writing } from './fs-durable';
+import { DurableFiles, isCode, writing } from './fs-durable';
+import { LogHandles } from './fs-log-handles';
 import { keysUnder } from './fs-keys';
 import {
   checkKey,
@@ -16,6 +18,7 @@ import {
   parseLines,
   type ListOptions,
   type ListPage,
+  type LogSpan,
   type ObjectStore,
   type StoreEntry,
 } from './object-store';
@@ -24,8 +27,8 @@ import { notFound, ValueStore } from './value-store';
 export class FsObjectStore extends ValueStore implements ObjectStore {
   readonly kind = 'fs' as const;
   private readonly files = new DurableFiles(this.stats);
-  /** Logs known to exist: appended to without the create attempt. */
-  private readonly logs = new Set<string>();
+  /** The logs' append handles, kept open while appended to. */
+  private readonly logs = new LogHandles(this.files, this.stats);
 
   constructor(readonly url: string) {
     super();
@@ -69,51 +72,11 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     return (await this.stat(key))?.isFile() ?? false;
   }
 
-  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
+  async append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
-    await writing(file, () => this.appendFile(file, values, written));
-  }
-
-  private async appendFile(file: string, values: unknown[], written?: () => void): Promise<void> {
-    let fh: FileHandle | undefined;
-    let created = false;
-    if (this.logs.has(file)) {
-      count(this.stats, 'open');
-      fh = await open(file, constants.O_WRONLY | constants.O_APPEND).catch((err: unknown) => {
-        if (!isCode(err, 'ENOENT')) throw err;
-        this.logs.delete(file); // removed meanwhile: created below
-        return undefined;
-      });
-    }
-    if (!fh) {
-      await this.files.ensureDir(dirname(file));
-      count(this.stats, 'open');
-      try {
-        fh = await open(
-          file,
-          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
-          FILE_MODE,
-        );
-        created = true;
-      } catch (err) {
-        if (!isCode(err, 'EEXIST')) throw err;
-        fh = await open(file, constants.O_WRONLY | constants.O_APPEND);
-      }
-    }
-    try {
-      // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
-      const buf = Buffer.from(jsonLines(values));
-      count(this.stats, 'write', buf.length);
-      await appendWhole(fh, buf);
-      written?.();
-      count(this.stats, 'fsync');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    if (created) await this.files.syncDir(dirname(file));
-    remember(this.logs, file);
+    // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
+    await writing(file, () => this.logs.append(file, Buffer.from(jsonLines(values)), written));
   }
 
   async lines(key: string): Promise<unknown[]> {
@@ -175,13 +138,16 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
   }
 
   async delete(key: string): Promise<void> {
+    this.logs.forget(this.path(key));
     count(this.stats, 'unlink');
     await unlink(this.path(key)).catch((err: unknown) => {
       if (!isCode(err, 'ENOENT')) throw err;
     });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.logs.closeAll();
+  }
 
   protected override writeValue(key: string, text: string): Promise<OutputRef> {
     return this.replace(key, [text]);
@@ -212,6 +178,7 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     syncDir = true,
   ): Promise<OutputRef> {
     const file = this.path(key);
+    this.logs.forget(file);
     return writing(file, async () => {
       const { tmp, bytes } = await this.files.temp(file, chunks);
       count(this.stats, 'rename');

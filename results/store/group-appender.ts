@@ -3,38 +3,42 @@
  * go out together as the next group, so a burst of N records costs a few writes (fsyncs, PUTs),
  * not N, and each caller still resolves only once its record is durable.
  */
-import { type ObjectStore } from './object-store';
+import { type LogSpan, type ObjectStore } from './object-store';
 
 interface Waiting {
   value: unknown;
   resolve: () => void;
   reject: (err: unknown) => void;
-  written?: () => void;
+  written?: (span: LogSpan) => void;
 }
 
 /** Options of {@link GroupAppender}. */
 export interface GroupAppenderOptions {
   /** Most records in one group. @default 500 */
   maxGroup?: number;
+  /** Called once per group when the store wrote it (before its member's own `written`), with its values and where it lies. */
+  written?: (key: string, values: unknown[], span: LogSpan) => void;
 }
 
 /** Appends values to logs of a store, one group per key at a time. */
 export class GroupAppender {
   private readonly queues = new Map<string, Waiting[]>();
   private readonly maxGroup: number;
+  private readonly written: GroupAppenderOptions['written'];
 
   constructor(
     private readonly store: ObjectStore,
     o: GroupAppenderOptions = {},
   ) {
     this.maxGroup = o.maxGroup ?? 500;
+    this.written = o.written;
   }
 
   /**
    * Appends `value` to the log `key`; resolves once it is durable (with the records grouped with it).
    * `written`: called when its group is written, maybe before it is durable (ObjectStore.append).
    */
-  append(key: string, value: unknown, written?: () => void): Promise<void> {
+  append(key: string, value: unknown, written?: (span: LogSpan) => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const queue = this.queues.get(key);
       if (queue) {
@@ -50,11 +54,11 @@ export class GroupAppender {
     for (;;) {
       try {
         const members = group;
-        await this.store.append(
-          key,
-          members.map((w) => w.value),
-          () => members.forEach((w) => w.written?.()),
-        );
+        const values = members.map((w) => w.value);
+        await this.store.append(key, values, (span) => {
+          this.written?.(key, values, span);
+          members.forEach((w) => w.written?.(span));
+        });
         for (const w of group) w.resolve();
       } catch (err) {
         for (const w of group) w.reject(err);

@@ -4,7 +4,14 @@
  * does, at construction) costs nothing (issue 23: the CLI loads only what it uses).
  */
 import { type OutputRef } from '../../contracts';
-import { newStats, type ListOptions, type ListPage, type ObjectStore, type StoreStats } from './object-store';
+import {
+  newStats,
+  type ListOptions,
+  type ListPage,
+  type LogSpan,
+  type ObjectStore,
+  type StoreStats,
+} from './object-store';
 
 /** The store `open()` resolves to, loaded once; `kind` and `url` are known before. */
 export class LazyStore implements ObjectStore {
@@ -52,7 +59,7 @@ export class LazyStore implements ObjectStore {
   async has(key: string): Promise<boolean> {
     return (await this.store()).has(key);
   }
-  async append(key: string, values: unknown[], written?: () => void): Promise<void> {
+  async append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void> {
     return (await this.store()).append(key, values, written);
   }
   async lines(key: string): Promise<unknown[]> {

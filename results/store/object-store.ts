@@ -36,6 +36,18 @@ export interface StoreStats {
 }
 
 /**
+ * Where an appended group lies in its log, as `tail` counts positions (a byte offset locally, a
+ * part number on S3): `tail(key, from)` reads it first and `to` is the position after it, and its
+ * size in bytes. Exact when this store is the log's only appender (as a daemon is of its inbox log);
+ * with other appenders the local store's `from` may be short of others' writes since it opened the file.
+ */
+export interface LogSpan {
+  from: number;
+  to: number;
+  bytes: number;
+}
+
+/**
  * Where big outputs, stream chunks, journals and batch segments live, outside workflow history.
  * Keys are relative paths (`a/b/c.jsonl`; no `..`, empty segment or `#`). A key holds either a
  * value (`put`, `putLines`, `writeLines`, `create`) or a log (`append`); both read with `lines`.
@@ -72,9 +84,9 @@ export interface ObjectStore {
    * duplicate a group; groups are read back in one order (S3: numbered objects, never
    * read-modify-write). `written`, when given, may be called once the group is written but not yet
    * durable (readers may see it from then on; the local store calls it before its fsync): it
-   * resolves once durable, as always.
+   * resolves once durable, as always. It is given where the group lies in the log ({@link LogSpan}).
    */
-  append(key: string, values: unknown[], written?: () => void): Promise<void>;
+  append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void>;
   /** Every line of `key` (a log, or a value written as lines), parsed, in order; [] when absent. */
   lines(key: string): Promise<unknown[]>;
   /**

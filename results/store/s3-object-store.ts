@@ -22,6 +22,7 @@ import {
   parseLines,
   type ListOptions,
   type ListPage,
+  type LogSpan,
   type ObjectStore,
 } from './object-store';
 import { notFound, ValueStore } from './value-store';
@@ -67,7 +68,7 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
     return (await this.head(key)) !== undefined;
   }
 
-  async append(key: string, values: unknown[]): Promise<void> {
+  async append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void> {
     if (values.length === 0) return;
     checkKey(key);
     const body = jsonLines(values);
@@ -79,6 +80,8 @@ export class S3ObjectStore extends ValueStore implements ObjectStore {
       n = parts.length > 0 ? parts[parts.length - 1]!.n + 1 : n + 1;
     }
     this.nextPart.set(key, n + 1);
+    // Part n is this group's alone: `tail(key, n)` reads it first (the log's own key is part 0).
+    written?.({ from: n, to: n + 1, bytes: Buffer.byteLength(body) });
   }
 
   async lines(key: string): Promise<unknown[]> {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLinePage, type LineCursor, type PagedLine } from '../../results/store/line-pages';
 import { isStoreError } from '../../results/errors';
-import { allKeys, type ObjectStore } from '../../results/store/object-store';
+import { allKeys, type LogSpan, type ObjectStore } from '../../results/store/object-store';
 import { openResultsStore } from '../../results/store/open';
 import { startS3Server, type S3Server } from '../helpers/s3';
 
@@ -155,6 +155,41 @@ describe.each([
     expect(second.at).toBeGreaterThan(first.at);
     expect((await follower.tail('chunks.jsonl', second.at)).lines).toEqual([]);
   });
+
+  it('tells where an appended group lies: tail from its start reads just it, and ends where it ends', async () => {
+    const s = open('spans');
+    const spans: LogSpan[] = [];
+    for (let g = 0; g < 3; g++) await s.append('log.jsonl', [{ g }, { g, n: 1 }], (span) => spans.push(span));
+    expect(spans).toHaveLength(3);
+    expect(spans[1]!.from).toBe(spans[0]!.to);
+    expect(spans[2]!.from).toBe(spans[1]!.to);
+    const reader = open('spans');
+    expect(await reader.tail('log.jsonl', spans[1]!.from)).toEqual({
+      lines: [{ g: 1 }, { g: 1, n: 1 }, { g: 2 }, { g: 2, n: 1 }],
+      at: spans[2]!.to,
+    });
+    expect(spans[0]!.bytes).toBe(Buffer.byteLength('{"g":0}\n{"g":0,"n":1}\n'));
+  });
+
+  it.skipIf(_name !== 'local directory')(
+    "appends to a log through one open file while it is appended to, each group still fsync'd; a deleted log is created anew",
+    async () => {
+      const s = open('handle');
+      const opens = (): number => s.stats.requests.open ?? 0;
+      const fsyncs = (): number => s.stats.requests.fsync ?? 0;
+      const [o0, f0] = [opens(), fsyncs()];
+      for (let g = 0; g < 20; g++) await s.append('inbox.jsonl', [{ g }]);
+      expect(opens() - o0).toBe(1);
+      expect(fsyncs() - f0).toBe(20 + 1); // and its folder's, once, as the log appeared
+      expect(await open('handle').lines('inbox.jsonl')).toHaveLength(20);
+      await s.delete('inbox.jsonl');
+      await s.append('inbox.jsonl', [{ g: 'again' }]);
+      expect(await open('handle').lines('inbox.jsonl')).toEqual([{ g: 'again' }]);
+      await s.putLines('inbox.jsonl', [{ replaced: true }]);
+      await s.append('inbox.jsonl', [{ g: 'after' }]);
+      expect(await open('handle').lines('inbox.jsonl')).toEqual([{ replaced: true }, { g: 'after' }]);
+    },
+  );
 
   it('never loses nor duplicates a record when several clients append to one log at once', async () => {
     const writers = Array.from({ length: 4 }, () => open('appends'));

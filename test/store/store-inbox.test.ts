@@ -68,6 +68,31 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
     expect(ids(await (await a.open(run, 3)).take())).toEqual(['j5#0']);
   });
 
+  it("gives a step its own daemon's records from memory (no read of the log), at the positions another daemon reads the log from", async () => {
+    const run = { workflowId: 'batch/memory', runId: 'r1' };
+    const store = open('memory');
+    const a = new StoreInbox({ store, daemonId: 'a', pollMs: 600_000, lingerMs: 0 });
+    const b = new StoreInbox({ store: open('memory'), daemonId: 'b', pollMs: 600_000, lingerMs: 0 });
+    const reads = (): number =>
+      ['open', 'read', 'stat', 'GetObject', 'HeadObject'].reduce((n, k) => n + (store.stats.requests[k] ?? 0), 0);
+    await a.put(run, rec('m1'));
+    const step0 = await a.open(run, 0);
+    await step0.take(); // its first look lists the logs
+    await Promise.all([a.put(run, rec('m2')), a.put(run, rec('m3'))]);
+    await a.put(run, rec('m4'));
+    const before = reads();
+    await step0.wait(3, 20_000);
+    expect(ids(await step0.take())).toEqual(['m2#0', 'm3#0', 'm4#0']);
+    expect(reads()).toBe(before);
+    await store.create(batchKeys.stepResult(run, 0), { inboxAt: step0.position() });
+    // Another daemon's next step starts from the position taken from memory: just what came after.
+    await a.put(run, rec('m5'));
+    expect(ids(await (await b.open(run, 1)).take())).toEqual(['m5#0']);
+    // And a step of a daemon started afresh reads the whole log from the store: every record, once.
+    const fresh = new StoreInbox({ store: open('memory'), daemonId: 'c' });
+    expect(ids(await (await fresh.open(run, 0)).take())).toEqual(['m1#0', 'm2#0', 'm3#0', 'm4#0', 'm5#0']);
+  });
+
   it('groups a burst of webhooks into few appends and loses none', async () => {
     const run = { workflowId: 'batch/burst', runId: 'r1' };
     const store = open('burst');

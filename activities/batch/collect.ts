@@ -2,7 +2,6 @@
  * The collecting end of a batch step: keeps the window full from the inbox while jobs complete
  * (refill), waits for finished jobs, and writes the finished records as the step's completion segment.
  */
-import { Context } from '@temporalio/activity';
 import { batchKeys } from '../../contracts/names';
 import { type JobRecord, type JobSubmission } from '../../contracts';
 import { runEndOf } from '../../results/outcome';
@@ -12,44 +11,7 @@ import { type BatchInput } from '../../results/batch/locations';
 import { type Submitter } from './submitter';
 import { type StepSends } from './detached';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
-
-/** The last detail each running step heartbeat (the keep-alive repeats it), and when it last reached the SDK. */
-const lastBeat = new WeakMap<Context, unknown>();
-const sentAt = new WeakMap<Context, number>();
-
-/**
- * Beats closer together than this reach the SDK once (the keep-alive sends the last detail within
- * {@link KEEP_ALIVE_MS}): a refill beats at every job, and each beat the SDK takes is encoded and
- * handed to its core, which sends at most one a second anyway.
- */
-const BEAT_EVERY_MS = 100;
-
-/** Heartbeats the step's activity with `detail` (a no-op outside an activity). */
-export const beat = (detail: unknown): void => {
-  const ctx = safeContext();
-  if (!ctx) return; // outside an activity (unit use)
-  lastBeat.set(ctx, detail);
-  const now = Date.now();
-  if (now - (sentAt.get(ctx) ?? 0) < BEAT_EVERY_MS) return;
-  sentAt.set(ctx, now);
-  ctx.heartbeat(detail);
-};
-
-/** How often a step heartbeats whatever it is doing, ms. */
-export const KEEP_ALIVE_MS = 1000;
-
-/**
- * Heartbeats the running step every {@link KEEP_ALIVE_MS} with its last detail until the returned
- * stop is called: a step's heartbeat timeout (workflows/batch/workflow.ts, 3 s) then says that its
- * daemon died (or its event loop stood still for seconds), never that one of its phases was long.
- * The SDK sends at most one heartbeat per 0.8 of the timeout; the rest is the server's slack.
- */
-export function keepBeating(): () => void {
-  const ctx = safeContext();
-  if (!ctx) return () => undefined;
-  const timer = setInterval(() => ctx.heartbeat(lastBeat.get(ctx)), KEEP_ALIVE_MS);
-  return () => clearInterval(timer);
-}
+import { beat, safeContext } from './heartbeat';
 
 /** Most finished jobs one step collects while refilling (bounds its result in history). */
 const MAX_REFILL_COLLECT = 1000;
@@ -258,15 +220,4 @@ export async function collected(
     if (end.delayTime !== undefined) c.d = end.delayTime;
     return c;
   });
-}
-
-/** The attempt of the running activity (1 outside an activity). */
-export const attempt = (): number => safeContext()?.info.attempt ?? 1;
-
-function safeContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,8 @@ import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts'
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
-import { beat, type PollsUnderWay } from './collect';
+import { type PollsUnderWay } from './collect';
+import { beat } from './heartbeat';
 import { keyOf } from './input';
 import { type BatchInput } from '../../results/batch/locations';
 import { type InFlightJobs } from './in-flight';

@@ -7,7 +7,8 @@
 import { batchKeys, runKey } from '../../contracts/names';
 import { type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY } from '../../platform-api';
-import { attempt, awaitFinished, awaitLast, beat, collected, refill } from './collect';
+import { awaitFinished, awaitLast, collected, refill } from './collect';
+import { attempt, beat } from './heartbeat';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';

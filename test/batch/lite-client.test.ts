@@ -21,10 +21,11 @@ describe('the light batch client', () => {
 
   it('starts the input the full client would, views it live and follows its continued runs to the result', async () => {
     const ep = mixedEndpoint(ctx.s, 'lite-can', 2);
-    const lines = Array.from({ length: 60 }, (_, i) => ({ kind: 'sleep', ms: 20, i }));
+    // 60 x 150 ms at 2 at a time: 4.5 s of work, more than two steps' refills (1 s each), so the run continues as new.
+    const lines = Array.from({ length: 60 }, (_, i) => ({ kind: 'sleep', ms: 150, i }));
     const { file, dir } = inputFile(lines);
     const init = { id: `lite-${Date.now()}`, endpointId: ep, source: file, outDir: join(dir, 'out') };
-    const options = { concurrency: 4, stepsPerRun: 2 };
+    const options = { concurrency: 2, stepsPerRun: 2 };
     const client = lite();
     try {
       const id = await client.start({ ...init, options });

@@ -149,18 +149,8 @@ export async function awaitFinished(
   wake?: Promise<void>,
 ): Promise<void> {
   if (inbox) {
-    if (waitMs > 0 && finished.length === 0) {
-      const ctx = safeContext();
-      const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
-      const woken = new AbortController();
-      void wake?.then(() => woken.abort());
-      const signals = [woken.signal, ...(ctx ? [ctx.cancellationSignal] : [])];
-      try {
-        await inbox.wait(req.collect.min, waitMs, AbortSignal.any(signals), req.collect.linger);
-      } finally {
-        clearInterval(timer);
-      }
-    }
+    if (waitMs > 0 && finished.length === 0)
+      await waitBeating(inbox, req, req.collect.min, waitMs, req.collect.linger, wake);
     finished.push(...(await inbox.take()));
   } else if (waitMs > 0 && finished.length === 0) {
     let timer: NodeJS.Timeout | undefined;
@@ -180,14 +170,29 @@ export async function awaitLast(
   finished: JobRecord[],
 ): Promise<void> {
   const { waitMs, linger } = req.collect.last!;
+  await waitBeating(inbox, req, rest, waitMs, linger);
+  finished.push(...(await inbox.take()));
+}
+
+/** The inbox's wait for `min` records, heartbeating the step meanwhile; ended early by the activity's cancellation or `wake`. */
+async function waitBeating(
+  inbox: InboxReader,
+  req: StepRequest,
+  min: number,
+  waitMs: number,
+  linger: number | undefined,
+  wake?: Promise<void>,
+): Promise<void> {
   const ctx = safeContext();
   const timer = setInterval(() => beat({ seq: req.seq, phase: 'collect' }), 3000);
+  const woken = new AbortController();
+  void wake?.then(() => woken.abort());
+  const signals = [woken.signal, ...(ctx ? [ctx.cancellationSignal] : [])];
   try {
-    await inbox.wait(rest, waitMs, ctx?.cancellationSignal, linger);
+    await inbox.wait(min, waitMs, AbortSignal.any(signals), linger);
   } finally {
     clearInterval(timer);
   }
-  finished.push(...(await inbox.take()));
 }
 
 /**

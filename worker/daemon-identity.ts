@@ -4,6 +4,7 @@
  * which daemons Temporal saw polling a task queue. The rate share and the reap of dead daemons'
  * activities (worker/rate-share.ts, worker/reap.ts) read identities through this file only.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
 
@@ -22,7 +23,7 @@ export function goneHere(identity: string, host = hostname()): boolean {
   if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
-    return false;
+    return zombie(pid);
   } catch (err) {
     // EPERM: it runs, as another user.
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
@@ -58,4 +59,17 @@ export async function pollersOf(
     const at = t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
     return [{ identity: p.identity, at }];
   });
+}
+
+/**
+ * A killed process not yet reaped (its parent died too, and an init that reaps nothing, as in a
+ * container without one, adopted it) still answers `kill(pid, 0)`: Linux says so in /proc.
+ */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
@@ -8,6 +8,26 @@ import { pythonBinary } from '../../common/tools';
 import { call, testPlatform } from '../helpers/platform';
 
 type P = Awaited<ReturnType<typeof testPlatform>>;
+
+/**
+ * Resolves with one whole HTTP answer read off a raw socket: at the socket's end, or once its
+ * `Content-Length` body has arrived (a kept-alive connection stays open after it).
+ */
+function readAnswer(sock: Socket, resolve: (text: string) => void, reject: (err: Error) => void): void {
+  let text = '';
+  const finish = (): void => {
+    sock.destroy();
+    resolve(text);
+  };
+  sock.on('data', (d: Buffer) => {
+    text += d.toString();
+    const headEnd = text.indexOf('\r\n\r\n');
+    const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, headEnd));
+    if (headEnd >= 0 && length && Buffer.byteLength(text.slice(headEnd + 4)) >= Number(length[1])) finish();
+  });
+  sock.on('end', finish);
+  sock.on('error', reject);
+}
 
 /** Over-limit bodies are answered with the 400 every time, by every client: never a broken pipe. */
 describe('over-limit bodies: the client reads the 400, whatever it is', () => {
@@ -78,10 +98,7 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
         };
         next(0);
       });
-      let text = '';
-      sock.on('data', (d: Buffer) => (text += d.toString()));
-      sock.on('end', () => resolve(text));
-      sock.on('error', reject);
+      readAnswer(sock, resolve, reject);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 400/);
     expect(answer).toMatch(/limit of \/graphql/);
@@ -95,10 +112,7 @@ describe('over-limit bodies: the client reads the 400, whatever it is', () => {
           `POST /v2/${ep}/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: ${11 * MB}\r\nExpect: 100-continue\r\n\r\n`,
         );
       });
-      let text = '';
-      sock.on('data', (d: Buffer) => (text += d.toString()));
-      sock.on('end', () => resolve(text));
-      sock.on('error', reject);
+      readAnswer(sock, resolve, reject);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 400/);
     expect(answer).not.toMatch(/100 Continue/);

@@ -13,32 +13,30 @@ import { stepFiles, stepRequest } from './step-fixture';
 const { source, store: storeIn } = stepFiles('last-collect', 4);
 const JOBS = ['held-0', 'held-1', 'held-2', ...[0, 1, 2, 3].map((i) => `job-of-{"i":${i}}`)];
 
-/** An inbox whose jobs finish 30 ms apart from its opening: the batch's 3 held ones (`held-N`), then the step's 4. */
+/**
+ * An inbox whose jobs finish only when the step waits for them, as many as it asks for (the batch's 3 held ones,
+ * `held-N`, then the step's 4): what arrives does not depend on how fast this machine runs the step.
+ */
 function laterInbox(status: (id: string) => JobStatus): BatchInbox & { waits: { min: number; linger?: number }[] } {
   const ids = JOBS;
   const waits: { min: number; linger?: number }[] = [];
-  let t0 = 0;
+  let arrived = 0;
   let taken = 0;
-  const arrived = () => Math.min(ids.length, Math.floor((Date.now() - t0) / 30));
   return {
     waits,
-    open: async () => {
-      t0 = Date.now();
-      return {
-        async wait(min, ms, _signal, linger) {
-          waits.push({ min, ...(linger !== undefined ? { linger } : {}) });
-          const until = Date.now() + ms;
-          while (arrived() - taken < min && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-        },
-        take: async () => {
-          const n = arrived();
-          const out = ids.slice(taken, n).map((id) => ({ id, status: status(id), output: {} }) as JobRecord);
-          taken = n;
-          return out;
-        },
-        position: () => ({}),
-      };
-    },
+    open: async () => ({
+      async wait(min, _ms, _signal, linger) {
+        waits.push({ min, ...(linger !== undefined ? { linger } : {}) });
+        arrived = Math.min(ids.length, Math.max(arrived, taken + min));
+        await new Promise((r) => setTimeout(r, 5));
+      },
+      take: async () => {
+        const out = ids.slice(taken, arrived).map((id) => ({ id, status: status(id), output: {} }) as JobRecord);
+        taken = arrived;
+        return out;
+      },
+      position: () => ({}),
+    }),
   };
 }
 
@@ -68,7 +66,7 @@ describe("the step that sends a file's last line", () => {
     expect(res.read).toMatchObject({ eof: true });
     expect(res.submitted.map((s) => s.i)).toEqual([0, 1, 2, 3]);
     expect(res.completions.map((c) => c.id).sort()).toEqual([...JOBS].sort());
-    // The refill took two (their slots sent lines 2 and 3); the step then waited for the other five.
+    // The refill sent lines 2 and 3 as two of the held finished; the step then waited for the other five.
     expect(waits.at(-1)).toEqual({ min: 5, linger: 1000 });
   });
 

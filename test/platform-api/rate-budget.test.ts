@@ -170,14 +170,16 @@ describe('RateBudget', () => {
   it('after a 429 the lane uses 70 % of its window, however many 429s the window brought', async () => {
     const budget = new RateBudget({
       limits: { status: { perWindow: 10, concurrent: null } },
-      windowMs: 200,
+      windowMs: 1000,
       marginMs: 2,
     });
     // One episode: twenty 429s answered together reduce the share once.
     for (let i = 0; i < 20; i++) budget.pause('status', 'ep', 20);
+    // Seen from the first grant (however late a loaded machine started the test): 7 at once, 3 a window later.
     const times = await grantTimes(budget, 10);
-    expect(times.filter((t) => t < 100)).toHaveLength(7);
-    expect(Math.min(...times.filter((t) => t >= 100))).toBeGreaterThanOrEqual(210);
+    const first = Math.min(...times);
+    expect(times.filter((t) => t - first < 500)).toHaveLength(7);
+    expect(Math.min(...times.filter((t) => t - first >= 500)) - first).toBeGreaterThanOrEqual(990);
   });
 
   it('can be disabled, scaled, and rescaled while callers wait', async () => {

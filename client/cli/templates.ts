@@ -119,9 +119,7 @@ const fields = (cmd: Command): Command =>
 
 /** Registers `sluice templates list|create|update`. */
 export function registerTemplateCommands(program: Command, exit: ExitState): void {
-  const cmd = program
-    .command('templates')
-    .summary(TEMPLATES_GROUP.summary);
+  const cmd = program.command('templates').summary(TEMPLATES_GROUP.summary);
   cmd
     .command('list')
     .summary('your templates')

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { COMPOSE_GROUP } from './groups';
 import { UsageError } from './errors';
 import { withExit, type ExitState } from './options';
 
@@ -140,7 +141,7 @@ function init(o: { dir: string; force?: boolean }): number {
 
 /** Registers `sluice compose init`. */
 export function registerComposeCommands(program: Command, exit: ExitState): void {
-  const cmd = program.command('compose').summary('prepare the docker-compose.yml stack (secrets in .env)');
+  const cmd = program.command('compose').summary(COMPOSE_GROUP.summary);
   cmd
     .command('init')
     .summary('write a .env of new random secrets beside docker-compose.yml (mode 0600)')

@@ -1,5 +1,6 @@
 /** `sluice config`: the settings the job commands use, and where each came from (secrets masked). */
 import { type Command } from 'commander';
+import { CONFIG_COMMAND } from './groups';
 import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
 
 /** The client variables, for every command's help (the daemon reads the same). */
@@ -45,7 +46,7 @@ async function config(o: { json?: boolean; dataDir: string }): Promise<number> {
 export function registerConfigCommand(program: Command, exit: ExitState): void {
   program
     .command('config')
-    .summary('the settings in force for the job commands, and where each came from')
+    .summary(CONFIG_COMMAND.summary)
     .addOption(jsonOption())
     .addOption(dataDirOption())
     .addHelpText(

@@ -1,5 +1,6 @@
 /** `sluice console`: the web console alone against any Temporal and results store; and the console the daemon and `sluice dev` serve. */
 import { type Command } from 'commander';
+import { CONSOLE_COMMAND } from './groups';
 import { type ConsoleSettings } from '../../config/console';
 import { type ConsoleServer } from '../../console';
 import { CLIENT_ENV_HELP } from './config';
@@ -67,7 +68,7 @@ async function consoleCommand(o: { dataDir: string; host?: string; port?: number
 export function registerConsoleCommand(program: Command, exit: ExitState): void {
   program
     .command('console')
-    .summary('the web console: batches, scalers, endpoints and jobs in a browser')
+    .summary(CONSOLE_COMMAND.summary)
     .description(
       'Serves the web console against the Temporal and results store of the settings in force (as every command reads them). Listens on 127.0.0.1 unless told otherwise; off this machine it needs SLUICE_CONSOLE_TOKEN. The daemon serves it too (SLUICE_CONSOLE_PORT), and `sluice dev` prints its address. Ctrl-C stops it.',
     )

@@ -1,6 +1,7 @@
 /** `sluice dev`: the Temporal dev server, the platform and the daemon in one process tree; Ctrl-C stops all. */
 import { join, resolve } from 'node:path';
 import { type Command } from 'commander';
+import { DEV_COMMAND } from './groups';
 import { stopLeftoverServers } from './dev/leftovers';
 import { parseTemporalMetricsPort } from './worker';
 import { dataDirOption, parsePort, portOption, withExit, type ExitState } from './options';
@@ -124,7 +125,7 @@ export async function startDevConsole(dataDir: string, port: number): Promise<{ 
 /** Registers `sluice dev`. */
 export function registerDevCommand(program: Command, exit: ExitState): void {
   addStackOptions(program.command('dev'))
-    .summary('the whole stack locally: Temporal dev server, platform, daemon')
+    .summary(DEV_COMMAND.summary)
     .description(
       'Starts the Temporal dev server (state in <data-dir>/temporal), the local platform (<data-dir>/platform) and the daemon (<data-dir>/results), prints every URL and the API key, and writes <data-dir>/dev.json, from which the other commands (with the same --data-dir or SLUICE_DATA_DIR) take their settings. Ctrl-C stops everything.',
     )

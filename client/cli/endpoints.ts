@@ -1,5 +1,6 @@
 /** `sluice endpoints list|create|update|delete`: serverless endpoints over the service's GraphQL API. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { ENDPOINTS_GROUP } from './groups';
 import { type EndpointInput, type EndpointView } from '../../contracts';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, withExit, type ExitState } from './options';
@@ -124,7 +125,7 @@ const settings = (cmd: Command): Command =>
 
 /** Registers `sluice endpoints list|create|update|delete`. */
 export function registerEndpointCommands(program: Command, exit: ExitState): void {
-  const cmd = program.command('endpoints').summary('list, create, update and delete serverless endpoints');
+  const cmd = program.command('endpoints').summary(ENDPOINTS_GROUP.summary);
   cmd
     .command('list')
     .summary('your endpoints and their workers')

@@ -10,24 +10,29 @@
  *   (the control plane's GraphQL and REST clients), endpoint-arg.ts (an endpoint by name or id), options.ts
  *   (shared options and parsers), tables.ts (aligned columns), errors.ts, exit-codes.ts, ports.ts, ctrl-c.ts.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { packageInfo } from '../../common/package-root';
 import { ConfigError } from '../../config/errors';
-import { registerComposeCommands } from './compose';
-import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP, registerConfigCommand } from './config';
-import { registerConsoleCommand } from './console';
-import { registerDemoCommand } from './demo';
-import { registerDevCommand } from './dev';
-import { registerEndpointCommands } from './endpoints';
+import { CLIENT_ENV_HELP, SETTINGS_SOURCE_HELP } from './config';
 import { UsageError } from './errors';
 import { EXIT_CODES } from './exit-codes';
-import { registerJobCommands } from './job/commands';
-import { BATCH_GROUP, SCALER_GROUP, type GroupStub } from './groups';
+import {
+  BATCH_GROUP,
+  COMPOSE_GROUP,
+  CONFIG_COMMAND,
+  CONSOLE_COMMAND,
+  DEMO_COMMAND,
+  DEV_COMMAND,
+  ENDPOINTS_GROUP,
+  JOB_COMMANDS,
+  PIPELINE_GROUP,
+  PLATFORM_COMMAND,
+  SCALER_GROUP,
+  TEMPLATES_GROUP,
+  WORKER_COMMAND,
+  type GroupStub,
+} from './groups';
 import { EXIT_CODES_HELP, type ExitState } from './options';
-import { registerPipelineCommands } from './pipeline/commands';
-import { registerPlatformCommands } from './platform';
-import { registerTemplateCommands } from './templates';
-import { registerWorkerCommand } from './worker';
 
 export { EXIT_CODES as EXIT } from './exit-codes';
 
@@ -36,38 +41,44 @@ const PACKAGE = packageInfo();
 
 type Register = (program: Command, exit: ExitState) => void;
 
-/** A group registered in full only when the command line names it (its module loads zod): see groups.ts. */
-interface LazyGroup extends GroupStub {
+/** Top-level commands registered together: their stubs (groups.ts) and their full definitions' module, loaded when named. */
+interface LazyGroup {
+  stubs: readonly GroupStub[];
   load: () => Promise<Register>;
 }
-const BATCH: LazyGroup = { ...BATCH_GROUP, load: async () => (await import('./batch/commands')).registerBatchCommands };
-const SCALER: LazyGroup = {
-  ...SCALER_GROUP,
-  load: async () => (await import('./scaler/commands')).registerScalerCommands,
-};
 
 /** Every command group, in the order `sluice --help` lists them. */
-const REGISTER: (Register | LazyGroup)[] = [
-  registerDevCommand,
-  registerJobCommands,
-  BATCH,
-  SCALER,
-  registerPipelineCommands,
-  registerConfigCommand,
-  registerEndpointCommands,
-  registerTemplateCommands,
-  registerPlatformCommands,
-  registerWorkerCommand,
-  registerConsoleCommand,
-  registerComposeCommands,
-  registerDemoCommand,
+const REGISTER: LazyGroup[] = [
+  { stubs: [DEV_COMMAND], load: async () => (await import('./dev')).registerDevCommand },
+  { stubs: Object.values(JOB_COMMANDS), load: async () => (await import('./job/commands')).registerJobCommands },
+  { stubs: [BATCH_GROUP], load: async () => (await import('./batch/commands')).registerBatchCommands },
+  { stubs: [SCALER_GROUP], load: async () => (await import('./scaler/commands')).registerScalerCommands },
+  { stubs: [PIPELINE_GROUP], load: async () => (await import('./pipeline/commands')).registerPipelineCommands },
+  { stubs: [CONFIG_COMMAND], load: async () => (await import('./config')).registerConfigCommand },
+  { stubs: [ENDPOINTS_GROUP], load: async () => (await import('./endpoints')).registerEndpointCommands },
+  { stubs: [TEMPLATES_GROUP], load: async () => (await import('./templates')).registerTemplateCommands },
+  { stubs: [PLATFORM_COMMAND], load: async () => (await import('./platform')).registerPlatformCommands },
+  { stubs: [WORKER_COMMAND], load: async () => (await import('./worker')).registerWorkerCommand },
+  { stubs: [CONSOLE_COMMAND], load: async () => (await import('./console')).registerConsoleCommand },
+  { stubs: [COMPOSE_GROUP], load: async () => (await import('./compose')).registerComposeCommands },
+  { stubs: [DEMO_COMMAND], load: async () => (await import('./demo')).registerDemoCommand },
 ];
+
+/** Registers a group's stubs: each name with its summary, listed under the full definition's term. */
+function registerStubs(program: Command, stubs: readonly GroupStub[], terms: WeakMap<Command, string>): void {
+  for (const stub of stubs)
+    for (const [i, name] of stub.names.entries()) {
+      const cmd = program.command(name, { hidden: i > 0 }).summary(stub.summary);
+      if (stub.term) terms.set(cmd, stub.term);
+    }
+}
 
 /**
  * The program; `exit` receives the exit code of the action that ran. With `command` (the command
- * line's first word) a lazy group is registered in full only if it is the one named, else as a
- * stub with its name and summary: `sluice --version`, `--help` and the other commands never load
- * zod (issue 23: the CLI answers at once). Without it, every group in full (tests walk the tree).
+ * line's first word) only the group that names it is registered in full (its module loaded), the
+ * others as stubs with their names and summaries: `sluice --version`, `--help` and each command
+ * load only their own definitions (issue 23: the CLI answers at once). Without it, every group
+ * in full (tests walk the tree).
  */
 export async function buildProgram(exit: ExitState, command?: string): Promise<Command> {
   const program = new Command(PACKAGE.name)
@@ -91,10 +102,17 @@ Environment:
 ${CLIENT_ENV_HELP}
   SLUICE_LOG_LEVEL, SLUICE_LOG_PRETTY  log level (info) and pretty logs (on a terminal)`,
     );
+  const terms = new WeakMap<Command, string>();
+  const term = Help.prototype.subcommandTerm;
+  program.configureHelp({
+    subcommandTerm(this: Help, cmd) {
+      return terms.get(cmd) ?? term.call(this, cmd);
+    },
+  });
   for (const entry of REGISTER) {
-    if (typeof entry === 'function') entry(program, exit);
-    else if (command === undefined || entry.names.includes(command)) (await entry.load())(program, exit);
-    else for (const [i, name] of entry.names.entries()) program.command(name, { hidden: i > 0 }).summary(entry.summary);
+    const named = command === undefined || entry.stubs.some((s) => s.names.includes(command));
+    if (named) (await entry.load())(program, exit);
+    else registerStubs(program, entry.stubs, terms);
   }
   return program;
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { PLATFORM_COMMAND } from './groups';
 import type { Faults, Platform } from '../../platform';
 import { UsageError } from './errors';
 import { dataDirOption, jsonOption, portOption, withExit, type ExitState } from './options';
@@ -188,7 +189,7 @@ async function addUser(name: string, o: { json?: boolean }, cmd: Command): Promi
 export function registerPlatformCommands(program: Command, exit: ExitState): void {
   const cmd = program
     .command('platform')
-    .summary('run the local serverless platform alone (queue, REST, GraphQL, worker pods)')
+    .summary(PLATFORM_COMMAND.summary)
     .description(
       'Runs the local RunPod-compatible platform, its state in <data-dir>/platform (the same place `sluice dev` keeps it). Ctrl-C stops it.',
     )

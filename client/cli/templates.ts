@@ -1,5 +1,6 @@
 /** `sluice templates list|create|update`: the worker command lines endpoints run, over the service's REST and GraphQL APIs. */
 import { type Command, Option } from 'commander';
+import { TEMPLATES_GROUP } from './groups';
 import { type PodTemplate, type SaveTemplateInput } from '../../contracts';
 import { UsageError } from './errors';
 import { collectEnv, dataDirOption, jsonOption, withExit, type ExitState } from './options';
@@ -118,9 +119,7 @@ const fields = (cmd: Command): Command =>
 
 /** Registers `sluice templates list|create|update`. */
 export function registerTemplateCommands(program: Command, exit: ExitState): void {
-  const cmd = program
-    .command('templates')
-    .summary('list, create and update worker templates (the command an endpoint runs)');
+  const cmd = program.command('templates').summary(TEMPLATES_GROUP.summary);
   cmd
     .command('list')
     .summary('your templates')

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { flushCodeCache } from '../../common/code-cache';
 import { type Command } from 'commander';
+import { WORKER_COMMAND } from './groups';
 import { ConfigError } from '../../config/errors';
 import { type ConsoleSettings } from '../../config/console';
 import { CONSOLE_ENV_HELP, consoleSettings, serveConsole } from './console';
@@ -98,7 +99,7 @@ async function startDaemonConsole(
 export function registerWorkerCommand(program: Command, exit: ExitState): void {
   program
     .command('worker')
-    .summary('run the orchestrator daemon (configured by TEMPORAL_*, SLUICE_*)')
+    .summary(WORKER_COMMAND.summary)
     .description(
       'Runs the daemon: the Temporal worker of the job workflows, the webhook receiver, /healthz, /readyz and /metrics. Configured by environment variables; every missing or invalid one is reported at once (exit 2).',
     )

@@ -69,6 +69,19 @@ describe('sluice help and usage', () => {
     expect(v).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
+  it("the listing of `sluice --help` (stubs: no group loaded) is the full program's, and a named command is registered in full", async () => {
+    const listing = (p: Command): string => p.helpInformation();
+    const full = await buildProgram({ code: 0 });
+    const stubs = await buildProgram({ code: 0 }, '--help');
+    expect(listing(stubs)).toBe(listing(full));
+    expect(listing(await buildProgram({ code: 0 }, 'status'))).toBe(listing(full));
+    // A stub has no options; the command named is complete, the others stay stubs.
+    const run = await buildProgram({ code: 0 }, 'run');
+    expect(run.commands.find((c) => c.name() === 'run')!.options.length).toBeGreaterThan(0);
+    expect(run.commands.find((c) => c.name() === 'dev')!.options).toHaveLength(0);
+    expect(stubs.commands.find((c) => c.name() === 'scale')).toBeDefined();
+  });
+
   it('bare `sluice` prints the help on stderr and exits 2', async () => {
     const r = await sluice([]);
     expect(r.code).toBe(2);

@@ -1,5 +1,6 @@
 /** The job orchestration's commands — `sluice run`, `status`, `cancel`, `result` — registered on the program by main. */
 import { type Command, Option } from 'commander';
+import { JOB_COMMANDS } from '../groups';
 import { dataDirOption, jsonOption, lazyAction, parsePositiveInt, withExit, type ExitState } from '../options';
 import type { RunOptions } from './actions';
 
@@ -13,7 +14,7 @@ const JOB_STATE_EXIT =
 function runCommand(program: Command, exit: ExitState): void {
   program
     .command('run')
-    .summary('run a job through a durable workflow, shown live')
+    .summary(JOB_COMMANDS.run.summary)
     .description(
       'Starts a job workflow on an endpoint (by id or name; an unknown endpoint is refused before anything starts, naming those that exist) and shows its phases, progress and (with --stream) its chunks until it ends.',
     )
@@ -61,7 +62,7 @@ Exit code: 0 completed, 1 failed / timed out / expired, 2 usage, 3 cancelled, 13
 function statusCommand(program: Command, exit: ExitState): void {
   program
     .command('status')
-    .summary('workflow status, phase, remote job, progress')
+    .summary(JOB_COMMANDS.status.summary)
     .argument('<id>', 'the job: job/<id> or <id>')
     .addOption(jsonOption())
     .addOption(dataDirOption())
@@ -78,7 +79,7 @@ function statusCommand(program: Command, exit: ExitState): void {
 function cancelCommand(program: Command, exit: ExitState): void {
   program
     .command('cancel')
-    .summary('cancel the job and its remote job')
+    .summary(JOB_COMMANDS.cancel.summary)
     .argument('<id>', 'the job: job/<id> or <id>')
     .addOption(jsonOption())
     .addOption(dataDirOption())
@@ -104,7 +105,7 @@ Afterwards \`sluice status\` and \`sluice result\` report it CANCELLED (exit 3).
 function resultCommand(program: Command, exit: ExitState): void {
   program
     .command('result')
-    .summary("the job's result (exit 4 while it still runs)")
+    .summary(JOB_COMMANDS.result.summary)
     .argument('<id>', 'the job: job/<id> or <id>')
     .option('--wait', 'wait for a running job to end')
     .option('--chunks', 'print the stream chunks stored for the job, one JSON per line')

@@ -3,6 +3,7 @@
  * registered on the program by main, one step per subcommand (pause, resume and cancel in control-commands.ts, rerun in rerun-commands.ts).
  */
 import { type Command, Option } from 'commander';
+import { PIPELINE_GROUP } from '../groups';
 import { cancelCommand, pauseResumePipelineCommands } from './control-commands';
 import { ID_ARGUMENT, PIPELINE_EXIT_HELP } from './output';
 import { registerRerunCommands } from './rerun-commands';
@@ -182,7 +183,7 @@ const SUBCOMMANDS = [
 export function registerPipelineCommands(program: Command, exit: ExitState): void {
   const pipeline = program
     .command('pipeline')
-    .summary('run every input through several endpoints, stage after stage: validate, start, watch, control, results')
+    .summary(PIPELINE_GROUP.summary)
     .description(
       'Pipelines: every line of a JSONL file flows through stages, each a job on an endpoint, with JSONata expressions mapping one stage to the next (docs/pipelines.md).',
     )

@@ -96,6 +96,8 @@ export async function refill(
   };
   const sending: Promise<void>[] = [];
   const going = (): boolean => Date.now() < until || polls?.pending() === true;
+  // Its submissions' journal entries share appends (one job is sent at a time as slots free): all durable before it returns.
+  sub.group();
   while (going() && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
     // A poll's find wakes it too (its slot is free).
@@ -133,7 +135,8 @@ export async function refill(
     if (send.length > 0) idleAt = undefined;
     else if (idle()) break;
   }
-  await Promise.all(sending);
+  const flushed = sub.ungroup();
+  await Promise.all([...sending, flushed]);
   res.rateLimited = sub.rateLimited;
 }
 

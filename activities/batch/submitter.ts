@@ -33,6 +33,13 @@ export type SubmitterQueue = Pick<QueueClient, 'run' | 'retry'> & Partial<Pick<Q
 
 /** Submissions in flight at once within a step. */
 const PARALLEL = 16;
+/**
+ * How long a journal entry waits for others to share its append (its write and fsync) when fewer
+ * than {@link PARALLEL} are pending: a refill sends one job at a time as slots free, and each
+ * `each` of one item flushed on its own (an fsync per job, issue 22). The step still returns only
+ * once every entry is durable; {@link Submitter.ending} makes the last ones go at once.
+ */
+const GROUP_MS = 100;
 
 export class Submitter {
   private readonly journal: Map<string, Journaled>;
@@ -40,6 +47,10 @@ export class Submitter {
   private readonly scope: string;
   private pending: Journaled[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  /** Callers waiting for the next flush, and its timer ({@link flushSoon}). */
+  private soon?: { timer: NodeJS.Timeout; waiting: { resolve: () => void; reject: (err: unknown) => void }[] };
+  /** While set (a refill: one job sent at a time), entries are grouped ({@link GROUP_MS}); else flushed at once. */
+  private grouping = false;
   /** Set by the first 429: the step sends nothing more. */
   limited = false;
   rateLimited = 0;
@@ -183,7 +194,8 @@ export class Submitter {
   /**
    * Runs `fn` over `items`, {@link PARALLEL} in flight at a time (lanes.ts): each item takes the
    * next free lane (a slow call holds its own lane, not the others; a call waiting to retry holds
-   * none), and the journal is flushed after every {@link PARALLEL} answers and at the end.
+   * none), and the journal is flushed after every {@link PARALLEL} answers; at the end its entries are
+   * made durable with those of other calls within {@link GROUP_MS} (one append for several), before it resolves.
    */
   async each<T>(items: T[], fn: (item: T, lane: Lane) => Promise<void>, beat: () => void): Promise<void> {
     const lanes = new Lanes(PARALLEL);
@@ -208,18 +220,50 @@ export class Submitter {
         }
       }),
     );
-    await this.flush();
+    await this.flushSoon();
   }
 
-  /** Makes the journal entries so far durable (one append at a time). */
+  /** Entries answered from now on wait up to {@link GROUP_MS} for others to share their append (a refill begins). */
+  group(): void {
+    this.grouping = true;
+  }
+
+  /** From now on every flush goes at once (the refill ends: nothing is gained by waiting), and the waiting ones go now. */
+  ungroup(): Promise<void> {
+    this.grouping = false;
+    return this.flush();
+  }
+
+  /**
+   * Makes the journal entries so far durable together with those that come within {@link GROUP_MS}
+   * while {@link group}ed (else, or when {@link PARALLEL} are pending, at once): resolves once they are.
+   */
+  flushSoon(): Promise<void> {
+    if (!this.grouping || this.pending.length === 0 || this.pending.length >= PARALLEL) return this.flush();
+    return new Promise<void>((resolve, reject) => {
+      this.soon ??= { timer: setTimeout(() => void this.flush().catch(() => undefined), GROUP_MS), waiting: [] };
+      this.soon.waiting.push({ resolve, reject });
+    });
+  }
+
+  /** Makes the journal entries so far durable (one append at a time); those waiting in {@link flushSoon} too. */
   flush(): Promise<void> {
+    const soon = this.soon;
+    this.soon = undefined;
+    if (soon) clearTimeout(soon.timer);
     this.flushing = this.flushing.then(async () => {
       if (this.pending.length === 0) return;
       const group = this.pending;
       this.pending = [];
       await this.store.append(this.key, group);
     });
-    return this.flushing;
+    const done = this.flushing;
+    if (soon)
+      done.then(
+        () => soon.waiting.forEach((w) => w.resolve()),
+        (err) => soon.waiting.forEach((w) => w.reject(err)),
+      );
+    return done;
   }
 
   /** Journals a submission, and binds its webhook URL to its job. */

@@ -2,7 +2,9 @@
  * The local store's logs kept open for appending: a log appended to again within `idleMs` reuses
  * its file handle (a batch's inbox log takes a group at every few webhooks: the open and the close
  * of each append saved, issue 22), closed once idle, on the key's delete or replace, and on the
- * store's close. Each append is still one write(2) with O_APPEND, then an fsync of the handle.
+ * store's close. Each append is still one write(2) with O_APPEND, then an fsync of the handle that
+ * began after its write: appends written while an fsync runs (or within the `syncWithinMs` one of
+ * them allows) share the next one (group commit), each resolved once it is done.
  */
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -19,6 +21,10 @@ interface Held {
   /** No longer handed out (idle, dropped, or failed): closed once its last user is done. */
   done: boolean;
   idle?: NodeJS.Timeout;
+  /** The fsync in progress. */
+  syncing?: Promise<void>;
+  /** The next fsync, not begun: appends written now are covered by it. */
+  next?: Promise<void>;
 }
 
 /** Open append handles of log files, one per file. */
@@ -36,9 +42,10 @@ export class LogHandles {
 
   /**
    * Appends `buf` to `file` (created if absent, its folder fsync'd then) and fsyncs it; `written`
-   * is called between the write and the fsync with where the group lies in the file.
+   * is called between the write and the fsync with where the group lies in the file. The fsync may
+   * wait up to `syncWithinMs` for later appends to share it.
    */
-  async append(file: string, buf: Buffer, written?: (span: LogSpan) => void): Promise<void> {
+  async append(file: string, buf: Buffer, written?: (span: LogSpan) => void, syncWithinMs = 0): Promise<void> {
     const h = await this.take(file);
     try {
       // Reserved before the write: appends of one handle get spans in the order they were called.
@@ -47,8 +54,7 @@ export class LogHandles {
       count(this.stats, 'write', buf.length);
       await appendWhole(h.fh, buf);
       written?.({ from, to: from + buf.length, bytes: buf.length });
-      count(this.stats, 'fsync');
-      await h.fh.sync();
+      await this.synced(h, syncWithinMs);
     } catch (err) {
       this.drop(file, h); // opened again by the next append, its size read again
       throw err;
@@ -56,6 +62,33 @@ export class LogHandles {
       h.users--;
       this.release(file, h);
     }
+  }
+
+  /**
+   * An fsync of `h` that begins after now: the next one not begun yet (shared), else a new one,
+   * begun once the one in progress is done and `waitMs` has passed.
+   */
+  private synced(h: Held, waitMs: number): Promise<void> {
+    if (h.next) return h.next;
+    const before = h.syncing?.catch(() => undefined);
+    const wait = waitMs > 0 ? new Promise((r) => setTimeout(r, waitMs)) : undefined;
+    const next: Promise<void> = Promise.all([before, wait]).then(() => {
+      // Begun: appends written from now on wait for the one after.
+      h.next = undefined;
+      h.syncing = next;
+      count(this.stats, 'fsync');
+      return h.fh.sync();
+    });
+    h.next = next;
+    void next.then(
+      () => this.syncEnded(h, next),
+      () => this.syncEnded(h, next),
+    );
+    return next;
+  }
+
+  private syncEnded(h: Held, p: Promise<void>): void {
+    if (h.syncing === p) h.syncing = undefined;
   }
 
   /** Closes the handle of `file`, if open (the key is deleted or replaced: the next append opens the new file). */

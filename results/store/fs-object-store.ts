@@ -18,6 +18,7 @@ import {
   parseLines,
   type ListOptions,
   type ListPage,
+  type AppendOptions,
   type LogSpan,
   type ObjectStore,
   type StoreEntry,
@@ -72,11 +73,11 @@ export class FsObjectStore extends ValueStore implements ObjectStore {
     return (await this.stat(key))?.isFile() ?? false;
   }
 
-  async append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void> {
+  async append(key: string, values: unknown[], written?: (span: LogSpan) => void, o?: AppendOptions): Promise<void> {
     if (values.length === 0) return;
     const file = this.path(key);
     // One write(2) with O_APPEND: concurrent appenders (processes on one host) never interleave.
-    await writing(file, () => this.logs.append(file, Buffer.from(jsonLines(values)), written));
+    await writing(file, () => this.logs.append(file, Buffer.from(jsonLines(values)), written, o?.syncWithinMs));
   }
 
   async lines(key: string): Promise<unknown[]> {

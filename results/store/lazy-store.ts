@@ -8,6 +8,7 @@ import {
   newStats,
   type ListOptions,
   type ListPage,
+  type AppendOptions,
   type LogSpan,
   type ObjectStore,
   type StoreStats,
@@ -59,8 +60,8 @@ export class LazyStore implements ObjectStore {
   async has(key: string): Promise<boolean> {
     return (await this.store()).has(key);
   }
-  async append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void> {
-    return (await this.store()).append(key, values, written);
+  async append(key: string, values: unknown[], written?: (span: LogSpan) => void, o?: AppendOptions): Promise<void> {
+    return (await this.store()).append(key, values, written, o);
   }
   async lines(key: string): Promise<unknown[]> {
     return (await this.store()).lines(key);

@@ -35,6 +35,12 @@ export interface StoreStats {
   bytesRead: number;
 }
 
+/** Options of {@link ObjectStore.append}. */
+export interface AppendOptions {
+  /** Most ms the local store's fsync of this group waits for later appends to share it. @default 0 */
+  syncWithinMs?: number;
+}
+
 /**
  * Where an appended group lies in its log, as `tail` counts positions (a byte offset locally, a
  * part number on S3): `tail(key, from)` reads it first and `to` is the position after it, and its
@@ -85,8 +91,10 @@ export interface ObjectStore {
    * read-modify-write). `written`, when given, may be called once the group is written but not yet
    * durable (readers may see it from then on; the local store calls it before its fsync): it
    * resolves once durable, as always. It is given where the group lies in the log ({@link LogSpan}).
+   * `o.syncWithinMs`: the local store's fsync may wait that long for later appends to the log to
+   * share it (group commit: each still resolves only once an fsync after its write is done).
    */
-  append(key: string, values: unknown[], written?: (span: LogSpan) => void): Promise<void>;
+  append(key: string, values: unknown[], written?: (span: LogSpan) => void, o?: AppendOptions): Promise<void>;
   /** Every line of `key` (a log, or a value written as lines), parsed, in order; [] when absent. */
   lines(key: string): Promise<unknown[]>;
   /**

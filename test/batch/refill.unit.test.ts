@@ -38,7 +38,12 @@ describe('refill', () => {
     const sends = {
       sendAll: async (items: { ref: { i: number } }[]) => void sent.push(...items.map((x) => x.ref.i)),
     } as unknown as StepSends;
-    const sub = { limited: false, rateLimited: 0 } as unknown as Submitter;
+    const sub = {
+      limited: false,
+      rateLimited: 0,
+      group: () => undefined,
+      ungroup: async () => undefined,
+    } as unknown as Submitter;
     const req = { seq: 1, collect: { waitMs: 0, min: 1, refillMs: 600_000 } } as StepRequest;
     const inbox = busyInbox();
     const finished: JobRecord[] = [];

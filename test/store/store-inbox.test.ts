@@ -106,6 +106,30 @@ describe.each(['local directory', 'S3 (MinIO)'])('store inbox on %s', (kind) => 
     expect((await step.take()).length).toBe(300);
   });
 
+  it.skipIf(kind !== 'local directory')(
+    'webhooks a few ms apart share fsyncs (group commit), each answered once an fsync after its write is done',
+    async () => {
+      const run = { workflowId: 'batch/spread', runId: 'r1' };
+      const store = open('spread');
+      const a = new StoreInbox({ store, daemonId: 'a', syncWithinMs: 40 });
+      const fsyncs = () => store.stats.requests.fsync ?? 0;
+      const before = fsyncs();
+      const syncsAtAnswer: number[] = [];
+      const puts: Promise<void>[] = [];
+      for (let n = 0; n < 10; n++) {
+        puts.push(a.put(run, rec(`s${n}`)).then(() => void syncsAtAnswer.push(fsyncs() - before)));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await Promise.all(puts);
+      // One fsync per record (and one for the new file's folder) before; a few now.
+      expect(fsyncs() - before).toBeLessThanOrEqual(5);
+      // None answered before an fsync (the file's own, after the folder's) had run.
+      expect(Math.min(...syncsAtAnswer)).toBeGreaterThanOrEqual(2);
+      const fresh = new StoreInbox({ store: open('spread'), daemonId: 'b' });
+      expect((await (await fresh.open(run, 0)).take()).length).toBe(10);
+    },
+  );
+
   it("wakes a waiting step on its own daemon's record, and finds another daemon's by polling", async () => {
     const run = { workflowId: 'batch/wait', runId: 'r1' };
     const a = new StoreInbox({ store: open('wait'), daemonId: 'a', pollMs: 600_000, lingerMs: 0 });

@@ -14,7 +14,7 @@ import { type QueueClient } from '../../platform-api';
 import { type InboxReader } from '../../results/batch/inbox';
 import { WebhookHealth } from '../../results/webhook-health';
 import { InFlightJobs } from '../../activities/batch/in-flight';
-import { POLL_PATIENCE_MS } from '../../activities/batch/step-orders';
+import { POLL_PATIENCE_MS } from '../../activities/batch/step-polls';
 import { busyInbox, stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 10;

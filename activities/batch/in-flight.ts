@@ -26,7 +26,19 @@ export interface Tracked {
   polledAt: number;
   /** A poll of it is under way. */
   busy?: boolean;
+  /**
+   * Known from a replayed submission's answer only (an earlier submission's job, maybe sent by a
+   * daemon that died): its webhook went to whoever sent it, so a poll finding it done is no miss.
+   */
+  replayed?: boolean;
 }
+
+/**
+ * Whether a poll finding a job finished counts as a missed webhook of this daemon (results/webhook-health.ts):
+ * only for a job it tracked (`t`: the entry the poll ended) and sent itself. A job it never knew (a dead
+ * daemon's, polled by the step after a restart) or knew from a replayed answer only had its webhook sent to another.
+ */
+export const missedIfFound = (t: Tracked | undefined): boolean => t !== undefined && t.replayed !== true;
 
 /** A job a poll found finished, kept until a step of its batch takes it. */
 export interface Found {
@@ -83,9 +95,22 @@ export class InFlightJobs {
   recheck(wf: string, id: string, dup?: boolean, now = Date.now()): void {
     const b = this.batch(wf);
     const run = b.ended.get(id);
-    if (run === undefined) return this.add(wf, id, now, dup ? 0 : undefined);
+    if (run === undefined) return dup ? this.replayed(wf, id, now) : this.add(wf, id, now);
     b.ended.delete(id);
     b.jobs.set(id, { id, r: run, t0: now, polledAt: 0, pollAt: now });
+  }
+
+  /**
+   * A replayed submission of batch `wf` was answered with job `id` (an earlier submission's: it may
+   * have finished long ago, its webhook gone to the daemon that sent it): polled at once; a job this
+   * daemon did not track is marked {@link Tracked.replayed} (found done, no missed webhook).
+   */
+  replayed(wf: string, id: string, now = Date.now()): void {
+    const b = this.batch(wf);
+    const had = b.jobs.has(id);
+    this.add(wf, id, now, 0);
+    const t = b.jobs.get(id);
+    if (t && !had) t.replayed = true;
   }
 
   /** Whether `t` is still batch `wf`'s entry of its job (not ended, nor replaced by a retry's run). */
@@ -111,10 +136,11 @@ export class InFlightJobs {
     return t;
   }
 
-  /** A poll found job `record.id` of batch `wf` finished: it is no longer in flight, and kept for the next {@link takeFound}. */
-  found(wf: string, record: JobRecord): void {
+  /** A poll found job `record.id` of batch `wf` finished: it is no longer in flight, and kept for the next {@link takeFound}. Returns the job ended. */
+  found(wf: string, record: JobRecord): Tracked | undefined {
     const t = this.done(wf, record.id, false, Date.now(), record.retries ?? 0);
     this.batch(wf).found.push({ record, t0: t?.t0 ?? Date.now() });
+    return t;
   }
 
   /** Records taken by a step that failed: kept for the next step (their jobs are not in flight any more, nor polled again). */

@@ -9,7 +9,7 @@ import { isTerminal, type JobRecord } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { type InboxPosition, type InboxReader, type InboxRecord } from '../../results/batch/inbox';
 import { type WebhookHealth } from '../../results/webhook-health';
-import { type Found, type InFlightJobs, type Tracked } from './in-flight';
+import { missedIfFound, type Found, type InFlightJobs, type Tracked } from './in-flight';
 import { type StepRequest, type StepResult } from './types';
 
 /** Cadence of polling rounds, ms. */
@@ -174,7 +174,7 @@ export class SteadyPoll implements InboxReader {
         if (typeof r.delayTime === 'number' && typeof r.executionTime === 'number')
           this.d.jobs.took(this.wf, r.delayTime + r.executionTime);
         // No longer in flight from now (never polled again), its record kept until a step takes it.
-        this.d.health?.polledDone(r.id, this.wf, endedAgo(t, r));
+        if (missedIfFound(t)) this.d.health?.polledDone(r.id, this.wf, endedAgo(t, r));
         this.d.jobs.found(this.wf, r);
       } else t.pollAt = t.polledAt + Math.min(LATE_EVERY_MAX_MS, 2 * Math.max(1000, t.polledAt - t.t0));
     } catch (err) {

@@ -1,14 +1,12 @@
 /**
  * What a bulk step sends on the workflow's orders: retries (as the retry rule chose: `/retry` or a
- * new submission), new lines read (up to the room, the rest deferred), cancels, and polls of late
- * jobs. step.ts runs them in that order.
+ * new submission), new lines read (up to the room, the rest deferred), cancels; its polls of late
+ * jobs are step-polls.ts. step.ts runs them in that order.
  */
-import { isTerminal, type JobRecord, type JobSubmission } from '../../contracts';
+import { type JobSubmission } from '../../contracts';
 import { isPlatformApiError, type QueueClient } from '../../platform-api';
 import { toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
-import { type PollsUnderWay } from './collect';
-import { beat } from './heartbeat';
 import { keyOf } from './input';
 import { type BatchInput } from '../../results/batch/locations';
 import { type InFlightJobs } from './in-flight';
@@ -19,9 +17,6 @@ import { subsetOf } from '../../results/batch/rerun';
 import { type SubmissionWebhooks, type Submitted, type Submitter } from './submitter';
 import { type DetachedSubmissions, type StepSends } from './detached';
 import { type LineRef, type StepRequest, type StepResult } from './types';
-
-/** Polls of late jobs under way at once. */
-const POLL_LANES = 8;
 
 /** What a step's activity is built with. */
 export interface StepDeps {
@@ -133,71 +128,6 @@ export async function cancelJobs(s: Step): Promise<void> {
     }
     s.res.cancelled.push(id);
   }
-}
-
-/**
- * Polls the jobs the workflow ordered polled (late jobs, the workflow's fallback; a dead daemon's
- * jobs): the finished ones are returned (their webhook was missed), the others reported running
- * (and polled steadily from now on if webhooks stop) or expired. Each finished one is also added to
- * `sink` as its answer comes, and `onFind` told (the step's refill runs meanwhile: a slow answer
- * holds up no submission, and a job found done frees its slot).
- */
-export async function pollJobs(s: Step, sink?: JobRecord[], onFind?: () => void): Promise<JobRecord[]> {
-  const finished: JobRecord[] = [];
-  const { health, inFlight } = s.deps;
-  const wf = s.req.run.workflowId;
-  const poll = async (id: string): Promise<void> => {
-    beat({ seq: s.req.seq, phase: 'poll' });
-    try {
-      health?.polled();
-      const r = await s.deps.queue.status(s.req.endpointId, id, s.prio);
-      if (isTerminal(r.status)) {
-        finished.push(r);
-        sink?.push(r);
-        onFind?.();
-        // A miss only if this daemon sent or tracked the job: a dead daemon's jobs (polled by the
-        // step after its restart) had their webhooks sent to it, not to this one.
-        const known = inFlight ? inFlight.done(wf, id, false) !== undefined : true;
-        if (s.req.webhook && known) health?.polledDone(id, wf);
-      } else {
-        s.res.polledRunning.push(id);
-        if (s.req.webhook) inFlight?.add(wf, id);
-      }
-    } catch (err) {
-      if (isPlatformApiError(err, 'NOT_FOUND')) s.res.expired.push(id);
-      else if (!isPlatformApiError(err, 'RATE_LIMITED')) throw toFailure(err);
-    }
-  };
-  // Several at a time, each lane taking the next job as its answer comes (a slow answer holds only its lane).
-  const ids = [...s.req.poll];
-  await Promise.all(
-    Array.from({ length: Math.min(POLL_LANES, ids.length) }, async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await poll(id);
-    }),
-  );
-  return finished;
-}
-
-/**
- * Starts the step's polls ({@link pollJobs}) beside its refill: each finished job joins `finished`
- * as its answer comes; `polls` is what the refill sees of them (woken at each find and at their
- * end); `done`, their finds, awaited by the step (their failure fails the step there).
- */
-export function startPolls(s: Step, finished: JobRecord[]): { polls: PollsUnderWay; done: Promise<JobRecord[]> } {
-  let onFound: (() => void) | undefined;
-  let pending = true;
-  const wake = (): void => {
-    const w = onFound;
-    onFound = undefined;
-    w?.();
-  };
-  const done = pollJobs(s, finished, wake);
-  const ended = (): void => {
-    pending = false;
-    wake();
-  };
-  done.then(ended, ended);
-  return { polls: { onFind: (w) => void (onFound = w), pending: () => pending }, done };
 }
 
 /** The lines a retry-failed run reads (its subset); every line otherwise. */

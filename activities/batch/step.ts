@@ -16,7 +16,8 @@ import { isFeedLocation } from '../../results/batch/feed';
 import { openedInput, type BatchInput } from '../../results/batch/locations';
 import { outcomeSegments } from './outcomes';
 import { standing } from './priority-board';
-import { cancelJobs, keepOf, readAndSubmit, startPolls, sendRetries, type Step, type StepDeps } from './step-orders';
+import { cancelJobs, keepOf, readAndSubmit, sendRetries, type Step, type StepDeps } from './step-orders';
+import { startPolls } from './step-polls';
 import { Submitter, type Submitted } from './submitter';
 import { StepSends } from './detached';
 import { claimedJobs, reportSubmitting } from './submitting';
@@ -78,9 +79,10 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
 
   await cancelJobs(s);
   // The polls run while the step refills (a poll answered late, under faults, held up every new
-  // submission of the step): each finished job joins `finished` as its answer comes.
+  // submission of the step): each finished job joins `finished` as its answer comes; with the
+  // daemon's memory of the batch's jobs, those unanswered after a while are handed on to it.
   const finished: JobRecord[] = [];
-  const polling = startPolls(s, finished);
+  const polling = startPolls(s, finished, inbox instanceof SteadyPoll);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
   if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
@@ -91,7 +93,7 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
     await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, polling.polls);
   }
-  const polled = new Set<JobRecord>(await polling.done);
+  const polled = new Set<JobRecord>(await polling.ended());
   await retrying;
   const waitMs = retried ? 0 : req.collect.waitMs > 0 ? req.collect.waitMs : s.yielding ? YIELD_WAIT_MS : 0;
   // A step waiting on earlier submissions not answered yet also returns when one answers.
@@ -152,8 +154,10 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
   // A late answer's job is in flight from now, late like any other (a webhook that came before it
   // was matched by its URL's claim, and its job is not tracked again); a replayed one may have
   // finished long ago (its webhook gone to a daemon that died): polled at once.
-  const answered = (id: string, dup?: boolean): void =>
-    deps.inFlight?.add(req.run.workflowId, id, Date.now(), dup ? 0 : undefined);
+  const answered = (id: string, dup?: boolean): void => {
+    if (dup) deps.inFlight?.replayed(req.run.workflowId, id);
+    else deps.inFlight?.add(req.run.workflowId, id);
+  };
   const detach = req.dt && deps.detached ? { detach: deps.detached } : {};
   const sends = new StepSends({ run: req.run, seq: req.seq, sub, record, answered, ...detach });
   return { deps, req, input, res, sub, sends, stand, me, prio, yielding, outranked, beating, record, parsed, answered };

@@ -1,7 +1,9 @@
 /**
  * A batch step's polls (the workflow's orders: late jobs, a dead daemon's jobs) run while the step
  * refills (activities/batch/step.ts): a poll answered late (a slow service, issue 19's delays) holds
- * up no new submission, and what it finds is still the step's completion, marked polled.
+ * up no new submission, and what it finds is still the step's completion, marked polled. With the
+ * daemon's memory of the batch's jobs, a poll answered seconds late holds up no step either: it is
+ * handed on, and its record is the next step's.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ import { type QueueClient } from '../../platform-api';
 import { type InboxReader } from '../../results/batch/inbox';
 import { WebhookHealth } from '../../results/webhook-health';
 import { InFlightJobs } from '../../activities/batch/in-flight';
+import { POLL_PATIENCE_MS } from '../../activities/batch/step-polls';
 import { busyInbox, stepFiles, stepRequest } from './step-fixture';
 
 const LINES = 10;
@@ -131,6 +134,80 @@ describe("a batch step's polls", () => {
       runStep({ queue, store: storeIn('store-misses'), inbox: busyInbox(), health, inFlight }, req),
     );
     expect(health.snapshot().missed).toBe(1);
+    expect(health.healthy()).toBe(true);
+  });
+
+  it("hand on a poll answered late (with the daemon's memory of the batch): the step ends, the next takes its record", async () => {
+    const SLOW_MS = POLL_PATIENCE_MS + 1500;
+    let answered = false;
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => ({
+        id: `job-of-${JSON.stringify(body.input)}`,
+        status: 'IN_QUEUE',
+      }),
+      status: async (_ep: string, id: string) => {
+        if (id === 'slow') {
+          await sleep(SLOW_MS);
+          answered = true;
+        }
+        return { id, status: 'COMPLETED', output: {} } as JobRecord;
+      },
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    // No webhook comes (a dead daemon's jobs: theirs went to it).
+    const silent: InboxReader = {
+      wait: (_min, ms, signal) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(ms, 50));
+          signal?.addEventListener('abort', () => (clearTimeout(t), resolve()));
+        }),
+      take: async () => [],
+      position: () => ({}),
+    };
+    const inFlight = new InFlightJobs();
+    const wf = 'batch/step-polls-hand-on';
+    const deps = { queue, store: storeIn('store-hand-on'), inbox: { open: async () => silent }, inFlight };
+    const req = stepRequest(wf, source, { poll: ['quick', 'slow'], read: undefined });
+    const t0 = Date.now();
+    const first: StepResult = await new MockActivityEnvironment().run(() => runStep(deps, req));
+    const tookMs = Date.now() - t0;
+    expect(answered).toBe(false);
+    expect(tookMs).toBeLessThan(SLOW_MS);
+    expect(first.completions.map((c) => c.id)).toEqual(['quick']);
+    expect(first.polledRunning).toEqual([]);
+    await sleep(SLOW_MS - tookMs + 200);
+    expect(answered).toBe(true);
+    const next: StepResult = await new MockActivityEnvironment().run(() =>
+      runStep(deps, stepRequest(wf, source, { seq: 2, read: undefined })),
+    );
+    expect(next.completions).toEqual([expect.objectContaining({ id: 'slow', q: 1 })]);
+  });
+
+  it("count no missed webhook for a replayed submission's job (the dead daemon's first job: its webhook went there)", async () => {
+    const queue = {
+      run: async (_ep: string, body: JobSubmission) => ({
+        id: `job-of-${JSON.stringify(body.input)}`,
+        status: 'IN_QUEUE',
+        replayed: true,
+      }),
+      status: async (_ep: string, id: string) => ({ id, status: 'COMPLETED', output: {} }) as JobRecord,
+    } as unknown as Pick<QueueClient, 'run' | 'retry' | 'cancel' | 'status'>;
+    const health = new WebhookHealth({ graceMs: 0 });
+    const inFlight = new InFlightJobs();
+    const wf = 'batch/step-polls-replayed';
+    const deps = { queue, store: storeIn('store-replayed'), inbox: busyInbox(), health, inFlight };
+    // Every line's submission replayed: the step polls those jobs at once (their webhooks are gone).
+    const req = stepRequest(wf, source, {
+      read: { from: { line: 0, offset: 0 }, lines: 5, room: 5, keyCounts: {} },
+      collect: { waitMs: 300, min: 100, refillMs: 0 },
+    });
+    const res: StepResult = await new MockActivityEnvironment().run(() => runStep(deps, req));
+    expect(res.submitted.filter((x) => x.dup)).toHaveLength(5);
+    expect(health.snapshot().fallbackPolls).toBeGreaterThanOrEqual(5);
+    // And the workflow's own poll of one of them at the next step.
+    await new MockActivityEnvironment().run(() =>
+      runStep(deps, stepRequest(wf, source, { seq: 2, read: undefined, poll: [res.submitted[0]!.id] })),
+    );
+    expect(health.snapshot().missed).toBe(0);
     expect(health.healthy()).toBe(true);
   });
 });

@@ -37,7 +37,7 @@ const PARALLEL = 16;
  * How long a journal entry waits for others to share its append (its write and fsync) when fewer
  * than {@link PARALLEL} are pending: a refill sends one job at a time as slots free, and each
  * `each` of one item flushed on its own (an fsync per job, issue 22). The step still returns only
- * once every entry is durable; {@link Submitter.ending} makes the last ones go at once.
+ * once every entry is durable; {@link Submitter.ungroup} makes the last ones go at once.
  */
 const GROUP_MS = 100;
 

@@ -14,7 +14,7 @@ import { PipelineClient } from '../../client/pipeline';
 import { ScalerClient } from '../../client/scaler';
 import { inputFile, mixedEndpoint, type Stack } from '../batch/helpers';
 import { orchestratorStack } from '../helpers/orchestrator';
-import { eventually } from '../helpers/platform';
+import { addEndpoint, eventually, exampleCommand } from '../helpers/platform';
 import { sluice, stackEnv, startSluice } from '../cli/run-sluice';
 import { decisionWhen, sleepEndpoint, submit } from '../scaler/helpers';
 import { launchChromium } from '../helpers/browser';
@@ -74,7 +74,7 @@ describe('the web console in a browser', () => {
 
   it('lists a running batch with the numbers `sluice batch status --json` gives; pausing from the page pauses it; the failures view shows the failing inputs', async () => {
     const lines = Array.from({ length: 120 }, (_, i) =>
-      i % 40 === 7 ? { kind: 'fail', message: `bad input ${i}` } : { kind: 'sleep', ms: 300, i },
+      i % 40 === 7 ? { kind: 'fail', message: `bad input ${i}` } : { kind: 'sleep', ms: 100, i },
     );
     const { file, dir } = inputFile(lines);
     await batch.start({
@@ -85,6 +85,11 @@ describe('the web console in a browser', () => {
       options: { concurrency: 4, retry: { maxAttempts: 1 } },
     });
     await eventually(async () => (await batch.state('console-b')).counts.done >= 5, PATIENCE);
+    // No worker until the page has paused it (the busy ones finish their jobs): it cannot end first, however loaded
+    // the machine.
+    const workers = (workersMin: number, workersMax: number) =>
+      s.platform.registry.saveEndpoint({ ...s.platform.registry.endpoint(ep)!, workersMin, workersMax });
+    workers(0, 0);
 
     await page.goto(`${url}/`);
     await expect.poll(() => page.locator('a:text-is("console-b")').count(), { timeout: PATIENCE }).toBe(1);
@@ -98,6 +103,8 @@ describe('the web console in a browser', () => {
     await shot('confirm');
     await page.click('button:text-is("Pause")');
     await page.waitForURL(`${url}/batches/console-b`);
+    await eventually(async () => (await batch.state('console-b')).phase === 'paused', PATIENCE);
+    workers(1, 4);
     const paused = await eventually(async () => {
       const st = await batch.state('console-b');
       return st.phase === 'paused' && st.counts.inFlight === 0 ? st : undefined;
@@ -139,7 +146,9 @@ describe('the web console in a browser', () => {
   });
 
   it('lists a pipeline, shows its stages with counts on each, pauses it from its page, and groups its failures by stage and error type', async () => {
-    // 60 inputs of 2 s on 4 workers: half a minute in which to pause it, however loaded the machine.
+    // Its endpoint has no worker until the page has paused it: however loaded the machine, the pipeline cannot end
+    // first (its first jobs wait queued at the platform). Then the endpoint gets its workers and the pipeline resumes.
+    const gated = addEndpoint(s.platform, { name: 'console-gated', command: exampleCommand('mixed'), workersMax: 0 });
     const lines = Array.from({ length: 60 }, (_, i) => ({ i }));
     const { file, dir } = inputFile(lines);
     await pipeline.start({
@@ -147,11 +156,10 @@ describe('the web console in a browser', () => {
       definition: {
         name: 'two-stages',
         stages: [
-          // Every input runs long enough for the page to pause the pipeline while it runs, however loaded the machine.
-          { name: 'first', endpoint: ep, input: "{ 'kind': 'sleep', 'ms': 2000, 'i': $.input.i }" },
+          { name: 'first', endpoint: gated.id, input: "{ 'kind': 'sleep', 'ms': 50, 'i': $.input.i }" },
           {
             name: 'second',
-            endpoint: ep,
+            endpoint: gated.id,
             when: '$.input.i % 10 != 9',
             input:
               "$.input.i % 20 = 3 ? { 'kind': 'fail', 'message': 'bad input ' & $.input.i } : { 'kind': 'echo', 'i': $.input.i }",
@@ -162,7 +170,8 @@ describe('the web console in a browser', () => {
       source: file,
       outDir: join(dir, 'out'),
     });
-    await eventually(async () => (await pipeline.state('console-p')).counts.done >= 3, PATIENCE);
+    // Its first jobs submitted (queued at the platform, which has no worker for them).
+    await eventually(async () => (await pipeline.state('console-p')).stages[0]?.batch?.counts.inFlight, PATIENCE);
 
     await page.goto(`${url}/batches?kind=pipeline`);
     await expect.poll(() => page.locator('a:text-is("console-p")').count(), { timeout: PATIENCE }).toBe(1);
@@ -181,7 +190,9 @@ describe('the web console in a browser', () => {
     await page.click('button:text-is("Pause")');
     await page.waitForURL(`${url}/pipelines/console-p`);
     await eventually(async () => (await pipeline.state('console-p')).phase === 'paused', PATIENCE);
+    expect((await pipeline.state('console-p')).counts.done).toBe(0);
 
+    s.platform.registry.saveEndpoint({ ...s.platform.registry.endpoint(gated.id)!, workersMax: 4 });
     await pipeline.resume('console-p');
     const end = await pipeline.result('console-p');
     expect(end.counts.byStatus).toEqual({ COMPLETED: 51, FAILED: 3, SKIPPED: 6 });

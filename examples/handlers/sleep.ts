@@ -1,7 +1,10 @@
 /**
  * Sleeps `input.ms` (default 1000; cut short when the job is stopped), then returns `{slept: ms}`.
- * With `input.progress: true` it reports `{pct}` at 25, 50 and 75 %. Run: `tsx examples/handlers/sleep.ts`.
+ * With `input.progress: true` it reports `{pct}` at 25, 50 and 75 %. With `input.untilFile` it sleeps
+ * until that file exists instead (looked for every 50 ms: a test's gate) and returns the ms it slept.
+ * Run: `tsx examples/handlers/sleep.ts`.
  */
+import { existsSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import { type Job, parseInput, serve } from '../../worker-sdk';
@@ -9,12 +12,18 @@ import { type Job, parseInput, serve } from '../../worker-sdk';
 const Input = z.object({
   ms: z.number().int().min(0).default(1000),
   progress: z.boolean().default(false),
+  untilFile: z.string().optional(),
 });
 
 const STEPS = 4;
 
 export async function handler(job: Job): Promise<{ slept: number }> {
-  const { ms, progress } = parseInput(Input, job.input);
+  const { ms, progress, untilFile } = parseInput(Input, job.input);
+  if (untilFile) {
+    const start = Date.now();
+    while (!existsSync(untilFile)) await delay(50, undefined, { signal: job.signal });
+    return { slept: Date.now() - start };
+  }
   if (!progress) {
     await delay(ms, undefined, { signal: job.signal });
     return { slept: ms };

@@ -3,6 +3,8 @@
  * dead-lettered with their stage (and an expression that fails ends its input, not the step); a
  * later stage runs while an earlier one still does; pause, resume and cancel reach every stage.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -108,26 +110,29 @@ describe('pipeline failures and controls', () => {
     const slow = mixedEndpoint(ctx.s, 'pipe-slow', 4);
     const fast = mixedEndpoint(ctx.s, 'pipe-fast', 1);
     const N = 8;
-    // The long one outlasts a few steps of each (a stage's batch refills 3 s, a pipeline step runs 5 s).
-    const lines = Array.from({ length: N }, (_, i) => ({ ms: i === N - 1 ? 15000 : 100 }));
+    // The last input's job in stage one runs until the test writes its gate file: it is still in flight however long
+    // stage two takes (however loaded the machine), and no longer than that.
+    const gate = join(mkdtempSync(join(tmpdir(), 'sluice-gate-')), 'open');
+    const lines = Array.from({ length: N }, (_, i) => (i === N - 1 ? { untilFile: gate } : { ms: 100 }));
     const { file, dir } = inputFile(lines);
     const outDir = join(dir, 'out');
     const id = await ctx.pipeline.start({
       definition: {
         name: 'overlap',
         stages: [
-          { name: 'one', endpoint: slow, input: "{ 'kind': 'sleep', 'ms': $.input.ms }", concurrency: 8 },
+          { name: 'one', endpoint: slow, input: "$merge([{ 'kind': 'sleep' }, $.input])", concurrency: 8 },
           { name: 'two', endpoint: fast, input: "{ 'kind': 'echo', 'after': $.one.output.slept }" },
         ],
       },
       source: file,
       outDir,
     });
-    // Stage two has finished jobs while stage one still has an input in flight (the 15 s one).
+    // Stage two has finished jobs while stage one still has an input in flight (the gated one).
     await eventually(async () => {
       const s = await ctx.pipeline.state(id);
       return (s.stages[1]!.batch?.counts.byStatus.COMPLETED ?? 0) > 0 && s.stages[0]!.active > 0;
-    }, 30_000);
+    }, 60_000);
+    writeFileSync(gate, '');
     const summary = await ctx.pipeline.result(id);
     expect(summary.counts.byStatus).toEqual({ COMPLETED: N });
   });

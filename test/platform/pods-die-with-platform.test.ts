@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GraphqlClient } from '../../platform-api';
 import { eventually, freePort } from '../helpers/platform';
+import { liveGroupMembers, processesMentioning } from '../helpers/processes';
 
 const bin = join(__dirname, '..', '..', 'bin', 'sluice.cjs');
 const alive = (pgid: number): boolean => {
@@ -82,14 +83,21 @@ describe('pods of a killed platform', () => {
     await graphql.close();
     const old = await podGroups(2);
     groups.push(...old);
+    // The first platform's pod reaper (common/watchdog.ts: `node -e <script> -- <parent pid> <grace> <pods dir>`).
+    const reapers = processesMentioning(`-- ${first.child.pid} `).filter((p) =>
+      processesMentioning(podsDir).includes(p),
+    );
+    expect(reapers).toHaveLength(1);
     await sigkill(first.child);
     await startPlatform(port);
     // The new platform kills the old workers (orphans) and starts two of its own, listed in the same pods dir.
     await eventually(() => old.every((g) => !alive(g)), 30_000);
     const fresh = await podGroups(2);
     groups.push(...fresh);
-    // The dead platform's reaper SIGKILLs 10 s (its stop grace) after it noticed: only the groups it saw then.
-    await new Promise((r) => setTimeout(r, 13_000));
-    expect(fresh.filter(alive)).toEqual(fresh);
+    // The dead platform's reaper SIGKILLs 10 s (its stop grace) after it noticed, only the groups it saw then, and
+    // exits: once it is gone (and a second for the signals' effect), the new workers still live.
+    await eventually(() => reapers.every((pid) => !processesMentioning(podsDir).includes(pid)), 60_000, 100);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(fresh.filter((g) => liveGroupMembers(g).length > 0)).toEqual(fresh);
   });
 });

@@ -36,8 +36,8 @@ describe('the order of the test files', () => {
     const specs = Object.keys(sizes).map((f) => ({ project: { name: 'stack' }, moduleId: join(root, f) }));
     const sorted = await new LongestFirst(ctx).sort(specs as unknown as TestSpecification[]);
     expect(sorted.map((s) => s.moduleId.slice(root.length + 1))).toEqual([
-      'test/console/console.test.ts',
       'test/pipeline/crash.test.ts',
+      'test/console/console.test.ts',
       'test/a.unit.test.ts',
       'test/b.test.ts',
     ]);

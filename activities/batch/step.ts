@@ -63,7 +63,10 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const { res, sub } = s;
   // A retried step (its daemon died: a heartbeat timeout) ends once its orders are sent: the jobs
   // the dead daemon sent are known to the workflow only, which polls them all at its next step
-  // (workflows/batch/ledger-step.ts, newDaemon); a refill or a wait here would only delay that step.
+  // (workflows/batch/ledger-step.ts, newDaemon); a wait here would only delay that step. It refills
+  // once, without waiting, the slots of the jobs its inbox already holds finished (their webhooks
+  // came while no daemon ran the batch): else they stay empty until that next step, after the new
+  // daemon's first workflow task (it replays the batch's history: 0.6-1.6 s at load 7-10).
   const retried = attempt() > 1;
   // Webhooks are an accelerator: late jobs are polled, and all of them steadily once webhooks stop.
   const inbox = received && deps.inFlight ? steadyPoll(deps, received, req, res) : received;
@@ -85,13 +88,14 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
   const polling = startPolls(s, finished, inbox instanceof SteadyPoll);
   // An open feed (a pipeline's stage) may grow while the step refills: refill at its end too.
   const feed = isFeedLocation(req.source);
-  if (inbox && !retried && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
+  if (inbox && req.collect.refillMs && req.read && res.read && (!res.read.eof || feed)) {
     const keep = await keepOf(store, req);
     // The jobs held as the refill starts: the workflow's (`held`) and the new lines the step's read sent.
     const held =
       req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, polling.polls);
+    const polls = retried ? undefined : polling.polls;
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, polls, retried);
   }
   const polled = new Set<JobRecord>(await polling.ended());
   await retrying;

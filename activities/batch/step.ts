@@ -26,15 +26,8 @@ import { emptyStepResult, type LineRef, type StepRequest, type StepResult } from
 
 export type { StepDeps } from './step-orders';
 
-/** A submission held this long (ms) by the endpoint's rate budget makes the step report `rate-budget`. */
-const HELD_MS = 100;
 /** How long a step that yields to a higher-priority batch waits for its own completions, ms. */
 const YIELD_WAIT_MS = 2000;
-/**
- * A step held by the rate budget stops sending new lines after this long (they come back deferred),
- * so the batch's status says `rate-budget` while it lasts, not only after a long step.
- */
-const HELD_STEP_MS = 2000;
 
 export async function runStep(deps: StepDeps, req: StepRequest): Promise<StepResult> {
   const polls: { of?: SteadyPoll } = {};
@@ -142,8 +135,7 @@ async function startStep(deps: StepDeps, req: StepRequest, input: BatchInput): P
   const yielding = outranked();
   // New submissions stop as soon as a higher-priority batch turns up, or once the budget has held
   // this step for a while (they come back deferred: the next step sends them, and says `rate-budget`).
-  const t0 = Date.now();
-  sub.yieldIf = () => outranked() || (sub.heldMs >= HELD_MS && Date.now() - t0 >= HELD_STEP_MS);
+  sub.yieldIf = () => outranked() || sub.heldLong;
   const record = (ref: LineRef, r: Submitted): void => {
     if (r === undefined) res.deferred.push(ref);
     else if ('error' in r) res.rejected.push({ i: ref.i, error: r.error });
@@ -203,7 +195,7 @@ async function endStep(s: Step, polling: boolean): Promise<void> {
     if (price !== undefined) res.pricePerHour = price;
   }
   const held: WaitReason[] = [];
-  if (s.sub.heldMs >= HELD_MS || s.sub.rateLimited > 0) held.push('rate-budget');
+  if (s.sub.held) held.push('rate-budget');
   if (s.stand.yielded) held.push('priority');
   if (polling) held.push('no-webhooks');
   if (held.length > 0) res.held = held;

@@ -146,6 +146,17 @@ export class HttpCore {
     };
   }
 
+  /**
+   * Loads the transport now (undici and its pool), not at the first request: a long-running process
+   * (the daemon) pays that load at its start, where its code cache keeps it, and not on its first call.
+   */
+  warm(): void {
+    if (this.closed) return;
+    this.exchange();
+    // A failed load is the first request's to report, not an unhandled rejection now.
+    this.dispatcher?.catch(() => undefined);
+  }
+
   /** Sends one request. Rejects with a typed error, or with the caller's abort reason when `signal` fires. */
   async send(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(this.base + req.path);

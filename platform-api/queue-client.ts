@@ -160,6 +160,11 @@ export class QueueClient {
     return this.call({ ...ctx, method: 'GET', tail: () => '/health', ...per(opts) }, Health);
   }
 
+  /** Loads the HTTP transport now rather than at the first call (HttpCore.warm). */
+  warm(): void {
+    if (!this.closed) this.http.warm();
+  }
+
   /** Closes the connection pool (not a caller-supplied dispatcher). Later calls throw. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -75,6 +75,10 @@ export async function startDaemon(o: DaemonOptions): Promise<Daemon> {
   });
   const { url, health, live } = http;
   const clients = serviceClients(config, metrics, o.rateBudget);
+  // The queue client's transport loads while Temporal connects: a restarted daemon's first `/run`
+  // (its first step's) loaded it on a CPU-starved machine (0.24 s of CPU, 0.3-0.6 s to the answer at load 8-11),
+  // and loaded at the start it is in the start's code cache (client/cli/worker.ts flushCodeCache).
+  clients.queue.warm();
   const temporal = await daemonConnections(config, dataConverter, o);
   const { client, connection } = temporal;
   // Unique per daemon (two in one process too): the rate share counts daemons by poller identity.

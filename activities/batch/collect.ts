@@ -42,6 +42,7 @@ export interface PollsUnderWay {
  * reached first, and the jobs held as the refill starts) is read again at its end while slots are free: it may have grown.
  * An open feed's refill ends as soon as every job it holds is done and the feed has nothing new: nothing is left for it
  * to wait for, and the finished jobs' outcomes go on at once (a small pipeline's stages wait on no timer).
+ * `once`: a single pass, no wait: the slots of the finished jobs the inbox holds now are refilled, and it returns.
  */
 export async function refill(
   inbox: InboxReader,
@@ -56,6 +57,7 @@ export async function refill(
   keep?: (index: number) => boolean,
   feed?: { spare: number; held?: number },
   polls?: PollsUnderWay,
+  once = false,
 ): Promise<void> {
   const until = Date.now() + req.collect.refillMs!;
   let room = feed?.spare ?? 0;
@@ -95,16 +97,20 @@ export async function refill(
     return Date.now() - idleAt >= Math.max(IDLE_MS, (idleAt - startedAt) / 2);
   };
   const sending: Promise<void>[] = [];
-  const going = (): boolean => Date.now() < until || polls?.pending() === true;
+  // `once`: one pass over what the inbox holds now, without waiting (a retried step's, step.ts).
+  let passes = 0;
+  const going = (): boolean => (once ? passes++ === 0 : Date.now() < until || polls?.pending() === true);
   // Its submissions' journal entries share appends (one job is sent at a time as slots free): all durable before it returns.
   sub.group();
   while (going() && finished.length < MAX_REFILL_COLLECT && !sub.limited && !outranked()) {
     // An open feed with free slots is looked at again every FEED_POLL_MS: rows written meanwhile run at once.
     // A poll's find wakes it too (its slot is free).
-    const found = new AbortController();
-    polls?.onFind(() => found.abort());
-    const left = Math.max(FEED_POLL_MS, until - Date.now());
-    await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, left) : left, found.signal);
+    if (!once) {
+      const found = new AbortController();
+      polls?.onFind(() => found.abort());
+      const left = Math.max(FEED_POLL_MS, until - Date.now());
+      await inbox.wait(1, feed && room > 0 ? Math.min(FEED_POLL_MS, left) : left, found.signal);
+    }
     const took = await inbox.take();
     room += polledSince() + see(took);
     finished.push(...took);

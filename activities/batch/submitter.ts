@@ -40,6 +40,15 @@ const PARALLEL = 16;
  * once every entry is durable; {@link Submitter.ungroup} makes the last ones go at once.
  */
 const GROUP_MS = 100;
+/** A submission held this long (ms) by the endpoint's rate budget makes the step report `rate-budget` ({@link Submitter.held}). */
+const HELD_MS = 100;
+/**
+ * A step whose submissions the rate budget held this long in all (ms: the time any of them waited,
+ * not the time since the first wait) stops sending new lines ({@link Submitter.heldLong}): they come
+ * back deferred, so the batch's status says `rate-budget` while it lasts. A short hold (100 ms, a
+ * 429's 1 s pause) costs its own time, not every line the step reads after 2 s.
+ */
+const HELD_STEP_MS = 2000;
 
 export class Submitter {
   private readonly journal: Map<string, Journaled>;
@@ -55,12 +64,29 @@ export class Submitter {
   limited = false;
   rateLimited = 0;
   /** Longest wait of one submission for the endpoint's rate budget, ms. */
-  heldMs = 0;
+  private heldMs = 0;
+  /** The time any of its submissions waited for the budget, ms (their waits' union), and when the last counted ended. */
+  private heldForMs = 0;
+  private heldTo = 0;
   /** When it returns true, submissions are not sent but come back as `undefined` (try later). */
   yieldIf?: () => boolean;
-  private readonly held = (ms: number): void => {
+  /** Told of each wait as it ends (so waits end in order: the part before `heldTo` was counted). */
+  private readonly onHeld = (ms: number): void => {
     this.heldMs = Math.max(this.heldMs, ms);
+    const now = Date.now();
+    this.heldForMs += Math.max(0, now - Math.max(now - ms, this.heldTo));
+    this.heldTo = now;
   };
+
+  /** The budget held a submission {@link HELD_MS} or more, or a 429 came: the step reports `rate-budget`. */
+  get held(): boolean {
+    return this.heldMs >= HELD_MS || this.rateLimited > 0;
+  }
+
+  /** The budget held the step's submissions {@link HELD_STEP_MS} in all: its new lines come back deferred. */
+  get heldLong(): boolean {
+    return this.heldForMs >= HELD_STEP_MS;
+  }
 
   private constructor(
     private readonly queue: SubmitterQueue,
@@ -186,7 +212,7 @@ export class Submitter {
   } {
     return {
       ...(this.req.priority !== undefined ? { priority: this.req.priority } : {}),
-      onBudgetWait: this.held,
+      onBudgetWait: this.onHeld,
       ...(lane ? { retryWait: lane.wait } : {}),
     };
   }

@@ -1,7 +1,8 @@
 /**
  * A retried batch step (its daemon died: a heartbeat timeout; activities/batch/step.ts) ends once
- * its orders are sent: no refill, no wait for completions. The workflow's next step polls the dead
- * daemon's jobs (workflows/batch/ledger-step.ts newDaemon); a first attempt refills and waits as before.
+ * its orders are sent: no wait for completions, and one refill pass without waiting (the slots of the
+ * jobs its inbox already holds finished). The workflow's next step polls the dead daemon's jobs
+ * (workflows/batch/ledger-step.ts newDaemon); a first attempt refills and waits as before.
  * And it unsticks its workflow first (activities/batch/activities.ts), so the task its end schedules
  * goes to a live daemon, not to the dead one's sticky queue for the sticky timeout.
  */
@@ -37,9 +38,10 @@ async function step(attempt: number): Promise<{ sent: number; waits: number[] }>
 }
 
 describe('a retried batch step', () => {
-  it('sends its own orders and ends: no refill, no wait for completions', async () => {
+  it('sends its own orders, refills the slots its inbox already freed, and ends: no wait for completions', async () => {
     const r = await step(2);
-    expect(r.sent).toBe(2);
+    // Its 2 lines, and 1 more for the finished job the inbox held (one pass: it takes once).
+    expect(r.sent).toBe(3);
     expect(r.waits).toEqual([]);
   });
 

@@ -65,7 +65,7 @@ export class QueueClient {
    */
   async run(endpointId: string, body: JobSubmission, opts: SubmitOptions = {}): Promise<Submitted<JobAck>> {
     const ctx = { operation: 'run', endpointId } as const;
-    const encoded = encodeSubmission(body, 'run', ctx);
+    const encoded = encodeSubmission(body, 'run', ctx, opts.checked);
     const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
     return this.call({ ...ctx, ...per(opts), method: 'POST', tail: () => '/run', body: encoded, headers }, JobAck);
   }
@@ -81,7 +81,7 @@ export class QueueClient {
   ): Promise<Submitted<JobRecord>> {
     const ctx = { operation: 'runsync', endpointId } as const;
     const wait = opts.waitMs === undefined ? undefined : checkWaitMs(opts.waitMs, ctx);
-    const encoded = encodeSubmission(body, 'runsync', ctx);
+    const encoded = encodeSubmission(body, 'runsync', ctx, opts.checked);
     const headers = idempotencyHeaders(opts.idempotencyKey, ctx);
     const timeoutMs = (wait ?? LIMITS.runsyncWaitDefaultMs) + SYNC_WAIT_MARGIN_MS;
     return this.call(

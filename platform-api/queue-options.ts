@@ -63,6 +63,13 @@ export interface SubmitOptions extends CallOptions {
    * @default undefined (no header; a job per accepted request)
    */
   idempotencyKey?: string;
+  /**
+   * The caller built the body from parts it checked where they entered (an input object it parsed,
+   * a webhook URL it signed itself): only the size limit is checked here, not the contract's schema
+   * (a zod parse of every submission, its webhook URL parsed again: a batch's hot path, issue 23).
+   * @default false
+   */
+  checked?: boolean;
 }
 
 /**

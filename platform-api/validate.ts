@@ -17,13 +17,18 @@ function plainIssues(issues: readonly z.core.$ZodIssue[]): Array<{ path: string;
 }
 
 /**
- * Validates a `/run` or `/runsync` body against the contract and its size limit, and returns the
- * JSON to send. The caller's object is sent as given (extra top-level keys survive, as with the
- * official SDKs); the size is the UTF-8 byte length of exactly that JSON.
+ * Validates a `/run` or `/runsync` body against the contract (unless the caller `checked` it) and
+ * its size limit, and returns the JSON to send. The caller's object is sent as given (extra
+ * top-level keys survive, as with the official SDKs); the size is the UTF-8 byte length of exactly that JSON.
  */
-export function encodeSubmission(body: unknown, operation: 'run' | 'runsync', ctx: PlatformApiErrorContext): string {
-  const parsed = JobSubmission.safeParse(body);
-  if (!parsed.success) {
+export function encodeSubmission(
+  body: unknown,
+  operation: 'run' | 'runsync',
+  ctx: PlatformApiErrorContext,
+  checked = false,
+): string {
+  const parsed = checked ? undefined : JobSubmission.safeParse(body);
+  if (parsed && !parsed.success) {
     const issues = parsed.error.issues;
     throw new BadRequestError(`invalid ${operation} body: ${describeIssues(issues)}`, {
       ...ctx,

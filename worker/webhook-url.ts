@@ -3,7 +3,7 @@
  * or a batch's submission, an expiry) encoded in the path with an HMAC of it, so a call proves which
  * job it is about and stops being accepted once the job and its result can no longer exist.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LIMITS, MINUTE, type RunScope } from '../contracts';
 
 /** What a signed webhook URL speaks for. */
@@ -65,10 +65,15 @@ const count = (n: unknown): n is number => typeof n === 'number' && Number.isSaf
 
 /** Builds and verifies webhook URLs under `publicUrl` (`/hooks/v2/<claims>/<signature>`), signed with `secret`. */
 export class WebhookUrls {
+  /** The secret as a key made once: `createHmac` with a string imports it again at every sign and verify. */
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly secret: string,
+    secret: string,
     private readonly publicUrl: string,
-  ) {}
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   /** The URL of the remote job of a job workflow's attempt (`ttlMs`: the job's ttl policy). */
   job(
@@ -138,7 +143,7 @@ export class WebhookUrls {
   }
 
   private sign(encoded: string): string {
-    return createHmac('sha256', this.secret).update(`sluice-webhook/${VERSION}\n${encoded}`).digest('base64url');
+    return createHmac('sha256', this.key).update(`sluice-webhook/${VERSION}\n${encoded}`).digest('base64url');
   }
 }
 

@@ -136,7 +136,9 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       inFlight.drop(req.run.workflowId);
       detached.drop(req.run);
       deps.health?.forget(req.run.workflowId);
-      return finishBatch(deps.store, req, beat({ finishing: true }));
+      // A small batch's finish is a local activity (workflows/batch/finish.ts): it has no heartbeat to send (Temporal's core warns at each).
+      const beating = Context.current().info.isLocal ? () => undefined : beat({ finishing: true });
+      return finishBatch(deps.store, req, beating);
     },
 
     /** The `--per-job-workflows` mode: pages of input lines, outcome segments of finished children. */

@@ -90,7 +90,6 @@ export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: 
     eof = page.eof || page.lines.length === 0;
   }
   const retried = req.retry ? await mergeRetry(store, req.run, out, req.retry.attempt, beat) : undefined;
-  const merged = retried ?? (await mergeOutcomes(store, req.run, out, beat));
   const counts = { ...req.state.counts, byStatus: { ...req.state.counts.byStatus } };
   if (notSubmitted > 0) counts.byStatus.NOT_SUBMITTED = (counts.byStatus.NOT_SUBMITTED ?? 0) + notSubmitted;
   if (badInput > 0) counts.byStatus.BAD_INPUT = (counts.byStatus.BAD_INPUT ?? 0) + badInput;
@@ -107,7 +106,12 @@ export async function finishBatch(store: ObjectStore, req: FinishRequest, beat: 
       ...(summary.retry ? { retry: { ...summary.retry, byStatus: counts.byStatus } } : {}),
     };
   }
-  await out.put('summary.json', summary);
+  // The summary is written beside the merge (its counts are the workflow's): a batch's tail waits on
+  // one file's durable write, not three in a row (issue 23). The batch is done when this activity is.
+  const [merged] = await Promise.all([
+    retried ?? mergeOutcomes(store, req.run, out, beat),
+    out.put('summary.json', summary),
+  ]);
   return {
     notSubmitted,
     badInput,

@@ -44,6 +44,12 @@ export function parseLine(
   return { body: policy ? { input: obj, policy } : { input: obj } };
 }
 
+/**
+ * A body {@link parseLine} made of nothing but a line's input (an object it parsed; no policy or
+ * s3Config to check): the queue client need not check it against the contract again (`checked`).
+ */
+export const inputOnly = (body: JobSubmission): boolean => body.policy === undefined && body.s3Config === undefined;
+
 /** The value at a JSON path (`$.a.b[0]`) of an input, as a string key; undefined when absent. */
 export function keyOf(input: Record<string, unknown>, path: string): string | undefined {
   let v: unknown = input;

@@ -10,6 +10,7 @@ import { BudgetWithdrawnError, isPlatformApiError, type QueueClient } from '../.
 import { fatal, toFailure } from '../errors';
 import { type ObjectStore } from '../../results/store/object-store';
 import { type CompletionHub } from '../../results/completion-hub';
+import { inputOnly } from './input';
 import { Lanes, type Lane } from './lanes';
 import { type StepRequest } from './types';
 
@@ -137,6 +138,7 @@ export class Submitter {
       const sent = url ? { ...body, webhook: url } : body;
       const ack = await this.queue.run(this.req.endpointId, sent, {
         idempotencyKey: idempotencyKey(this.scope, i, a),
+        ...(inputOnly(body) ? { checked: true } : {}),
         ...this.budgetOptions(lane),
         ...(signal ? { signal } : {}),
         ...(this.yieldIf ? { withdrawIf: this.yieldIf } : {}),

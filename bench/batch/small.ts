@@ -227,7 +227,7 @@ async function main(): Promise<void> {
         Number(e?.eventTime?.seconds ?? 0) * 1000 + Math.round((e?.eventTime?.nanos ?? 0) / 1e6);
       if (values.detail)
         console.error(
-          `${p.beforeFirstSubmitMs} first submission\n${p.wallMs - p.afterLastDoneMs} last completion\n` +
+          `${p.beforeFirstSubmitMs} first submission (the command started at ${t0}, epoch ms)\n${p.wallMs - p.afterLastDoneMs} last completion\n` +
             events
               .map(
                 (e) =>

@@ -104,4 +104,10 @@ export const BATCH_PATCHES = {
    * workflow task and an activity fewer before the first submission (issue 23).
    */
   openInStep: 'batch-open-in-step',
+  /**
+   * A small batch's finish (`workflows/batch/finish.ts`, LOCAL_FINISH_MAX_INPUTS) is a local activity
+   * in the workflow task that then closes the batch, not an activity with a workflow task of its own
+   * after it (issue 23).
+   */
+  finishLocal: 'batch-finish-local',
 } as const;

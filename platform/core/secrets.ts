@@ -1,5 +1,14 @@
 /** Secrets at rest: the per-database secret, keyed hashes of API keys and sealed (encrypted) values. */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -20,11 +29,12 @@ export const secretFileOf = (dbFile: string): string => join(dirname(dbFile), 'p
  * AES-256-GCM under a key derived from the same secret.
  */
 export class Secrets {
-  private readonly macKey: Buffer;
+  /** A key made once (every request's API key is hashed with it): a Buffer would be imported again at each call. */
+  private readonly macKey: KeyObject;
   private readonly sealKey: Buffer;
 
   constructor(secret: Buffer) {
-    this.macKey = Buffer.from(hkdfSync('sha256', secret, '', 'sluice api-key hash', 32));
+    this.macKey = createSecretKey(Buffer.from(hkdfSync('sha256', secret, '', 'sluice api-key hash', 32)));
     this.sealKey = Buffer.from(hkdfSync('sha256', secret, '', 'sluice sealed values', 32));
   }
 

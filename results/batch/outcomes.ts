@@ -95,7 +95,7 @@ export async function writeCounted(out: ObjectStore, key: string, lines: AsyncIt
 
 /**
  * Merges the segments into `results.jsonl` and `dead-letter.jsonl` of the output location `out`
- * (each written whole: a reader never sees half a file); returns the counts.
+ * (each written whole, both at once: a reader never sees half a file); returns the counts.
  */
 export async function mergeOutcomes(
   store: ObjectStore,
@@ -103,11 +103,10 @@ export async function mergeOutcomes(
   out: ObjectStore,
   beat: () => void,
 ): Promise<{ results: number; deadLetter: number }> {
-  const results = await writeCounted(out, 'results.jsonl', segmentLines(store, batchKeys.outcomesPrefix(run), beat));
-  const deadLetter = await writeCounted(
-    out,
-    'dead-letter.jsonl',
-    segmentLines(store, batchKeys.deadLetterPrefix(run), beat),
-  );
+  // Both at once: each is its own file's write, fsync and rename.
+  const [results, deadLetter] = await Promise.all([
+    writeCounted(out, 'results.jsonl', segmentLines(store, batchKeys.outcomesPrefix(run), beat)),
+    writeCounted(out, 'dead-letter.jsonl', segmentLines(store, batchKeys.deadLetterPrefix(run), beat)),
+  ]);
   return { results, deadLetter };
 }

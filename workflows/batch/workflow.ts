@@ -24,7 +24,7 @@ import { applyStep } from './ledger-step';
 import { bulkRun, bulkSpend, carryOf, feedOpen, feedTo, type BatchCarry, type BulkRun } from './bulk-run';
 import { bulkState } from './state';
 import { configure, submitBlockers } from './controls';
-import { finishRun, openRun, unsentReason } from './finish';
+import { LOCAL_FINISH_MAX_INPUTS, finishRun, openRun, unsentReason } from './finish';
 import { planStep, writableAtFinish, type StepPlan } from './plan';
 import { perJobBatch } from './per-job';
 import { batchStateQuery, configureUpdate, feedSignal, pauseUpdate, resumeUpdate } from './messages';
@@ -217,6 +217,9 @@ async function finish(r: BulkRun, run: RunScope): Promise<void> {
   abandonWaiting(ledger, Date.now());
   syncCounts(ledger);
   const reason = unsentReason(r.controls, bulkSpend(r), Date.now());
+  // A small batch finishes in the workflow task that closes it (runs recorded before it, and a retry-failed
+  // run, whose finish merges every input of the batch: an activity of its own).
+  const local = !input.retryOf && r.total <= LOCAL_FINISH_MAX_INPUTS && patched(BATCH_PATCHES.finishLocal);
   const fin = await finishRun(
     {
       run,
@@ -234,6 +237,7 @@ async function finish(r: BulkRun, run: RunScope): Promise<void> {
       ...(input.retryOf ? { retry: { attempt: input.retryOf.attempt } } : {}),
     },
     ledger.counts,
+    local,
   );
   ledger.finals = [];
   ledger.deferred = [];

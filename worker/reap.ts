@@ -4,7 +4,7 @@
  * are looked for among the pending activities of the task queue's running workflows (visibility:
  * a page at a time, each workflow described), and each activity one of them started is failed by
  * id with a retryable DAEMON_GONE, so its retry starts now instead of at its heartbeat timeout (a
- * batch step's 3 s, a job's wait 30 s) or its start-to-close timeout (a poll: days). A live
+ * batch or pipeline step's 3 s, a job's wait 30 s) or its start-to-close timeout (a poll: days). A live
  * daemon's activity is never touched: only an identity of this host whose pid no longer runs.
  */
 import { type Client } from '@temporalio/client';

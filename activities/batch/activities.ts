@@ -20,7 +20,7 @@ import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
-import { attempt, keepBeating } from './heartbeat';
+import { attempt, keepBeating } from '../heartbeat';
 import { type StepRequest, type StepResult } from './types';
 import { fatal, toFailure } from '../errors';
 import { countedQueue, type QueueMethods } from '../service-calls';

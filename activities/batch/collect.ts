@@ -11,7 +11,7 @@ import { type BatchInput } from '../../results/batch/locations';
 import { type Submitter } from './submitter';
 import { type StepSends } from './detached';
 import { type Completion, type LineRef, type StepRequest, type StepResult } from './types';
-import { beat, safeContext } from './heartbeat';
+import { beat, safeContext } from '../heartbeat';
 
 /** Most finished jobs one step collects while refilling (bounds its result in history). */
 const MAX_REFILL_COLLECT = 1000;

@@ -8,7 +8,7 @@ import { isTerminal, type JobRecord } from '../../contracts';
 import { isPlatformApiError } from '../../platform-api';
 import { toFailure } from '../errors';
 import { type PollsUnderWay } from './collect';
-import { beat } from './heartbeat';
+import { beat } from '../heartbeat';
 import { missedIfFound, type InFlightJobs } from './in-flight';
 import { type Step } from './step-orders';
 

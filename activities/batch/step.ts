@@ -8,7 +8,7 @@ import { batchKeys, runKey } from '../../contracts/names';
 import { type WaitReason } from '../../contracts';
 import { DEFAULT_PRIORITY } from '../../platform-api';
 import { awaitFinished, awaitLast, collected, refill } from './collect';
-import { attempt, beat } from './heartbeat';
+import { attempt, beat } from '../heartbeat';
 import { type InboxPosition, type InboxReader } from '../../results/batch/inbox';
 import { SteadyPoll } from './steady-poll';
 import { parseLine } from './input';

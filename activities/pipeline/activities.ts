@@ -3,12 +3,12 @@
  * definition), step (./step.ts: the stages' outcomes into the next stages' feeds and the results)
  * and finish (./finish.ts: the output files). Expressions are evaluated here, never in the workflow.
  */
-import { Context } from '@temporalio/activity';
 import { FailureType } from '../../contracts/names';
 import { isS3Location } from '../../results/batch/locations';
 import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type ObjectStore } from '../../results/store/object-store';
 import { fatal, toFailure } from '../errors';
+import { beat, keepBeating } from '../heartbeat';
 import { isPlatformApiError } from '../../platform-api';
 import { type QueueMethods } from '../service-calls';
 import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult } from './finish';
@@ -53,7 +53,20 @@ async function stagesSpend(
   return Promise.race([all, late]).finally(() => clearTimeout(timer));
 }
 
-const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
+/**
+ * Runs `work` heartbeating `detail` at its own beats and every second whatever it does (a wait for
+ * outcomes, a store call, a plan: ../heartbeat.ts keepBeating), so the workflow's 3 s heartbeat
+ * timeout (workflows/pipeline/workflow.ts `acts`) says its daemon died, never that a call was slow.
+ */
+async function beating<T>(detail: unknown, work: (beat: () => void) => Promise<T>): Promise<T> {
+  const stop = keepBeating();
+  beat(detail);
+  try {
+    return await work(() => beat(detail));
+  } finally {
+    stop();
+  }
+}
 
 /**
  * How a step's rounds ask for the pipeline's controls: its workflow's phase ({@link phaseEndsRounds}: cancelling,
@@ -80,39 +93,42 @@ export function createPipelineActivities(deps: PipelineActivityDeps) {
   };
   return {
     /** Checks the input, keeps the definition for the steps; returns the number of inputs and the stages' batch inputs. */
-    async openPipeline(req: PipelineOpenRequest): Promise<PipelineOpened> {
-      check(req);
-      // A stage on an endpoint that does not exist would hold its inputs for ever: refused here, as a batch's.
-      for (const endpointId of new Set(req.endpoints)) {
-        try {
-          await deps.queue?.health(endpointId);
-        } catch (err) {
-          if (isPlatformApiError(err, 'NOT_FOUND'))
-            throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
-          throw toFailure(err);
+    openPipeline: (req: PipelineOpenRequest): Promise<PipelineOpened> =>
+      beating({ opening: true }, async (b) => {
+        check(req);
+        // A stage on an endpoint that does not exist would hold its inputs for ever: refused here, as a batch's.
+        for (const endpointId of new Set(req.endpoints)) {
+          try {
+            await deps.queue?.health(endpointId);
+          } catch (err) {
+            if (isPlatformApiError(err, 'NOT_FOUND'))
+              throw fatal(FailureType.ENDPOINT_NOT_FOUND, `endpoint ${endpointId} not found`, { endpointId });
+            throw toFailure(err);
+          }
         }
-      }
-      const opened = await openPipeline(store, req, beat({ opening: true }));
-      if (!opened) {
-        const where = isS3Location(req.source) ? 'input object' : 'input file';
-        throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
-          source: req.source,
-        });
-      }
-      return opened;
-    },
+        const opened = await openPipeline(store, req, b);
+        if (!opened) {
+          const where = isS3Location(req.source) ? 'input object' : 'input file';
+          throw fatal(FailureType.BAD_REQUEST, `${where} ${req.source} not found (it must be readable by the daemon)`, {
+            source: req.source,
+          });
+        }
+        return opened;
+      }),
     /** One step of the pipeline (activities/pipeline/step.ts). */
-    async pipelineStep(req: PipelineStepRequest): Promise<PipelineStepResult> {
-      check(req);
-      const res = await pipelineStep(store, req, beat({ seq: req.seq }), deps.signalFeed, controlsOf(deps, req));
-      const spend = req.spend && deps.batchSpend ? await stagesSpend(deps.batchSpend, req.stages) : undefined;
-      return spend !== undefined ? { ...res, spend } : res;
-    },
+    pipelineStep: (req: PipelineStepRequest): Promise<PipelineStepResult> =>
+      beating({ seq: req.seq }, async (b) => {
+        check(req);
+        const res = await pipelineStep(store, req, b, deps.signalFeed, controlsOf(deps, req));
+        const spend = req.spend && deps.batchSpend ? await stagesSpend(deps.batchSpend, req.stages) : undefined;
+        return spend !== undefined ? { ...res, spend } : res;
+      }),
     /** Writes the output files. */
-    async finishPipeline(req: PipelineFinishRequest): Promise<PipelineFinishResult> {
-      check(req);
-      return finishPipeline(store, req, beat({ finishing: true }));
-    },
+    finishPipeline: (req: PipelineFinishRequest): Promise<PipelineFinishResult> =>
+      beating({ finishing: true }, (b) => {
+        check(req);
+        return finishPipeline(store, req, b);
+      }),
   };
 }
 

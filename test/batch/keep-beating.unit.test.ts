@@ -4,7 +4,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { beat, keepBeating, KEEP_ALIVE_MS } from '../../activities/batch/heartbeat';
+import { beat, keepBeating, KEEP_ALIVE_MS } from '../../activities/heartbeat';
 
 describe('keepBeating', () => {
   afterEach(() => vi.useRealTimers());

@@ -35,9 +35,13 @@ import {
 
 export { pausePipelineUpdate, pipelineStateQuery, resumePipelineUpdate } from './messages';
 
+// Open and each step heartbeat every second whatever they do (activities/pipeline/activities.ts
+// `beating`), so a dead daemon's step moves to another within 3 s (was 30 s: after the whole stack's
+// restart, Temporal forgets which daemons polled and the new daemon's reap finds none dead). A
+// change of the timeouts alone changes no command of the history (replayed as before).
 const acts = proxyActivities<PipelineActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '3 seconds',
   retry: ACTIVITY_RETRY,
 });
 const finishing = proxyActivities<PipelineActivities>({

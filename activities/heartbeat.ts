@@ -1,7 +1,7 @@
 /**
- * A batch step's heartbeats: a beat per phase change or job, thinned before it reaches the SDK, and a
- * keep-alive that repeats the last one, so a step's heartbeat timeout says its daemon died, never that
- * a phase was long; and the running activity's attempt.
+ * A step's heartbeats (a batch's, a pipeline's): a beat per phase change or job, thinned before it
+ * reaches the SDK, and a keep-alive that repeats the last one, so a step's heartbeat timeout says its
+ * daemon died, never that a phase was long; and the running activity's attempt.
  */
 import { Context } from '@temporalio/activity';
 
@@ -32,9 +32,10 @@ export const KEEP_ALIVE_MS = 1000;
 
 /**
  * Heartbeats the running step every {@link KEEP_ALIVE_MS} with its last detail until the returned
- * stop is called: a step's heartbeat timeout (workflows/batch/workflow.ts, 3 s) then says that its
- * daemon died (or its event loop stood still for seconds), never that one of its phases was long.
- * The SDK sends at most one heartbeat per 0.8 of the timeout; the rest is the server's slack.
+ * stop is called: a step's heartbeat timeout (3 s: workflows/batch/workflow.ts `steps`,
+ * workflows/pipeline/workflow.ts `acts`) then says that its daemon died (or its event loop stood
+ * still for seconds), never that one of its phases was long. The daemon's worker sends the SDK's
+ * heartbeats on at most a second apart (worker/daemon-worker.ts); the rest is the server's slack.
  */
 export function keepBeating(): () => void {
   const ctx = safeContext();

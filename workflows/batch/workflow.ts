@@ -38,7 +38,7 @@ const acts = proxyActivities<BatchActivities>({
   retry: ACTIVITY_RETRY,
 });
 
-// A step heartbeats every second whatever it does (activities/batch/collect.ts keepBeating), so a
+// A step heartbeats every second whatever it does (activities/heartbeat.ts keepBeating), so a
 // dead daemon's step moves to another within 3 s, retried 200 ms later (was 10 s, then 5 s, and 1 s:
 // the kills' cost, issue 19). A change of the timeouts or the retry policy alone changes no command
 // of the history (replayed as before).

@@ -87,8 +87,8 @@ async function stepOnce(deps: StepDeps, req: StepRequest, polls: { of?: SteadyPo
     const held =
       req.collect.held !== undefined ? req.collect.held + req.read.room - (s.spare ?? req.read.room) : undefined;
     const open = feed ? { spare: s.spare ?? 0, ...(held !== undefined ? { held } : {}) } : undefined;
-    const polls = retried ? undefined : polling.polls;
-    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, polls, retried);
+    const underWay = retried ? undefined : polling.polls;
+    await refill(inbox, input, req, res, sub, s.sends, finished, s.parsed, s.outranked, keep, open, underWay, retried);
   }
   const polled = new Set<JobRecord>(await polling.ended());
   await retrying;

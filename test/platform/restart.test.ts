@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { call, eventually, testPlatform, waitForStatus } from '../helpers/platform';
 
 describe('persistence across a restart', () => {
@@ -62,6 +62,11 @@ describe('a crash of the platform process (SIGKILL)', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
+    // Killed on every exit path: a failed wait below must not leave the platform (and its pods' reaper) running.
+    const exited = new Promise((r) => child.once('exit', r));
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const url: string = (await eventually(() => /queue API\s+(http:\/\/[^/\s]+)/.exec(out)?.[1], 60_000))!;
@@ -82,7 +87,7 @@ describe('a crash of the platform process (SIGKILL)', () => {
       10,
     );
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await exited;
     const podPids = readdirSync(join(dataDir, 'pods')).flatMap((id) => {
       try {
         return [Number(readFileSync(join(dataDir, 'pods', id, 'pid'), 'utf8'))];

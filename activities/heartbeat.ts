@@ -44,6 +44,16 @@ export function keepBeating(): () => void {
   return () => clearInterval(timer);
 }
 
+/** Runs `work` with {@link keepBeating} on until it settles, whichever way it ends. */
+export async function whileBeating<T>(work: () => Promise<T>): Promise<T> {
+  const stop = keepBeating();
+  try {
+    return await work();
+  } finally {
+    stop();
+  }
+}
+
 /** The attempt of the running activity (1 outside an activity). */
 export const attempt = (): number => safeContext()?.info.attempt ?? 1;
 

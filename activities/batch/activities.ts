@@ -20,7 +20,7 @@ import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
-import { attempt, keepBeating } from '../heartbeat';
+import { attempt, whileBeating } from '../heartbeat';
 import { type StepRequest, type StepResult } from './types';
 import { fatal, toFailure } from '../errors';
 import { countedQueue, type QueueMethods } from '../service-calls';
@@ -89,33 +89,29 @@ export function createBatchActivities(deps: BatchActivityDeps) {
         inFlight.failed(req.run.workflowId);
         throw err;
       };
-      const stop = keepBeating();
-      const execution = attempt() > 1 ? Context.current().info.workflowExecution : undefined;
-      if (execution && deps.unstick) await deps.unstick(execution).catch(() => undefined);
-      // The batch's first step opens it first (each attempt again: the checks only read).
-      const opened = req.open
-        ? await open({ endpointId: req.endpointId, source: req.source, ...req.open }).catch((err) => {
-            stop();
-            throw err;
-          })
-        : undefined;
-      const stepped = runStep(
-        {
-          queue,
-          store: deps.store,
-          ...(deps.inbox ? { inbox: deps.inbox } : {}),
-          ...(webhooks ? { webhooks } : {}),
-          ...(deps.price ? { price: deps.price } : {}),
-          ...(deps.board ? { board: deps.board } : {}),
-          ...(deps.health ? { health: deps.health } : {}),
-          inFlight,
-          detached,
-        },
-        req,
-      )
-        .catch(failed)
-        .finally(stop);
-      return opened ? { ...(await stepped), opened } : stepped;
+      return whileBeating(async () => {
+        const execution = attempt() > 1 ? Context.current().info.workflowExecution : undefined;
+        if (execution && deps.unstick) await deps.unstick(execution).catch(() => undefined);
+        // The batch's first step opens it first (each attempt again: the checks only read).
+        const opened = req.open
+          ? await open({ endpointId: req.endpointId, source: req.source, ...req.open })
+          : undefined;
+        const stepped = await runStep(
+          {
+            queue,
+            store: deps.store,
+            ...(deps.inbox ? { inbox: deps.inbox } : {}),
+            ...(webhooks ? { webhooks } : {}),
+            ...(deps.price ? { price: deps.price } : {}),
+            ...(deps.board ? { board: deps.board } : {}),
+            ...(deps.health ? { health: deps.health } : {}),
+            inFlight,
+            detached,
+          },
+          req,
+        ).catch(failed);
+        return opened ? { ...stepped, opened } : stepped;
+      });
     },
 
     /**

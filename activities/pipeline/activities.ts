@@ -8,7 +8,7 @@ import { isS3Location } from '../../results/batch/locations';
 import { batchLocationRefusal, type BatchRoots } from '../../results/batch/roots';
 import { type ObjectStore } from '../../results/store/object-store';
 import { fatal, toFailure } from '../errors';
-import { beat, keepBeating } from '../heartbeat';
+import { beat, whileBeating } from '../heartbeat';
 import { isPlatformApiError } from '../../platform-api';
 import { type QueueMethods } from '../service-calls';
 import { finishPipeline, type PipelineFinishRequest, type PipelineFinishResult } from './finish';
@@ -58,15 +58,11 @@ async function stagesSpend(
  * outcomes, a store call, a plan: ../heartbeat.ts keepBeating), so the workflow's 3 s heartbeat
  * timeout (workflows/pipeline/workflow.ts `acts`) says its daemon died, never that a call was slow.
  */
-async function beating<T>(detail: unknown, work: (beat: () => void) => Promise<T>): Promise<T> {
-  const stop = keepBeating();
-  beat(detail);
-  try {
-    return await work(() => beat(detail));
-  } finally {
-    stop();
-  }
-}
+const beating = <T>(detail: unknown, work: (beat: () => void) => Promise<T>): Promise<T> =>
+  whileBeating(() => {
+    beat(detail);
+    return work(() => beat(detail));
+  });
 
 /**
  * How a step's rounds ask for the pipeline's controls: its workflow's phase ({@link phaseEndsRounds}: cancelling,

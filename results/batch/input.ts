@@ -7,6 +7,13 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { type LineCursor, type PagedLine } from '../store/line-pages';
 
 const CHUNK = 256 * 1024;
+/**
+ * The first read of a page: about what `max` lines of a few hundred bytes take, at least MIN_CHUNK,
+ * growing fourfold while a page needs more (up to CHUNK). A step's refill reads a line or two at a
+ * time as slots free: a 256 KB buffer each was most of the daemon's garbage in a batch (issue 23).
+ */
+const MIN_CHUNK = 8 * 1024;
+const LINE_GUESS = 512;
 
 /**
  * Reads up to `max` non-blank lines from `from`. Blank lines are no inputs (they keep their line
@@ -28,9 +35,11 @@ export function readLines(
     let pending: Buffer[] = [];
     let pendingStart = offset;
     let pos = offset;
-    const buf = Buffer.allocUnsafe(CHUNK);
+    let chunk = Math.min(CHUNK, Math.max(MIN_CHUNK, max * LINE_GUESS), size - pos);
+    let buf = Buffer.allocUnsafe(Math.max(1, chunk));
     while (lines.length < max && pos < size) {
-      const n = readSync(fd, buf, 0, CHUNK, pos);
+      if (buf.length < chunk) buf = Buffer.allocUnsafe(chunk);
+      const n = readSync(fd, buf, 0, buf.length, pos);
       if (n <= 0) break;
       let start = 0;
       for (;;) {
@@ -52,6 +61,7 @@ export function readLines(
       if (lines.length >= max) break;
       pending.push(Buffer.from(buf.subarray(start, n)));
       pos += n;
+      chunk = Math.min(CHUNK, chunk * 4);
     }
     // A last line without a newline.
     if (lines.length < max && offset < size && pos >= size) {

@@ -30,12 +30,13 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Real servers and real processes: keep files parallel but bounded on 2 cores.
     pool: 'forks',
-    // Each stack file in a fresh process (isolate). Reusing a fork's loaded modules across files (isolate: false:
-    // about 1.7 s less per stack file on 2 cores) is not safe yet: a Temporal client call retrying when its connection
-    // was closed throws from the SDK's retry timer ("Channel has been shut down") in whatever file runs next.
-    // SLUICE_TEST_ISOLATE=0 tries it. The unit tier runs in threads that keep their modules (below): pure modules.
+    // A fork runs stack file after stack file with the modules it loaded (isolate: false): a fresh process per file
+    // paid its module loading again, about 1.7 s of CPU per stack file on 2 cores (bench/README.md "Test suite").
+    // Each file still starts its own servers and stops them (and every process) in its hooks, and restores what it
+    // changed in process.env. SLUICE_TEST_ISOLATE=1 gives each file a fresh process again (to tell whether a failure
+    // comes from a file run before it in the same fork). The unit tier runs in threads that keep their modules too.
     poolOptions: {
-      forks: { maxForks: forks, minForks: 1, isolate: process.env.SLUICE_TEST_ISOLATE !== '0' },
+      forks: { maxForks: forks, minForks: 1, isolate: process.env.SLUICE_TEST_ISOLATE === '1' },
       threads: { maxThreads: forks, minThreads: 1, isolate: false },
     },
     reporters: ['default'],

@@ -6,11 +6,11 @@
  * webhook of an earlier run (late or duplicated) does not end it, or its own lost webhook would
  * wait for the workflow's fallback poll. An accelerator only: the workflow's ledger stays the
  * truth, and a job this daemon does not know is still polled by the workflow's fallback.
- * Once a batch's webhooks are quiet, the endpoint's count says how many of its oldest to poll at
- * once (count-rule.ts).
+ * While a batch has jobs in flight, the endpoint's count says how many of its oldest to poll soon
+ * (count-rule.ts).
  */
 import { type JobRecord } from '../../contracts';
-import { CountRule } from './count-rule';
+import { COUNT_GRACE_MS, CountRule } from './count-rule';
 import { Lateness } from './lateness';
 
 /** One job in flight as the daemon knows it. */
@@ -202,7 +202,8 @@ export class InFlightJobs {
   /**
    * The endpoint held `open` jobs queued or running when asked at `askedAt`: the batch's jobs sent
    * before beyond that many finished, so that many of its oldest (not polled since the ask) are
-   * due at `now`. Returns how many were made due.
+   * due {@link COUNT_GRACE_MS} after the ask (those whose webhook was in transit are heard
+   * meanwhile, and not polled). Returns how many were made due.
    */
   counted(wf: string, open: number, askedAt: number, now = Date.now()): number {
     const b = this.batches.get(wf);
@@ -214,7 +215,7 @@ export class InFlightJobs {
     for (const t of sent) {
       if (due >= missing) break;
       if (t.busy || t.polledAt > askedAt) continue;
-      t.pollAt = Math.min(t.pollAt ?? Infinity, now);
+      t.pollAt = Math.min(t.pollAt ?? Infinity, Math.max(now, askedAt + COUNT_GRACE_MS));
       due++;
     }
     return due;

@@ -163,6 +163,8 @@ export class SteadyPoll implements InboxReader {
 
   private async poll(t: Tracked): Promise<void> {
     t.busy = true;
+    t.busySince = Date.now();
+    t.hedge = false;
     this.busy++;
     this.d.health?.polled();
     try {

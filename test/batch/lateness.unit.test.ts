@@ -1,7 +1,7 @@
 /** When a batch's job is late (activities/batch/lateness.ts) and what the daemon's memory of its jobs in flight polls (in-flight.ts). */
 import { describe, expect, it } from 'vitest';
 import { COUNT_EVERY_MAX_MS, COUNT_EVERY_MS, COUNT_GRACE_MS } from '../../activities/batch/count-rule';
-import { InFlightJobs } from '../../activities/batch/in-flight';
+import { HEDGE_AFTER_MS, InFlightJobs } from '../../activities/batch/in-flight';
 import {
   LATE_DEFAULT_MS,
   LATE_MAX_MS,
@@ -221,6 +221,21 @@ describe('InFlightJobs', () => {
     f.done(wf, 'j3', true, now + 50);
     expect(f.wantsCount(wf, now + COUNT_EVERY_MS - 1)).toBe(false);
     expect(f.wantsCount(wf, now + COUNT_EVERY_MS)).toBe(true);
+  });
+
+  it('the count rule: a missing job whose poll is slow is polled again beside it', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 3; k++) f.add(wf, `j${k}`, 1000 + k);
+    const [j0, j1] = f.of(wf);
+    // Polls of j0 and j1 under way, j0's for HEDGE_AFTER_MS already (its answer delayed), j1's just started.
+    Object.assign(j0!, { busy: true, busySince: 2000 });
+    Object.assign(j1!, { busy: true, busySince: 2000 + HEDGE_AFTER_MS });
+    const askedAt = 2000 + HEDGE_AFTER_MS;
+    // The endpoint holds none: all three finished.
+    expect(f.counted(wf, 0, askedAt, askedAt + 5)).toBe(2);
+    expect(ids(f.late(wf, askedAt + COUNT_GRACE_MS))).toEqual(['j0', 'j2']);
+    // Once: the next ask counts j2 again (not polled yet), not j0 (its second poll not started) nor j1 (its poll is young).
+    expect(f.counted(wf, 0, askedAt + 500, askedAt + 505)).toBe(1);
   });
 
   it('the count rule asks nothing while no job is in flight', () => {

@@ -41,6 +41,8 @@ export interface WebhookHealthSnapshot {
 interface ScopeState {
   healthy: boolean;
   streak: number;
+  /** When its last webhook came (ms since epoch; 0: never). */
+  heardAt: number;
   back: number;
   since: number;
 }
@@ -111,7 +113,7 @@ export class WebhookHealth {
 
   private state(scope: string): ScopeState {
     let s = this.scopes.get(scope);
-    if (!s) this.scopes.set(scope, (s = { healthy: true, streak: 0, back: 0, since: Date.now() }));
+    if (!s) this.scopes.set(scope, (s = { healthy: true, streak: 0, back: 0, since: Date.now(), heardAt: 0 }));
     return s;
   }
 
@@ -122,13 +124,19 @@ export class WebhookHealth {
       if (now - at < grace) continue;
       this.suspects.delete(id);
       this.missed++;
-      for (const k of new Set([DAEMON, scope])) this.miss(k);
+      for (const k of new Set([DAEMON, scope])) this.miss(k, at);
     }
   }
 
-  private miss(scope: string): void {
+  /**
+   * A miss of a job of `scope` that finished at `at`. Misses swept together are in a row only if no
+   * webhook of the scope came after the job finished: one that did shows webhooks still arrive (this
+   * one was lost), whenever the poll that found the job ran.
+   */
+  private miss(scope: string, at: number): void {
     const s = this.state(scope);
     s.back = 0;
+    if (s.heardAt > at) return;
     s.streak++;
     if (s.healthy && s.streak >= (this.o.misses ?? 3)) this.turn(scope, s, false);
   }
@@ -136,6 +144,7 @@ export class WebhookHealth {
   private hit(scope: string): void {
     const s = this.state(scope);
     s.streak = 0;
+    s.heardAt = Date.now();
     if (!s.healthy && ++s.back >= (this.o.returns ?? 2)) this.turn(scope, s, true);
   }
 

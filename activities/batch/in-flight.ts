@@ -6,11 +6,11 @@
  * webhook of an earlier run (late or duplicated) does not end it, or its own lost webhook would
  * wait for the workflow's fallback poll. An accelerator only: the workflow's ledger stays the
  * truth, and a job this daemon does not know is still polled by the workflow's fallback.
- * Once a batch's webhooks are quiet, the endpoint's count says how many of its oldest to poll at
- * once (count-rule.ts).
+ * While a batch has jobs in flight, the endpoint's count says how many of its oldest to poll soon
+ * (count-rule.ts).
  */
 import { type JobRecord } from '../../contracts';
-import { CountRule } from './count-rule';
+import { COUNT_GRACE_MS, CountRule } from './count-rule';
 import { Lateness } from './lateness';
 
 /** One job in flight as the daemon knows it. */
@@ -26,6 +26,10 @@ export interface Tracked {
   polledAt: number;
   /** A poll of it is under way. */
   busy?: boolean;
+  /** When the poll under way started (ms since epoch). */
+  busySince?: number;
+  /** The count found it missing while its poll was slow: polled again beside it (the first answer ends it). */
+  hedge?: boolean;
   /**
    * Known from a replayed submission's answer only (an earlier submission's job, maybe sent by a
    * daemon that died): its webhook went to whoever sent it, so a poll finding it done is no miss.
@@ -46,6 +50,9 @@ export interface Found {
   /** When it was sent (ms since epoch). */
   t0: number;
 }
+
+/** How long a poll is under way before a job the count finds missing is polled again beside it, ms. */
+export const HEDGE_AFTER_MS = 1000;
 
 /** Ended jobs remembered per batch (the latest). */
 const ENDED_KEPT = 10_000;
@@ -189,7 +196,9 @@ export class InFlightJobs {
     if (!b) return [];
     const lateMs = b.lateness.lateMs();
     return this.of(wf).filter(
-      (t, rank) => !t.busy && (t.pollAt !== undefined ? now >= t.pollAt : b.lateness.isLate(t.t0 + lateMs, rank, now)),
+      (t, rank) =>
+        (!t.busy || t.hedge === true) &&
+        (t.pollAt !== undefined ? now >= t.pollAt : b.lateness.isLate(t.t0 + lateMs, rank, now)),
     );
   }
 
@@ -202,7 +211,9 @@ export class InFlightJobs {
   /**
    * The endpoint held `open` jobs queued or running when asked at `askedAt`: the batch's jobs sent
    * before beyond that many finished, so that many of its oldest (not polled since the ask) are
-   * due at `now`. Returns how many were made due.
+   * due {@link COUNT_GRACE_MS} after the ask (those whose webhook was in transit are heard
+   * meanwhile, and not polled); one whose poll has been under way {@link HEDGE_AFTER_MS} is polled
+   * again beside it. Returns how many were made due.
    */
   counted(wf: string, open: number, askedAt: number, now = Date.now()): number {
     const b = this.batches.get(wf);
@@ -213,8 +224,17 @@ export class InFlightJobs {
     let due = 0;
     for (const t of sent) {
       if (due >= missing) break;
-      if (t.busy || t.polledAt > askedAt) continue;
-      t.pollAt = Math.min(t.pollAt ?? Infinity, now);
+      if (t.polledAt > askedAt) continue;
+      if (t.busy) {
+        // Its poll is slow (an answer 1-4 s late under faults held the batch's last job): polled again beside it.
+        if (!t.hedge && askedAt - (t.busySince ?? askedAt) >= HEDGE_AFTER_MS) {
+          t.hedge = true;
+          t.pollAt = Math.max(now, askedAt + COUNT_GRACE_MS);
+          due++;
+        }
+        continue;
+      }
+      t.pollAt = Math.min(t.pollAt ?? Infinity, Math.max(now, askedAt + COUNT_GRACE_MS));
       due++;
     }
     return due;

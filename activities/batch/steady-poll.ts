@@ -1,7 +1,8 @@
 /**
  * A batch step's completions when webhooks are an accelerator, not a dependency: what the inbox
  * received, plus what `/status` polls find. While webhooks arrive only late jobs are polled (their
- * webhook should have come), each less often; once they stop (results/webhook-health.ts) every job
+ * webhook should have come, or the endpoint's count says they finished: count-rule.ts, asked every
+ * 0.5 s), each less often; once they stop (results/webhook-health.ts) every job
  * of the batch in flight is polled at a steady cadence, oldest first, a bounded number per round,
  * within the endpoint's `/status` rate budget.
  */
@@ -163,6 +164,8 @@ export class SteadyPoll implements InboxReader {
 
   private async poll(t: Tracked): Promise<void> {
     t.busy = true;
+    t.busySince = Date.now();
+    t.hedge = false;
     this.busy++;
     this.d.health?.polled();
     try {

@@ -1,7 +1,7 @@
 /** When a batch's job is late (activities/batch/lateness.ts) and what the daemon's memory of its jobs in flight polls (in-flight.ts). */
 import { describe, expect, it } from 'vitest';
-import { COUNT_EVERY_MAX_MS, QUIET_MS } from '../../activities/batch/count-rule';
-import { InFlightJobs } from '../../activities/batch/in-flight';
+import { COUNT_EVERY_MAX_MS, COUNT_EVERY_MS, COUNT_GRACE_MS } from '../../activities/batch/count-rule';
+import { HEDGE_AFTER_MS, InFlightJobs } from '../../activities/batch/in-flight';
 import {
   LATE_DEFAULT_MS,
   LATE_MAX_MS,
@@ -163,39 +163,46 @@ describe('InFlightJobs', () => {
     expect(ids(f.late(wf, 1001))).toEqual(['j7']);
   });
 
-  it('the count rule: once webhooks are quiet, the jobs beyond what the endpoint still holds are polled at once, oldest first', () => {
+  it('the count rule: while jobs are in flight, the jobs beyond what the endpoint still holds are polled soon after the ask, oldest first', () => {
     const f = new InFlightJobs();
-    // 1000 jobs heard quickly (the late rule learns 1.5 x 3 s: a platform restart's queue), then 10 in flight.
+    // 32 jobs heard slowly (the late rule learns 1.5 x 3 s: delayed webhooks, a platform restart's queue), then 10 in flight.
     for (let k = 0; k < MIN_SAMPLES; k++) {
       f.add(wf, `h${k}`, 0);
       f.done(wf, `h${k}`, true, 3000);
     }
     for (let k = 0; k < 10; k++) f.add(wf, `j${k}`, 10_000 + k);
-    f.done(wf, 'j9', true, 10_500); // heard: quiet from here
-    expect(f.wantsCount(wf, 10_500 + QUIET_MS - 1)).toBe(false);
-    const askedAt = 10_500 + QUIET_MS;
+    // Webhooks still arrive: the count is asked anyway, one ask at a time.
+    f.done(wf, 'j9', true, 10_500);
+    const askedAt = 10_500;
     expect(f.wantsCount(wf, askedAt)).toBe(true);
-    expect(f.wantsCount(wf, askedAt + 1)).toBe(false); // one ask at a time
+    expect(f.wantsCount(wf, askedAt + 1)).toBe(false);
     // Not late by the learnt rule (4.5 s) ...
     expect(ids(f.late(wf, askedAt + 10))).toEqual([]);
-    // ... but the endpoint holds only 6 queued or running: 3 of the 9 finished, their webhooks lost.
+    // ... but the endpoint holds only 6 queued or running: 3 of the 9 finished, their webhooks lost or late.
     expect(f.counted(wf, 6, askedAt, askedAt + 10)).toBe(3);
-    expect(ids(f.late(wf, askedAt + 10))).toEqual(['j0', 'j1', 'j2']);
+    // Polled after the grace: a webhook in transit at the ask (j1's) is taken meanwhile, and its job not polled.
+    expect(ids(f.late(wf, askedAt + COUNT_GRACE_MS - 1))).toEqual([]);
+    f.done(wf, 'j1', true, askedAt + 100);
+    expect(ids(f.late(wf, askedAt + COUNT_GRACE_MS))).toEqual(['j0', 'j2']);
+    // The next ask comes COUNT_EVERY_MS after this one (it found some missing).
+    expect(f.wantsCount(wf, askedAt + COUNT_EVERY_MS - 1)).toBe(false);
+    expect(f.wantsCount(wf, askedAt + COUNT_EVERY_MS)).toBe(true);
   });
 
   it('the count rule: jobs sent after the ask, or polled since, are not counted missing; asks finding none missing back off', () => {
     const f = new InFlightJobs();
     for (let k = 0; k < 4; k++) f.add(wf, `j${k}`, 1000 + k);
-    let now = 1000 + QUIET_MS;
+    let now = 1000 + COUNT_EVERY_MS;
+    expect(f.wantsCount(wf, now - 1)).toBe(false); // the first ask: COUNT_EVERY_MS after jobs are in flight
     expect(f.wantsCount(wf, now)).toBe(true);
     f.add(wf, 'late-sent', now + 5);
     f.of(wf)[0]!.polledAt = now + 7; // j0 polled after the ask: its answer is fresher than the count
     // The endpoint holds 2: two of the four sent before the ask finished; j0 was polled since, so j1 and j2.
     expect(f.counted(wf, 2, now, now + 10)).toBe(2);
-    expect(ids(f.of(wf).filter((t) => t.pollAt === now + 10))).toEqual(['j1', 'j2']);
+    expect(ids(f.of(wf).filter((t) => t.pollAt === now + COUNT_GRACE_MS))).toEqual(['j1', 'j2']);
     // The next asks find none missing: each waits twice the last, up to the cap.
     const waits: number[] = [];
-    let at = now + QUIET_MS;
+    let at = now;
     for (let n = 0; n < 6; n++) {
       while (!f.wantsCount(wf, at)) at += 100;
       waits.push(at - now);
@@ -203,26 +210,42 @@ describe('InFlightJobs', () => {
       f.counted(wf, 100, now, now);
     }
     expect(waits).toEqual([
-      QUIET_MS,
-      2 * QUIET_MS,
-      4 * QUIET_MS,
-      COUNT_EVERY_MAX_MS,
+      COUNT_EVERY_MS,
+      2 * COUNT_EVERY_MS,
+      4 * COUNT_EVERY_MS,
+      8 * COUNT_EVERY_MS,
       COUNT_EVERY_MAX_MS,
       COUNT_EVERY_MAX_MS,
     ]);
-    // A webhook heard: back to the short wait (after the quiet again).
+    // A webhook heard: jobs are finishing, the next ask COUNT_EVERY_MS after the last.
     f.done(wf, 'j3', true, now + 50);
-    expect(f.wantsCount(wf, now + 50 + QUIET_MS)).toBe(true);
+    expect(f.wantsCount(wf, now + COUNT_EVERY_MS - 1)).toBe(false);
+    expect(f.wantsCount(wf, now + COUNT_EVERY_MS)).toBe(true);
   });
 
-  it('the count rule asks nothing while no job is in flight or webhooks arrive', () => {
+  it('the count rule: a missing job whose poll is slow is polled again beside it', () => {
+    const f = new InFlightJobs();
+    for (let k = 0; k < 3; k++) f.add(wf, `j${k}`, 1000 + k);
+    const [j0, j1] = f.of(wf);
+    // Polls of j0 and j1 under way, j0's for HEDGE_AFTER_MS already (its answer delayed), j1's just started.
+    Object.assign(j0!, { busy: true, busySince: 2000 });
+    Object.assign(j1!, { busy: true, busySince: 2000 + HEDGE_AFTER_MS });
+    const askedAt = 2000 + HEDGE_AFTER_MS;
+    // The endpoint holds none: all three finished.
+    expect(f.counted(wf, 0, askedAt, askedAt + 5)).toBe(2);
+    expect(ids(f.late(wf, askedAt + COUNT_GRACE_MS))).toEqual(['j0', 'j2']);
+    // Once: the next ask counts j2 again (not polled yet), not j0 (its second poll not started) nor j1 (its poll is young).
+    expect(f.counted(wf, 0, askedAt + 500, askedAt + 505)).toBe(1);
+  });
+
+  it('the count rule asks nothing while no job is in flight', () => {
     const f = new InFlightJobs();
     expect(f.wantsCount(wf, 10_000)).toBe(false);
     f.add(wf, 'a', 10_000);
-    expect(f.wantsCount(wf, 10_000 + QUIET_MS - 1)).toBe(false);
-    f.add(wf, 'b', 10_900);
-    f.done(wf, 'b', true, 10_950);
-    expect(f.wantsCount(wf, 10_000 + QUIET_MS)).toBe(false);
-    expect(f.wantsCount(wf, 10_950 + QUIET_MS)).toBe(true);
+    f.done(wf, 'a', true, 10_100);
+    expect(f.wantsCount(wf, 20_000)).toBe(false);
+    f.add(wf, 'b', 20_000);
+    expect(f.wantsCount(wf, 20_000 + COUNT_EVERY_MS - 1)).toBe(false);
+    expect(f.wantsCount(wf, 20_000 + COUNT_EVERY_MS)).toBe(true);
   });
 });

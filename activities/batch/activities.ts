@@ -20,7 +20,7 @@ import { DetachedSubmissions } from './detached';
 import { type WebhookHealth } from '../../results/webhook-health';
 import { finishBatch, type FinishRequest, type FinishResult } from './finish';
 import { runStep } from './step';
-import { attempt, whileBeating } from '../heartbeat';
+import { attempt, beat, whileBeating } from '../heartbeat';
 import { type StepRequest, type StepResult } from './types';
 import { fatal, toFailure } from '../errors';
 import { countedQueue, type QueueMethods } from '../service-calls';
@@ -67,8 +67,6 @@ export interface OpenResult {
   bytes: number;
   pricePerHour?: number;
 }
-
-const beat = (detail?: unknown) => () => Context.current().heartbeat(detail);
 
 export function createBatchActivities(deps: BatchActivityDeps) {
   const metrics = deps.metrics ?? noopMetrics;
@@ -120,7 +118,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
      */
     async selectFailed(req: SelectRequest): Promise<SelectResult> {
       try {
-        return await selectFailed(deps.store, req, beat({ selecting: true }));
+        return await selectFailed(deps.store, req, () => beat({ selecting: true }));
       } catch (err) {
         if (isStoreError(err, 'NO_RESULTS')) throw fatal(FailureType.BAD_REQUEST, err.message, { outDir: req.outDir });
         throw err;
@@ -133,7 +131,7 @@ export function createBatchActivities(deps: BatchActivityDeps) {
       detached.drop(req.run);
       deps.health?.forget(req.run.workflowId);
       // A small batch's finish is a local activity (workflows/batch/finish.ts): it has no heartbeat to send (Temporal's core warns at each).
-      const beating = Context.current().info.isLocal ? () => undefined : beat({ finishing: true });
+      const beating = Context.current().info.isLocal ? () => undefined : () => beat({ finishing: true });
       return finishBatch(deps.store, req, beating);
     },
 
